@@ -1,0 +1,14 @@
+# The two commands: `make run` (set up and serve) and `make test` (the whole suite).
+.PHONY: run test stop bench-layout
+
+run:
+	scripts/run.sh
+
+test:
+	scripts/test.sh
+
+stop:
+	scripts/pg.sh stop .data/pg
+
+bench-layout:
+	scripts/bench-layout.sh

@@ -1,0 +1,55 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "rivers",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "rivers", targets: ["rivers"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Already in the graph through PostgresNIO; named here for SHA-256 (API tokens).
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        // The pure domain: model, validation, JSON values. No I/O.
+        .target(name: "RiversCore"),
+        // The pure layout engine: frames of every section and cell for a device. No I/O.
+        .target(name: "RiversLayout", dependencies: ["RiversCore"]),
+        // `make bench-layout`: cells laid out per second, release build.
+        .executableTarget(name: "RiversLayoutBench", dependencies: ["RiversLayout"]),
+        // gzip through the system zlib (zlib1g-dev), for published documents.
+        .target(name: "CGzip", linkerSettings: [.linkedLibrary("z")]),
+        // Persistence on PostgreSQL: migrations and repositories.
+        .target(name: "RiversStore", dependencies: [
+            "RiversCore", "CGzip",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // HTTP: the JSON API and the static editor, on Hummingbird.
+        .target(name: "RiversServer", dependencies: [
+            "RiversCore", "RiversStore", "RiversLayout",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ], resources: [.copy("openapi.json")]),
+        // The `rivers` command: serve, migrate, app create, token create.
+        .executableTarget(name: "rivers", dependencies: [
+            "RiversCore", "RiversStore", "RiversServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "RiversCoreTests", dependencies: ["RiversCore"]),
+        .testTarget(name: "RiversLayoutTests", dependencies: ["RiversLayout", "RiversCore"]),
+        .testTarget(name: "RiversServerTests", dependencies: [
+            "RiversCore", "RiversStore", "RiversServer", "RiversLayout",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
+    ]
+)

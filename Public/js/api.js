@@ -1,0 +1,141 @@
+// The JSON API client: one place that adds the token, reads ETags and turns every failure into an
+// ApiError carrying the server's problem+json (type, title, detail, errors[{pointer, message}], …).
+
+export class ApiError extends Error {
+  /**
+   * @param {number} status HTTP status, 0 when the server could not be reached
+   * @param {object} problem the problem+json body (or a synthesized one)
+   * @param {{method: string, path: string}} request
+   */
+  constructor(status, problem, request) {
+    super(problem.detail || problem.title || `HTTP ${status}`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.problem = problem;
+    this.request = request;
+  }
+  get type() { return this.problem.type || ''; }
+  get title() { return this.problem.title || `HTTP ${this.status}`; }
+  get detail() { return this.problem.detail || ''; }
+  /** Validation problems as [{pointer, message}]. */
+  get errors() { return Array.isArray(this.problem.errors) ? this.problem.errors : []; }
+  get isConflict() { return this.status === 412 || this.type === '/problems/stale-revision'; }
+  get isValidation() { return this.status === 422; }
+  get isNotFound() { return this.status === 404; }
+  /** True when the route itself does not exist (a feature the server does not have yet). */
+  get isMissingRoute() { return this.status === 404 && /^no route /.test(this.problem.detail || ''); }
+}
+
+const BASE = '/api/v1';
+
+function etagOf(response, body) {
+  const header = response.headers.get('ETag');
+  if (header) return header;
+  if (body && typeof body === 'object' && Number.isInteger(body.revision)) return `"${body.revision}"`;
+  return null;
+}
+
+export class Api {
+  constructor(token = null) {
+    this.token = token;
+    this.app = null; // slug or id of the app the token sees
+    /** Called with every ApiError of status 401 (the token stopped working). */
+    this.onUnauthorized = null;
+  }
+
+  /**
+   * Sends one request. Resolves to {data, etag, status, response}; rejects with ApiError.
+   * @param {string} method
+   * @param {string} path below /api/v1, or absolute when it starts with '/'
+   * @param {{body?: any, etag?: string|null, signal?: AbortSignal, text?: boolean, auth?: boolean}} options
+   */
+  async request(method, path, { body, etag, signal, text = false, auth = true } = {}) {
+    const url = /^(https?:\/)?\//.test(path) ? path : `${BASE}/${path}`;
+    const headers = { Accept: text ? 'image/svg+xml, application/problem+json' : 'application/json, application/problem+json' };
+    if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (etag) headers['If-Match'] = etag;
+    const request = { method, path: url };
+    let response;
+    try {
+      response = await fetch(url, {
+        method, headers, signal, cache: 'no-store',
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      if (error.name === 'AbortError') throw error;
+      throw new ApiError(0, {
+        type: '/problems/network', title: 'Cannot reach the server',
+        detail: `${method} ${url} failed: ${error.message}. Check that the Rivers server is running.`,
+      }, request);
+    }
+    const type = response.headers.get('Content-Type') || '';
+    let data = null;
+    if (response.status !== 204) {
+      const raw = await response.text();
+      if (!response.ok || type.includes('json')) {
+        try { data = raw ? JSON.parse(raw) : null; } catch { data = raw; }
+      } else {
+        data = raw;
+      }
+    }
+    if (!response.ok) {
+      const problem = data && typeof data === 'object' ? data
+        : { title: `${response.status} ${response.statusText}`, detail: typeof data === 'string' ? data.slice(0, 500) : '' };
+      const error = new ApiError(response.status, problem, request);
+      if (response.status === 401 && this.onUnauthorized) this.onUnauthorized(error);
+      throw error;
+    }
+    return { data, etag: etagOf(response, data), status: response.status, response };
+  }
+
+  appPath(rest) { return `apps/${encodeURIComponent(this.app)}/${rest}`; }
+
+  // Apps and catalogs -------------------------------------------------------------------------
+  async apps() { return (await this.request('GET', 'apps')).data.items; }
+  async getApp() { return (await this.request('GET', `apps/${encodeURIComponent(this.app)}`)).data; }
+  async componentTypes() { return (await this.request('GET', 'component-types')).data.items; }
+  async devices() { return (await this.request('GET', 'devices')).data.items; }
+
+  // Families, layouts, screens ------------------------------------------------------------------
+  /** Every item of a collection, following the pages. */
+  async list(kind) {
+    const items = [];
+    let offset = 0;
+    for (;;) {
+      const { data } = await this.request('GET', this.appPath(`${kind}?limit=200&offset=${offset}`));
+      items.push(...data.items);
+      if (data.next_offset === null || data.next_offset === undefined || data.items.length === 0) break;
+      offset = data.next_offset;
+    }
+    return items;
+  }
+  get(kind, id) { return this.request('GET', this.appPath(`${kind}/${encodeURIComponent(id)}`)); }
+  create(kind, body) { return this.request('POST', this.appPath(kind), { body }); }
+  replace(kind, id, body, etag) { return this.request('PUT', this.appPath(`${kind}/${encodeURIComponent(id)}`), { body, etag }); }
+  patch(kind, id, body, etag) { return this.request('PATCH', this.appPath(`${kind}/${encodeURIComponent(id)}`), { body, etag }); }
+  remove(kind, id, etag) { return this.request('DELETE', this.appPath(`${kind}/${encodeURIComponent(id)}`), { etag }); }
+  reorder(screenId, componentIds, etag) {
+    return this.request('POST', this.appPath(`screens/${encodeURIComponent(screenId)}/reorder`), { body: { component_ids: componentIds }, etag });
+  }
+
+  // Preview -------------------------------------------------------------------------------------
+  /** The SVG of an unsaved screen body on a device preset. */
+  async previewSvg(screen, device, signal) {
+    return (await this.request('POST', this.appPath('preview?format=svg'), { body: { screen, device }, signal, text: true })).data;
+  }
+
+  // Publishing ----------------------------------------------------------------------------------
+  publish(note) { return this.request('POST', this.appPath('publish'), { body: { note } }); }
+  async problems() { return (await this.request('GET', this.appPath('problems'))).data.problems || []; }
+  async versions(limit = 50, offset = 0) { return (await this.request('GET', this.appPath(`versions?limit=${limit}&offset=${offset}`))).data; }
+  async version(n) { return (await this.request('GET', this.appPath(`versions/${n}`))).data; }
+  async diff(from, to) { return (await this.request('GET', this.appPath(`versions/diff?from=${from}&to=${to}`))).data; }
+  rollback(n) { return this.request('POST', this.appPath(`versions/${n}/rollback`), { body: {} }); }
+  /** The public document, fetched without the token as an app would. */
+  async publicDocument(url) { return (await this.request('GET', url, { auth: false })).data; }
+
+  // Plugins (later) -----------------------------------------------------------------------------
+  async plugins() { return (await this.request('GET', this.appPath('plugins'))).data.items || []; }
+  async pluginForm(id) { return (await this.request('GET', this.appPath(`plugins/${encodeURIComponent(id)}/form`))).data; }
+}

@@ -1,0 +1,213 @@
+/// A width and height in points.
+public struct Size: Sendable, Hashable, Codable {
+    public var width: Double
+    public var height: Double
+    public init(width: Double, height: Double) {
+        self.width = width
+        self.height = height
+    }
+    public var json: JSONValue { ["width": .number(width), "height": .number(height)] }
+}
+
+public struct Insets: Sendable, Hashable, Codable {
+    public var top: Double
+    public var left: Double
+    public var bottom: Double
+    public var right: Double
+    public init(top: Double = 0, left: Double = 0, bottom: Double = 0, right: Double = 0) {
+        self.top = top
+        self.left = left
+        self.bottom = bottom
+        self.right = right
+    }
+    public var json: JSONValue {
+        ["top": .number(top), "left": .number(left), "bottom": .number(bottom), "right": .number(right)]
+    }
+}
+
+/// How wide a cell is: a share of the line (`columns`) or a fixed width.
+public enum CellWidth: Sendable, Hashable {
+    case columns(Int)
+    case points(Double)
+}
+
+/// How tall a cell is: fixed, or from its width (`aspect_ratio` is width ÷ height, 16:9 → 1.7778).
+public enum CellHeight: Sendable, Hashable {
+    case points(Double)
+    case aspectRatio(Double)
+}
+
+/// A cell style belongs to a family; its size follows from the family's flow-layout rules.
+public struct CellStyle: Sendable, Hashable {
+    public var id: String
+    public var width: CellWidth
+    public var height: CellHeight
+
+    public init(id: String, width: CellWidth, height: CellHeight) {
+        self.id = id
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Per-screen flow-layout rules, like `UICollectionViewFlowLayout`: all lengths are given at the
+/// reference size and scale with the device.
+public struct Family: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    public var referenceSize: Size
+    public var insets: Insets
+    public var interitemSpacing: Double
+    public var lineSpacing: Double
+    public var cellStyles: [CellStyle]
+
+    public init(
+        id: String, name: String, referenceSize: Size, insets: Insets = Insets(), interitemSpacing: Double = 0,
+        lineSpacing: Double = 0, cellStyles: [CellStyle] = []
+    ) {
+        self.id = id
+        self.name = name
+        self.referenceSize = referenceSize
+        self.insets = insets
+        self.interitemSpacing = interitemSpacing
+        self.lineSpacing = lineSpacing
+        self.cellStyles = cellStyles
+    }
+
+    public func cellStyle(_ id: String) -> CellStyle? {
+        cellStyles.first { $0.id == id }
+    }
+
+    /// The width available to cells on a line at the reference size.
+    public var availableWidth: Double { referenceSize.width - insets.left - insets.right }
+
+    /// The size of a cell of `style` at the reference size:
+    /// `columns: n` gives `(W − left − right − (n−1)·spacing) / n`.
+    public func size(of style: CellStyle) -> Size {
+        let width: Double
+        switch style.width {
+        case .columns(let n): width = (availableWidth - Double(n - 1) * interitemSpacing) / Double(n)
+        case .points(let w): width = w
+        }
+        let height: Double
+        switch style.height {
+        case .points(let h): height = h
+        case .aspectRatio(let r): height = width / r
+        }
+        return Size(width: width, height: height)
+    }
+}
+
+// MARK: - Reading and writing
+
+extension Family {
+    static let keys: Set<String> = [
+        "id", "name", "reference_size", "insets", "interitem_spacing", "line_spacing", "cell_styles",
+        // Read-only members a client may send back unchanged.
+        "revision", "created_at", "updated_at",
+    ]
+    static let cellStyleKeys: Set<String> = ["id", "columns", "width", "height", "aspect_ratio", "computed"]
+
+    /// Reads and validates a family body; every problem goes to `problems`.
+    public static func read(_ json: JSONValue, problems: Problems) -> Family? {
+        guard let r = ObjectReader(json, at: "", problems: problems) else { return nil }
+        r.rejectUnknownKeys(keys)
+        let id = r.identifier("id", required: true, allowed: IdentifierRules.isUpperSnake, describe: "upper-case letters, digits and _ (like FAMILY_1)")
+        let name = r.string("name", nonEmpty: true, maxLength: 200)
+        var referenceSize: Size?
+        if let s = ObjectReader(r.object["reference_size"], at: r.at("reference_size"), problems: problems) {
+            s.rejectUnknownKeys(["width", "height"])
+            let w = s.number("width", required: true, exclusiveMinimum: 0)
+            let h = s.number("height", required: true, exclusiveMinimum: 0)
+            if let w, let h { referenceSize = Size(width: w, height: h) }
+        }
+        var insets = Insets()
+        if let i = ObjectReader(r.object["insets"], at: r.at("insets"), problems: problems, required: false) {
+            i.rejectUnknownKeys(["top", "left", "bottom", "right"])
+            insets = Insets(
+                top: i.number("top", minimum: 0) ?? 0, left: i.number("left", minimum: 0) ?? 0,
+                bottom: i.number("bottom", minimum: 0) ?? 0, right: i.number("right", minimum: 0) ?? 0)
+        }
+        let interitem = r.number("interitem_spacing", minimum: 0) ?? 0
+        let line = r.number("line_spacing", minimum: 0) ?? 0
+
+        var family = Family(
+            id: id ?? "", name: name ?? id ?? "", referenceSize: referenceSize ?? Size(width: 1, height: 1),
+            insets: insets, interitemSpacing: interitem, lineSpacing: line)
+        if let refSize = referenceSize, insets.left + insets.right >= refSize.width {
+            problems.add("/insets", "left and right insets (\(fmt(insets.left + insets.right))) leave no room in the reference width \(fmt(refSize.width))")
+        }
+
+        var seen: [String: Int] = [:]
+        for (index, item) in (r.array("cell_styles") ?? []).enumerated() {
+            let pointer = JSONPointer.join("/cell_styles", index)
+            guard let c = ObjectReader(item, at: pointer, problems: problems) else { continue }
+            c.rejectUnknownKeys(cellStyleKeys)
+            let styleId = c.identifier("id", required: true, allowed: IdentifierRules.isUpperSnake, describe: "upper-case letters, digits and _ (like GRID_1)")
+            if let styleId {
+                if let first = seen[styleId] {
+                    problems.add(c.at("id"), "duplicates the id of /cell_styles/\(first)")
+                } else {
+                    seen[styleId] = index
+                }
+            }
+            let columns = c.integer("columns", minimum: 1)
+            let width = c.number("width", exclusiveMinimum: 0)
+            let height = c.number("height", exclusiveMinimum: 0)
+            let ratio = c.number("aspect_ratio", exclusiveMinimum: 0)
+            var cellWidth: CellWidth?
+            switch (c.has("columns"), c.has("width")) {
+            case (true, true): problems.add(pointer, "give either columns or width, not both")
+            case (false, false): problems.add(pointer, "needs columns or width")
+            case (true, false): if let columns { cellWidth = .columns(columns) }
+            case (false, true): if let width { cellWidth = .points(width) }
+            }
+            var cellHeight: CellHeight?
+            switch (c.has("height"), c.has("aspect_ratio")) {
+            case (true, true): problems.add(pointer, "give either height or aspect_ratio, not both")
+            case (false, false): problems.add(pointer, "needs height or aspect_ratio")
+            case (true, false): if let height { cellHeight = .points(height) }
+            case (false, true): if let ratio { cellHeight = .aspectRatio(ratio) }
+            }
+            guard let styleId, let cellWidth, let cellHeight else { continue }
+            let style = CellStyle(id: styleId, width: cellWidth, height: cellHeight)
+            if referenceSize != nil, family.availableWidth > 0 {
+                let size = family.size(of: style)
+                if size.width <= 0 {
+                    problems.add(c.at("columns"), "\(columns ?? 0) columns with spacing \(fmt(interitem)) do not fit in \(fmt(family.availableWidth)) points")
+                } else if size.width > family.availableWidth + 1e-9 {
+                    problems.add(c.at("width"), "\(fmt(size.width)) is wider than the \(fmt(family.availableWidth)) points between the insets")
+                }
+            }
+            family.cellStyles.append(style)
+        }
+        return problems.isEmpty ? family : nil
+    }
+
+    /// The family as the API shows it, with each cell style's size at the reference size.
+    public var json: JSONValue {
+        .object([
+            "id": .string(id),
+            "name": .string(name),
+            "reference_size": referenceSize.json,
+            "insets": insets.json,
+            "interitem_spacing": .number(interitemSpacing),
+            "line_spacing": .number(lineSpacing),
+            "cell_styles": .array(cellStyles.map { style in
+                var o: [String: JSONValue] = ["id": .string(style.id)]
+                switch style.width {
+                case .columns(let n): o["columns"] = .number(Double(n))
+                case .points(let w): o["width"] = .number(w)
+                }
+                switch style.height {
+                case .points(let h): o["height"] = .number(h)
+                case .aspectRatio(let r): o["aspect_ratio"] = .number(r)
+                }
+                o["computed"] = size(of: style).json
+                return .object(o)
+            }),
+        ])
+    }
+}
+
+func fmt(_ n: Double) -> String { JSONValue.number(n).serializedString() }

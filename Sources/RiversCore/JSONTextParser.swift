@@ -1,0 +1,200 @@
+/// A strict RFC 8259 parser over bytes. Written by hand so that errors name the line and column
+/// and so that numbers and booleans never get confused (Foundation's bridging blurs them on Linux).
+struct JSONTextParser {
+    let bytes: [UInt8]
+    var index = 0
+    var depth = 0
+    static let maxDepth = 512
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        if index >= bytes.count { throw error("the body is empty") }
+        let value = try parseValue()
+        skipWhitespace()
+        if index < bytes.count { throw error("unexpected text after the JSON value") }
+        return value
+    }
+
+    func error(_ message: String) -> JSONParseError {
+        var line = 1, column = 1
+        for b in bytes[0..<min(index, bytes.count)] {
+            if b == 0x0A { line += 1; column = 1 } else { column += 1 }
+        }
+        return JSONParseError(description: "Invalid JSON at line \(line), column \(column): \(message)")
+    }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            index += 1
+        }
+    }
+
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+        }
+    }
+
+    mutating func literal(_ word: String) throws(JSONParseError) {
+        let w = Array(word.utf8)
+        guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else {
+            throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+        }
+        index += w.count
+    }
+
+    mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        depth += 1
+        if depth > Self.maxDepth { throw error("nested too deeply") }
+        defer { depth -= 1 }
+        index += 1
+        var object: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
+            let key = try parseString()
+            if object[key] != nil { throw error("duplicate key \"\(key)\"") }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
+            index += 1
+            skipWhitespace()
+            object[key] = try parseValue()
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input in an object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+            throw error("expected ',' or '}' in an object")
+        }
+    }
+
+    mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        depth += 1
+        if depth > Self.maxDepth { throw error("nested too deeply") }
+        defer { depth -= 1 }
+        index += 1
+        var array: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
+        while true {
+            skipWhitespace()
+            array.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input in an array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
+            throw error("expected ',' or ']' in an array")
+        }
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> Double {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+        if bytes[index] == 48 {
+            index += 1
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text) else { throw error("invalid number") }
+        return value
+    }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        index += 1  // opening quote
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        var result = ""
+        func flush(_ end: Int) {
+            if end > runStart { result += String(decoding: bytes[runStart..<end], as: UTF8.self) }
+        }
+        while index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                flush(index)
+                index += 1
+                return result
+            }
+            if b < 0x20 { throw error("control character in a string") }
+            if b == UInt8(ascii: "\\") {
+                flush(index)
+                index += 1
+                guard index < bytes.count else { break }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""): result += "\""
+                case UInt8(ascii: "\\"): result += "\\"
+                case UInt8(ascii: "/"): result += "/"
+                case UInt8(ascii: "b"): result += "\u{08}"
+                case UInt8(ascii: "f"): result += "\u{0C}"
+                case UInt8(ascii: "n"): result += "\n"
+                case UInt8(ascii: "r"): result += "\r"
+                case UInt8(ascii: "t"): result += "\t"
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800...0xDBFF).contains(code) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            throw error("unpaired surrogate in a string")
+                        }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in a string") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                    scalars.removeAll()
+                    scalars.append(scalar)
+                    result += String(scalars)
+                default: throw error("invalid escape in a string")
+                }
+                runStart = index
+                continue
+            }
+            index += 1
+        }
+        throw error("unterminated string")
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("invalid \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let b = bytes[index]
+            let d: UInt32
+            switch b {
+            case 48...57: d = UInt32(b - 48)
+            case 65...70: d = UInt32(b - 55)
+            case 97...102: d = UInt32(b - 87)
+            default: throw error("invalid \\u escape")
+            }
+            v = v * 16 + d
+            index += 1
+        }
+        return v
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+
+/// Any JSON value. Free-form parts of the model (styles, general, rules, advertising, …) are kept
+/// as JSON because real documents put arbitrary plugin values there.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public static let emptyObject = JSONValue.object([:])
+
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+    public var numberValue: Double? {
+        if case .number(let n) = self { return n }
+        return nil
+    }
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        objectValue?[key]
+    }
+
+    /// The JSON type name used in error messages ("object", "string", …).
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}
+
+// MARK: - Codable
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let n = try? container.decode(Double.self) {
+            self = .number(n)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+        } else if let o = try? container.decode([String: JSONValue].self) {
+            self = .object(o)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .number(let n):
+            if n.rounded() == n, abs(n) < 1e15 { try container.encode(Int64(n)) } else { try container.encode(n) }
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+// MARK: - Parsing and writing
+
+public struct JSONParseError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+extension JSONValue {
+    /// Parses a complete JSON text. Errors give the line and column, in words a user can act on.
+    public static func parse(_ data: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+        var parser = JSONTextParser(bytes: Array(data))
+        return try parser.parseDocument()
+    }
+
+    /// Compact JSON with object keys sorted: the same value always gives the same bytes.
+    public func serialized() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(to: &out)
+        return out
+    }
+
+    public func serializedString() -> String {
+        String(decoding: serialized(), as: UTF8.self)
+    }
+
+    public func write(to out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): JSONValue.writeNumber(n, to: &out)
+        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .array(let a):
+            out.append(UInt8(ascii: "["))
+            for (i, v) in a.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                v.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let o):
+            out.append(UInt8(ascii: "{"))
+            for (i, key) in o.keys.sorted().enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                o[key]!.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func writeNumber(_ n: Double, to out: inout [UInt8]) {
+        if n.rounded() == n, abs(n) < 1e15 {
+            out.append(contentsOf: String(Int64(n)).utf8)
+        } else if n.isFinite {
+            out.append(contentsOf: "\(n)".utf8)
+        } else {
+            out.append(contentsOf: "null".utf8)
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
+            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+// MARK: - JSON merge patch (RFC 7386)
+
+extension JSONValue {
+    /// Applies `patch` as a JSON merge patch: objects merge key by key, `null` removes a key,
+    /// anything else replaces the target.
+    public func mergePatched(with patch: JSONValue) -> JSONValue {
+        guard case .object(let patchObject) = patch else { return patch }
+        var result = objectValue ?? [:]
+        for (key, value) in patchObject {
+            if value.isNull {
+                result.removeValue(forKey: key)
+            } else {
+                result[key] = (result[key] ?? .null).mergePatched(with: value)
+            }
+        }
+        return .object(result)
+    }
+}
+
+// MARK: - JSON pointers
+
+public enum JSONPointer {
+    /// Escapes one reference token (RFC 6901): `~` → `~0`, `/` → `~1`.
+    public static func escape(_ token: String) -> String {
+        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
+    public static func join(_ base: String, _ token: String) -> String {
+        base + "/" + escape(token)
+    }
+
+    public static func join(_ base: String, _ index: Int) -> String {
+        base + "/" + String(index)
+    }
+}

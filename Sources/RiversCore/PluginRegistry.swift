@@ -1,0 +1,150 @@
+/// An app's registered plugins, every version of each, and what follows from them: component
+/// types from `ui_component` plugins, screen types from screen plugins, the values a plugin screen
+/// starts with and the checks its values, navigations and hooks must pass. Pure.
+public struct PluginRegistry: Sendable {
+    public struct Plugin: Sendable {
+        public var currentVersion: String
+        public var versions: [String: PluginManifest]
+        public var current: PluginManifest { versions[currentVersion]! }
+
+        public init(currentVersion: String, versions: [String: PluginManifest]) {
+            self.currentVersion = currentVersion
+            self.versions = versions
+        }
+    }
+
+    public var plugins: [String: Plugin]
+
+    public init(_ plugins: [String: Plugin] = [:]) {
+        self.plugins = plugins
+    }
+
+    /// Navigation types every app has without a plugin.
+    public static let builtInNavigationTypes: Set<String> = ["navigation_bar", "two_level_rn_menu", "side_menu", "tab_bar_menu"]
+    /// The sections of a plugin screen filled from the manifest's fields.
+    public static let valueSections = ["styles", "general", "data", "rules", "advertising"]
+
+    /// The built-in component types and one per `ui_component` plugin.
+    public var catalog: ComponentCatalog {
+        var types = ComponentType.builtIn
+        for (id, plugin) in plugins.sorted(by: { $0.key < $1.key }) where plugin.current.isUIComponent {
+            types.append(ComponentType(
+                id: id, name: plugin.current.name, axis: .vertical, needsDataSource: false, holdsChildren: false,
+                description: plugin.current.description, plugin: id))
+        }
+        return ComponentCatalog(types)
+    }
+
+    /// Screen plugins by identifier (their current manifest).
+    public var screenPlugins: [String: PluginManifest] {
+        plugins.compactMapValues { $0.current.isScreen ? $0.current : nil }
+    }
+
+    public var readOptions: Screen.ReadOptions {
+        Screen.ReadOptions(catalog: catalog, pluginScreenTypes: Set(screenPlugins.keys))
+    }
+
+    /// The manifest a plugin screen uses: the version it was created with, until upgraded.
+    public func manifest(for screen: Screen) -> PluginManifest? {
+        guard let plugin = plugins[screen.type] else { return nil }
+        return plugin.versions[screen.pluginVersion ?? plugin.currentVersion]
+    }
+
+    /// A new screen of a screen plugin: the current version, and every section filled from the
+    /// fields' initial values where the body does not give a value.
+    public func preparingNew(_ screen: Screen) -> Screen {
+        guard let plugin = plugins[screen.type], plugin.current.isScreen else { return screen }
+        var screen = screen
+        let version = screen.pluginVersion ?? plugin.currentVersion
+        screen.pluginVersion = version
+        guard let manifest = plugin.versions[version] else { return screen }
+        func filled(_ values: [String: JSONValue], _ section: String) -> [String: JSONValue] {
+            let normalized = manifest.normalizeValues(.object(values), section: section).values.objectValue ?? values
+            return manifest.initialValues(section: section).merging(normalized) { _, given in given }
+        }
+        screen.styles = filled(screen.styles, "styles")
+        screen.general = filled(screen.general, "general")
+        screen.data = filled(screen.data, "data")
+        screen.rules = filled(screen.rules, "rules")
+        screen.advertising = filled(screen.advertising, "advertising")
+        return screen
+    }
+
+    /// Everything about a screen that depends on the registry.
+    public func check(_ screen: Screen) -> [FieldError] {
+        var errors: [FieldError] = []
+        if !Screen.builtInTypes.contains(screen.type) {
+            if let plugin = plugins[screen.type] {
+                if let version = screen.pluginVersion, plugin.versions[version] == nil {
+                    errors.append(FieldError("/plugin_version", "plugin \(screen.type) has no version \(version) (it has \(plugin.versions.keys.sorted().joined(separator: ", ")))"))
+                } else if let manifest = manifest(for: screen) {
+                    let values: [(String, [String: JSONValue])] = [
+                        ("styles", screen.styles), ("general", screen.general), ("data", screen.data),
+                        ("rules", screen.rules), ("advertising", screen.advertising),
+                    ]
+                    for (section, object) in values {
+                        var withoutFamily = object
+                        if section == "styles" { withoutFamily.removeValue(forKey: "family") }
+                        errors += manifest.validateValues(.object(withoutFamily), section: section, pointerPrefix: "/" + section)
+                    }
+                    if !manifest.canHaveComponents, !screen.uiComponents.isEmpty {
+                        errors.append(FieldError("/ui_components", "screens of plugin \(screen.type) hold no components"))
+                    }
+                }
+            } else {
+                errors.append(FieldError("/type", "no screen plugin \(screen.type) is registered in this app"))
+            }
+        } else if screen.pluginVersion != nil {
+            errors.append(FieldError("/plugin_version", "only plugin screens have a plugin version"))
+        }
+        return errors
+    }
+
+    /// Checks of a screen body's navigations and hooks against the registry, on the JSON as sent,
+    /// so they are reported together with any other problem of the body.
+    public func checkNavigationsAndHooks(_ body: JSONValue) -> [FieldError] {
+        var errors: [FieldError] = []
+        var categories: [String: Int] = [:]
+        for (i, json) in (body["navigations"]?.arrayValue ?? []).enumerated() {
+            guard let navigation = json["navigation_type"]?.stringValue, let category = json["category"]?.stringValue else { continue }
+            if let first = categories[category] {
+                errors.append(FieldError("/navigations/\(i)/category", "a screen has one \(category); /navigations/\(first) is one already"))
+            } else {
+                categories[category] = i
+            }
+            if !Self.builtInNavigationTypes.contains(navigation), plugins[navigation] == nil {
+                errors.append(FieldError(
+                    "/navigations/\(i)/navigation_type",
+                    "\"\(navigation)\" is neither a built-in navigation (\(Self.builtInNavigationTypes.sorted().joined(separator: ", "))) nor a registered plugin"))
+            }
+        }
+        for key in ["preload_plugins", "postload_plugins"] {
+            for (i, hook) in (body["hooks"]?[key]?.arrayValue ?? []).enumerated() {
+                if let id = hook["identifier"]?.stringValue, plugins[id] == nil {
+                    errors.append(FieldError("/hooks/\(key)/\(i)/identifier", "no plugin \(id) is registered in this app"))
+                }
+            }
+        }
+        return errors
+    }
+
+    /// What a plugin deletion would break: screens of its type, components of its type, hooks.
+    public func uses(of identifier: String, in screens: [Screen]) -> [JSONValue] {
+        var users: [JSONValue] = []
+        for screen in screens {
+            var via: [String] = []
+            if screen.type == identifier { via.append("type") }
+            screen.uiComponents.walk(at: "") { component, _ in
+                if component.componentType == identifier, !via.contains("component") { via.append("component") }
+            }
+            for key in ["preload_plugins", "postload_plugins"] where (screen.hooks[key]?.arrayValue ?? []).contains(where: { $0["identifier"]?.stringValue == identifier }) {
+                via.append("hook")
+            }
+            if screen.navigations.contains(where: { $0["navigation_type"]?.stringValue == identifier }) { via.append("navigation") }
+            if !via.isEmpty {
+                users.append(["kind": "screen", "id": .string(screen.id), "name": .string(screen.name), "via": .array(via.map(JSONValue.string))])
+            }
+        }
+        return users
+    }
+}

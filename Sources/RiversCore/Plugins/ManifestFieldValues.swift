@@ -1,0 +1,239 @@
+import Foundation
+
+/// How a field's value is stored in a screen document, derived from its type.
+enum PluginValueKind: Sendable {
+    case string  // text inputs, font selectors, nav bar selector
+    case number
+    case bool
+    case single  // one option value
+    case multiple  // array of option values
+    case hexColor  // #RRGGBB or #AARRGGBB
+    case rgbaColor  // rgba(r, g, b, a)
+    case url  // uploader
+    case screen  // screen_selector: a screen id
+    case hooks  // preload_plugins_selector: array of hook objects
+    case object  // text_style
+    case any  // hidden
+}
+
+extension ManifestField {
+    var valueKind: PluginValueKind {
+        switch type {
+        case .textInput, .textArea, .iosFontSelector, .androidFontSelector, .tvosFontSelector, .fontSelector,
+            .navBarSelector, .text, .textarea:
+            return .string
+        case .numberInput: return .number
+        case .switchField, .checkbox: return .bool
+        case .select, .dropdown: return multiple ? .multiple : .single
+        case .multiSelect, .tagSelect, .tags: return .multiple
+        case .colorPicker, .colorpicker: return .hexColor
+        case .colorPickerRGBA: return .rgbaColor
+        case .uploader: return .url
+        case .screenSelector: return .screen
+        case .preloadPluginsSelector: return .hooks
+        case .textStyle: return .object
+        case .hidden: return .any
+        }
+    }
+
+    /// Coerces a loose value to the field's type: `"true"` → `true` for a switch, `"18"` → `18` for a
+    /// number, `12` → `"12"` where a string is expected, a case-insensitive option match → the option's
+    /// value, one string → a one-element array for a multiple choice, `rgb(r,g,b)` → `rgba(r, g, b, 1)`.
+    /// Returns the value unchanged (and no note) when nothing applies; `check` reports what is still wrong.
+    func normalized(_ value: JSONValue) -> (value: JSONValue, note: String?) {
+        switch valueKind {
+        case .string, .url, .screen, .hexColor:
+            if case .number(let n) = value {
+                let s = PluginJSON.numberText(n)
+                return (.string(s), "the number \(s) was read as the string \"\(s)\"")
+            }
+        case .rgbaColor:
+            if case .number(let n) = value {
+                let s = PluginJSON.numberText(n)
+                return (.string(s), "the number \(s) was read as the string \"\(s)\"")
+            }
+            if case .string(let s) = value, let rgb = PluginColor.parseRGB(s) {
+                let out = "rgba(\(rgb.0), \(rgb.1), \(rgb.2), 1)"
+                return (.string(out), "\"\(s)\" was read as \"\(out)\"")
+            }
+        case .number:
+            if case .string(let s) = value {
+                let t = s.trimmingCharacters(in: .whitespaces)
+                if !t.isEmpty, let n = Double(t), n.isFinite {
+                    return (.number(n), "the string \"\(s)\" was read as the number \(PluginJSON.numberText(n))")
+                }
+            }
+        case .bool:
+            switch value {
+            case .string(let s):
+                if let b = PluginJSON.looseBool(value) ?? (s == "1" ? true : s == "0" ? false : nil) {
+                    return (.bool(b), "the string \"\(s)\" was read as the boolean \(b)")
+                }
+            case .number(let n) where n == 0 || n == 1:
+                return (.bool(n == 1), "the number \(PluginJSON.numberText(n)) was read as the boolean \(n == 1)")
+            default: break
+            }
+        case .single:
+            if let match = matchingOption(value), match != value {
+                return (match, "\(PluginJSON.describe(value)) was read as the option value \(PluginJSON.describe(match))")
+            }
+        case .multiple:
+            switch value {
+            case .array(let items):
+                var changed = false
+                let out = items.map { item -> JSONValue in
+                    if let m = matchingOption(item), m != item { changed = true; return m }
+                    return item
+                }
+                if changed {
+                    return (.array(out), "\(value.serializedString()) was read as \(JSONValue.array(out).serializedString())")
+                }
+            case .string(let s) where !s.isEmpty:
+                let one = matchingOption(value) ?? value
+                return (.array([one]), "the single value \"\(s)\" was read as \(JSONValue.array([one]).serializedString())")
+            case .number, .bool:
+                let one = matchingOption(value) ?? value
+                return (.array([one]), "the single value \(PluginJSON.describe(value)) was read as \(JSONValue.array([one]).serializedString())")
+            default: break
+            }
+        case .hooks, .object, .any:
+            break
+        }
+        return (value, nil)
+    }
+
+    /// The option value a loose value stands for: itself, the same text (`5` for `"5"`), or a unique
+    /// case-insensitive match (`"Color"` for `"color"`). With no options, a number becomes a string.
+    private func matchingOption(_ value: JSONValue) -> JSONValue? {
+        let candidates = allOptions.map(\.value)
+        if candidates.isEmpty {
+            if case .number(let n) = value { return .string(PluginJSON.numberText(n)) }
+            return nil
+        }
+        if candidates.contains(value) { return value }
+        let text = PluginColor.plainText(value)
+        guard let text else { return nil }
+        let sameText = candidates.filter { PluginColor.plainText($0) == text }
+        if sameText.count == 1 { return sameText[0] }
+        let folded = candidates.filter { PluginColor.plainText($0)?.lowercased() == text.lowercased() }
+        if folded.count == 1 { return folded[0] }
+        return nil
+    }
+
+    /// Problems with a (normalised) value for this field, located under `pointer`.
+    /// `null` and `""` mean "not set" and are never a type error (mandatory is checked elsewhere).
+    func check(_ value: JSONValue, pointer: String) -> [FieldError] {
+        if value.isNull || value == .string("") { return [] }
+        func wrong(_ expected: String) -> [FieldError] {
+            [FieldError(pointer, "expected \(expected), got \(PluginJSON.got(value))")]
+        }
+        switch valueKind {
+        case .string, .screen:
+            return value.stringValue == nil ? wrong("a string") : []
+        case .number:
+            return value.numberValue == nil ? wrong("a number") : []
+        case .bool:
+            return value.boolValue == nil ? wrong("a boolean") : []
+        case .single:
+            return checkOption(value, pointer: pointer)
+        case .multiple:
+            guard case .array(let items) = value else { return wrong("an array of option values") }
+            return items.enumerated().flatMap { i, item in checkOption(item, pointer: JSONPointer.join(pointer, i)) }
+        case .hexColor:
+            guard let s = value.stringValue else { return wrong("a colour string like \"#AARRGGBB\"") }
+            return PluginColor.isHex(s) ? [] : [FieldError(pointer, "\"\(s)\" is not a colour: expected \"#AARRGGBB\" or \"#RRGGBB\"")]
+        case .rgbaColor:
+            guard let s = value.stringValue else { return wrong("a colour string like \"rgba(255, 255, 255, 1)\"") }
+            return PluginColor.isRGBA(s)
+                ? [] : [FieldError(pointer, "\"\(s)\" is not a colour: expected \"rgba(r, g, b, a)\" with r, g, b in 0…255 and a in 0…1")]
+        case .url:
+            guard let s = value.stringValue else { return wrong("a URL string") }
+            return PluginColor.isWebURL(s) ? [] : [FieldError(pointer, "\"\(s)\" is not an http(s) URL")]
+        case .hooks:
+            guard case .array(let items) = value else { return wrong("an array of hooks") }
+            return items.enumerated().flatMap { i, item in Hook.parse(item, pointer: JSONPointer.join(pointer, i)).errors }
+        case .object:
+            return value.objectValue == nil ? wrong("an object") : []
+        case .any:
+            return []
+        }
+    }
+
+    private func checkOption(_ value: JSONValue, pointer: String) -> [FieldError] {
+        let values = allOptions.map(\.value)
+        if values.isEmpty {
+            switch value {
+            case .string, .number: return []
+            default: return [FieldError(pointer, "expected a string, got \(PluginJSON.got(value))")]
+            }
+        }
+        if values.contains(value) { return [] }
+        let list = values.map(PluginJSON.describe).joined(separator: ", ")
+        return [FieldError(pointer, "\(PluginJSON.describe(value)) is not one of the options: \(list)")]
+    }
+
+    /// The value a screen starts from: `initialValue`, or for a `text_style` field an object built
+    /// from its nested fields' initial values (`nil` when nothing has one).
+    var startingValue: JSONValue? {
+        if let initialValue, !initialValue.isNull { return initialValue }
+        guard type == .textStyle, let formSections else { return nil }
+        var out: [String: JSONValue] = [:]
+        for section in formSections {
+            var inner: [String: JSONValue] = [:]
+            for field in section.items.allFields {
+                if let v = field.startingValue { inner[field.key] = v }
+            }
+            if !inner.isEmpty { out[section.key] = .object(inner) }
+        }
+        return out.isEmpty ? nil : .object(out)
+    }
+}
+
+/// Colour, URL and plain-text helpers for field values.
+enum PluginColor {
+    static func isHex(_ s: String) -> Bool {
+        guard s.hasPrefix("#") else { return false }
+        let digits = s.dropFirst()
+        return (digits.count == 6 || digits.count == 8) && digits.allSatisfy(\.isHexDigit)
+    }
+
+    /// `rgba(r, g, b, a)`: spaces anywhere between the parts, r/g/b integers 0…255, a a number 0…1.
+    static func isRGBA(_ s: String) -> Bool {
+        guard let parts = functionArguments(s, name: "rgba"), parts.count == 4 else { return false }
+        guard parts[0...2].allSatisfy({ Int($0).map { (0...255).contains($0) } ?? false }) else { return false }
+        guard let a = Double(parts[3]), (0...1).contains(a) else { return false }
+        return true
+    }
+
+    /// `rgb(r, g, b)` with r/g/b integers 0…255.
+    static func parseRGB(_ s: String) -> (Int, Int, Int)? {
+        guard let parts = functionArguments(s, name: "rgb"), parts.count == 3 else { return nil }
+        let ints = parts.compactMap { Int($0) }.filter { (0...255).contains($0) }
+        guard ints.count == 3 else { return nil }
+        return (ints[0], ints[1], ints[2])
+    }
+
+    private static func functionArguments(_ s: String, name: String) -> [String]? {
+        let t = s.trimmingCharacters(in: .whitespaces)
+        guard t.lowercased().hasPrefix(name + "("), t.hasSuffix(")") else { return nil }
+        let inner = t.dropFirst(name.count + 1).dropLast()
+        return inner.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    static func isWebURL(_ s: String) -> Bool {
+        guard let c = URLComponents(string: s), let scheme = c.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = c.host, !host.isEmpty
+        else { return false }
+        return true
+    }
+
+    /// A scalar's text (`"a"`, `5` → `"5"`, `true` → `"true"`); nil for null, arrays and objects.
+    static func plainText(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let s): return s
+        case .number(let n): return PluginJSON.numberText(n)
+        case .bool(let b): return b ? "true" : "false"
+        default: return nil
+        }
+    }
+}

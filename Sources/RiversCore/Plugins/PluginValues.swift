@@ -1,0 +1,110 @@
+/// Values of a screen or component that uses a plugin: what it starts from, and whether given
+/// values fit the manifest.
+///
+/// Decisions where the spec is silent:
+/// - Keys the manifest does not declare are allowed and left alone (real documents carry extras).
+/// - `null` and `""` mean "not set": never a type error, but they fail `mandatory`.
+/// - A mandatory field is only required while its conditions hold. Conditions on fields of the
+///   same section are evaluated against the given values (falling back to the manifest's initial
+///   values); conditions on another section are taken as holding, so the check errs on the strict side.
+/// - A section the manifest does not declare accepts any object.
+extension PluginManifest {
+    /// Every field's normalised initial value for one section, groups flattened. Fields without an
+    /// initial value are absent. A `text_style` field starts from an object built from its nested fields.
+    public func initialValues(section: String) -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        for field in fields(in: section) {
+            if let v = field.startingValue { out[field.key] = v }
+        }
+        return out
+    }
+
+    /// Problems with a section's values (`values` must be an object), located at `pointerPrefix/<key>`.
+    public func validateValues(_ values: JSONValue, section: String, pointerPrefix: String) -> [FieldError] {
+        guard case .object(let object) = values else {
+            return [FieldError(pointerPrefix, "\"\(section)\" must be an object, got \(values.typeName)")]
+        }
+        var errors: [FieldError] = []
+        for field in fields(in: section) {
+            let pointer = JSONPointer.join(pointerPrefix, field.key)
+            let value = object[field.key]
+            if let value {
+                errors += field.check(value, pointer: pointer)
+                if field.type == .textStyle, case .object(let nested) = value {
+                    errors += checkNested(field, nested, pointer: pointer)
+                }
+            }
+            if field.mandatory && PluginJSON.isEmpty(value) && conditionsHold(field, section: section, values: object) {
+                errors.append(FieldError(pointer, "\"\(field.key)\" is mandatory"))
+            }
+        }
+        return errors
+    }
+
+    /// Coerces loose values the way manifest parsing does (`"true"` → `true` for a switch, `"18"` →
+    /// `18` for a number, …). Undeclared keys and values that cannot be coerced are left as they are.
+    /// Notes say what changed, located at `pointerPrefix/<key>`.
+    public func normalizeValues(_ values: JSONValue, section: String, pointerPrefix: String = "") -> (values: JSONValue, notes: [FieldError]) {
+        guard case .object(var object) = values else { return (values, []) }
+        var notes: [FieldError] = []
+        for field in fields(in: section) {
+            guard let value = object[field.key] else { continue }
+            let (normalized, note) = field.normalized(value)
+            if let note {
+                object[field.key] = normalized
+                notes.append(FieldError(JSONPointer.join(pointerPrefix, field.key), note))
+            }
+        }
+        return (.object(object), notes)
+    }
+
+    /// The non-empty string values of the section's `screen_selector` fields, in field order: the
+    /// screen ids these values point at, so the caller can check they exist.
+    public func screenTargets(_ values: JSONValue, section: String) -> [String] {
+        guard case .object(let object) = values else { return [] }
+        return fields(in: section).filter { $0.type == .screenSelector }.compactMap { field in
+            guard case .string(let s)? = object[field.key], !s.isEmpty else { return nil }
+            return s
+        }
+    }
+
+    /// Whether a field's conditions hold (true when it has none).
+    func conditionsHold(_ field: ManifestField, section: String, values: [String: JSONValue]) -> Bool {
+        guard !field.conditions.isEmpty else { return true }
+        let results = field.conditions.map { condition -> Bool in
+            guard condition.section == section else { return true }
+            let actual = values[condition.key] ?? self.field(section: section, key: condition.key)?.startingValue
+            return Self.matches(actual, condition.value)
+        }
+        return field.matchAllConditions ? results.allSatisfy { $0 } : results.contains(true)
+    }
+
+    /// `actual` (or, when it is an array, one of its elements) equals `expected` (or one of its
+    /// elements), comparing scalars by their text so `true` matches `"true"`.
+    static func matches(_ actual: JSONValue?, _ expected: JSONValue) -> Bool {
+        guard let actual else { return false }
+        let wanted = (expected.arrayValue ?? [expected]).compactMap(PluginColor.plainText)
+        let have = (actual.arrayValue ?? [actual]).compactMap(PluginColor.plainText)
+        return have.contains { wanted.contains($0) }
+    }
+
+    private func checkNested(_ field: ManifestField, _ nested: [String: JSONValue], pointer: String) -> [FieldError] {
+        var errors: [FieldError] = []
+        for section in field.formSections ?? [] {
+            guard let sectionValue = nested[section.key] else { continue }
+            let p = JSONPointer.join(pointer, section.key)
+            guard case .object(let inner) = sectionValue else {
+                errors.append(FieldError(p, "expected an object, got \(sectionValue.typeName)"))
+                continue
+            }
+            for f in section.items.allFields {
+                let fp = JSONPointer.join(p, f.key)
+                if let v = inner[f.key] { errors += f.check(v, pointer: fp) }
+                if f.mandatory && PluginJSON.isEmpty(inner[f.key]) {
+                    errors.append(FieldError(fp, "\"\(f.key)\" is mandatory"))
+                }
+            }
+        }
+        return errors
+    }
+}

@@ -1,0 +1,238 @@
+/// Collects every problem found while reading a JSON body, so one response can list them all.
+public final class Problems {
+    public private(set) var errors: [FieldError] = []
+    public init() {}
+
+    public func add(_ pointer: String, _ message: String) {
+        errors.append(FieldError(pointer, message))
+    }
+
+    public func add(contentsOf more: [FieldError]) {
+        errors.append(contentsOf: more)
+    }
+
+    public var isEmpty: Bool { errors.isEmpty }
+
+    /// Throws the collected problems, if any.
+    public func check() throws(ValidationFailure) {
+        if !errors.isEmpty { throw ValidationFailure(errors) }
+    }
+}
+
+/// Reads the members of one JSON object, checking types and recording problems at their pointers.
+/// A missing optional member and a member set to `null` both read as `nil`.
+public struct ObjectReader {
+    public let object: [String: JSONValue]
+    public let pointer: String
+    public let problems: Problems
+
+    /// Reads `value` as an object; records a problem and returns nil when it is not one.
+    public init?(_ value: JSONValue?, at pointer: String, problems: Problems, required: Bool = true) {
+        guard let value, !value.isNull else {
+            if required { problems.add(pointer, "is required and must be an object") }
+            return nil
+        }
+        guard case .object(let object) = value else {
+            problems.add(pointer, "must be an object, not \(value.typeName)")
+            return nil
+        }
+        self.object = object
+        self.pointer = pointer
+        self.problems = problems
+    }
+
+    public func at(_ key: String) -> String { JSONPointer.join(pointer, key) }
+
+    public func has(_ key: String) -> Bool {
+        if let v = object[key], !v.isNull { return true }
+        return false
+    }
+
+    /// Records every member whose name is not in `allowed`.
+    public func rejectUnknownKeys(_ allowed: Set<String>) {
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            problems.add(at(key), "is not a known field")
+        }
+    }
+
+    public func string(_ key: String, required: Bool = false, nonEmpty: Bool = false, maxLength: Int = 10_000) -> String? {
+        guard let value = object[key], !value.isNull else {
+            if required { problems.add(at(key), "is required") }
+            return nil
+        }
+        guard case .string(let s) = value else {
+            problems.add(at(key), "must be a string, not \(value.typeName)")
+            return nil
+        }
+        if nonEmpty, s.trimmingWhitespace().isEmpty {
+            problems.add(at(key), "must not be empty")
+            return nil
+        }
+        if s.count > maxLength {
+            problems.add(at(key), "must be at most \(maxLength) characters")
+            return nil
+        }
+        return s
+    }
+
+    /// A string matching an identifier pattern such as `[A-Z0-9_]+`.
+    public func identifier(_ key: String, required: Bool = false, allowed: (Character) -> Bool, describe: String) -> String? {
+        guard let s = string(key, required: required) else { return nil }
+        if s.isEmpty || s.count > 100 || !s.allSatisfy(allowed) {
+            problems.add(at(key), "must be \(describe) (got \"\(s)\")")
+            return nil
+        }
+        return s
+    }
+
+    public func number(_ key: String, required: Bool = false, minimum: Double? = nil, exclusiveMinimum: Double? = nil) -> Double? {
+        guard let value = object[key], !value.isNull else {
+            if required { problems.add(at(key), "is required") }
+            return nil
+        }
+        guard case .number(let n) = value, n.isFinite else {
+            problems.add(at(key), "must be a number, not \(value.typeName)")
+            return nil
+        }
+        if let minimum, n < minimum {
+            problems.add(at(key), minimum == 0 ? "must not be negative" : "must be at least \(JSONValue.number(minimum).serializedString())")
+            return nil
+        }
+        if let exclusiveMinimum, n <= exclusiveMinimum {
+            problems.add(at(key), "must be greater than \(JSONValue.number(exclusiveMinimum).serializedString())")
+            return nil
+        }
+        return n
+    }
+
+    /// A whole number; `acceptNumericString` also takes "6", as real documents write item limits.
+    public func integer(_ key: String, required: Bool = false, minimum: Int? = nil, acceptNumericString: Bool = false) -> Int? {
+        guard let value = object[key], !value.isNull else {
+            if required { problems.add(at(key), "is required") }
+            return nil
+        }
+        var number: Double?
+        switch value {
+        case .number(let n): number = n
+        case .string(let s) where acceptNumericString:
+            let trimmed = s.trimmingWhitespace()
+            if trimmed.isEmpty { return nil }
+            number = Double(trimmed)
+        default: break
+        }
+        guard let n = number, n.isFinite, n.rounded() == n, abs(n) < 1e9 else {
+            problems.add(at(key), "must be a whole number, not \(value.typeName == "number" ? JSONValue.number(value.numberValue ?? 0).serializedString() : value.serializedString())")
+            return nil
+        }
+        if let minimum, Int(n) < minimum {
+            problems.add(at(key), "must be at least \(minimum)")
+            return nil
+        }
+        return Int(n)
+    }
+
+    public func bool(_ key: String, required: Bool = false) -> Bool? {
+        guard let value = object[key], !value.isNull else {
+            if required { problems.add(at(key), "is required") }
+            return nil
+        }
+        guard case .bool(let b) = value else {
+            problems.add(at(key), "must be true or false, not \(value.typeName)")
+            return nil
+        }
+        return b
+    }
+
+    /// A free-form object (plugin values and the like); `{}` when absent.
+    public func freeObject(_ key: String) -> [String: JSONValue] {
+        guard let value = object[key], !value.isNull else { return [:] }
+        guard case .object(let o) = value else {
+            problems.add(at(key), "must be an object, not \(value.typeName)")
+            return [:]
+        }
+        return o
+    }
+
+    public func array(_ key: String, required: Bool = false) -> [JSONValue]? {
+        guard let value = object[key], !value.isNull else {
+            if required { problems.add(at(key), "is required") }
+            return nil
+        }
+        guard case .array(let a) = value else {
+            problems.add(at(key), "must be an array, not \(value.typeName)")
+            return nil
+        }
+        return a
+    }
+
+    public func stringArray(_ key: String) -> [String]? {
+        guard let items = array(key) else { return nil }
+        var result: [String] = []
+        for (i, item) in items.enumerated() {
+            if case .string(let s) = item { result.append(s) } else {
+                problems.add(JSONPointer.join(at(key), i), "must be a string, not \(item.typeName)")
+            }
+        }
+        return result
+    }
+
+    public func uuid(_ key: String, required: Bool = false) -> String? {
+        guard let s = string(key, required: required) else { return nil }
+        guard let normalized = UUIDText.normalize(s) else {
+            problems.add(at(key), "must be a UUID (got \"\(s)\")")
+            return nil
+        }
+        return normalized
+    }
+}
+
+/// Screen ids are UUIDs written in lower case, as real documents write them.
+public enum UUIDText {
+    public static func normalize(_ text: String) -> String? {
+        let lower = text.lowercased()
+        let bytes = Array(lower.utf8)
+        guard bytes.count == 36 else { return nil }
+        for (i, b) in bytes.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if b != UInt8(ascii: "-") { return nil }
+            } else if !((48...57).contains(b) || (97...102).contains(b)) {
+                return nil
+            }
+        }
+        return lower
+    }
+
+    public static func random() -> String {
+        var g = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &g) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { b -> String in
+            let s = String(b, radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }.joined()
+        let h = Array(hex)
+        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
+        while let l = s.last, l.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// Identifier alphabets used across the model.
+public enum IdentifierRules {
+    /// Family and cell style ids: `FAMILY_1`, `GRID_1`.
+    public static func isUpperSnake(_ c: Character) -> Bool {
+        c.isASCII && (c.isUppercase || c.isNumber || c == "_")
+    }
+    /// Component ids, layout ids, component types and plugin identifiers.
+    public static func isToken(_ c: Character) -> Bool {
+        c.isASCII && (c.isLetter || c.isNumber || c == "_" || c == "-" || c == ".")
+    }
+}

@@ -1,0 +1,475 @@
+// The layout engine: `UICollectionViewFlowLayout`'s rules as written in
+// `spec/layout-rules.md`, applied to a whole screen. Pure and deterministic: no I/O, no clock, no
+// randomness, never throws — every doubtful input becomes a warning and a sensible fallback.
+//
+// Decisions the rules leave open:
+// - Vertical order inside a section: header, top inset, lines, bottom inset, footer. The header
+//   sits ABOVE the top inset (at the section's top edge), as a flow layout's supplementary header
+//   does; the footer sits BELOW the bottom inset (at the section's bottom edge). Both are as wide as
+//   the available width `A` and start at the left inset. Their heights scale by `m`.
+// - Item count: the item limit capped by the sample count; sample only → sample; limit only →
+//   limit; neither → `LayoutEngine.defaultItemCount` (6). Negative values count as 0; more than
+//   `LayoutEngine.maximumItemCount` (1,000,000) are cut with a warning.
+// - Connected screens (`connected` with a `Sample.children` sender): child *i* fills the *i*-th
+//   non-group component in display order (depth first, so children of groups count too). A
+//   component that gets no child, or a child with no items, has 0 items and the warning "empty".
+// - Last line of a vertical section: packed left with exactly `s·m` between items. When every item
+//   of the section has the same width and there were full lines above, it reuses the full lines'
+//   gap so its items sit in the same columns (rule 4's parenthesis; with `columns` styles the two
+//   readings give the same frames, with a points width that leaves some space they differ).
+// - A line with a single item (not the last line) is flush left.
+// - Clamping (rule 8) applies to horizontal sections too: no cell is wider than `A`. One warning
+//   per cell style and section, not one per item.
+// - Horizontal sections: items centred vertically in the one line; `content_size.width` is the
+//   real extent (left inset + items + gaps + right inset), which may be more or less than `W`.
+// - Groups: children are laid out in the group's inner box (its left/right insets removed, below
+//   its header and top inset), stacked with no gaps; the group's own cell styles are ignored.
+// - Rounding: every edge is rounded to the nearest multiple of 1/scale (ties away from zero), and
+//   sizes are differences of rounded edges, so neighbours that touch still touch.
+
+public enum LayoutEngine {
+    /// Items per component when neither an item limit nor a sample count is given.
+    public static let defaultItemCount = 6
+
+    /// The most items laid out for one component (a guard against an item limit like 10⁹); more
+    /// are cut with a warning.
+    public static let maximumItemCount = 1_000_000
+
+    /// Lays out one screen.
+    public static func layout(_ request: LayoutRequest) -> ScreenLayout {
+        var warnings: [LayoutWarning] = []
+        let device = request.device
+
+        var width = device.width
+        var height = device.height
+        if !(width.isFinite && width >= 0) {
+            warnings.append(.init(componentIndex: nil, message: "device width \(fmt(width)) is not a length; using 0"))
+            width = 0
+        }
+        if !(height.isFinite && height >= 0) {
+            warnings.append(.init(componentIndex: nil, message: "device height \(fmt(height)) is not a length; using 0"))
+            height = 0
+        }
+        var scale = device.scale
+        if !(scale.isFinite && scale > 0) {
+            warnings.append(.init(componentIndex: nil, message: "device scale \(fmt(scale)) is not positive; using 1"))
+            scale = 1
+        }
+
+        let family = request.family
+        var m = 1.0
+        if family.referenceWidth.isFinite, family.referenceHeight.isFinite, family.referenceWidth > 0,
+            family.referenceHeight > 0
+        {
+            m = min(width / family.referenceWidth, height / family.referenceHeight)
+            if !m.isFinite {
+                warnings.append(.init(componentIndex: nil, message: "the scale factor overflows; not scaling"))
+                m = 1
+            }
+        } else {
+            warnings.append(.init(
+                componentIndex: nil,
+                message: "reference size \(fmt(family.referenceWidth))×\(fmt(family.referenceHeight)) is not positive; not scaling"))
+        }
+
+        func length(_ v: Double, _ what: String) -> Double {
+            if v.isFinite && v >= 0 { return v * m }
+            warnings.append(.init(componentIndex: nil, message: "family \(what) \(fmt(v)) is not a length; using 0"))
+            return 0
+        }
+        let metrics = Metrics(
+            scale: scale, m: m,
+            top: length(family.insets.top, "top inset"), left: length(family.insets.left, "left inset"),
+            bottom: length(family.insets.bottom, "bottom inset"), right: length(family.insets.right, "right inset"),
+            spacing: length(family.interitemSpacing, "interitem spacing"),
+            lineSpacing: length(family.lineSpacing, "line spacing"))
+
+        var builder = Builder(metrics: metrics, warnings: warnings)
+        switch request.sample {
+        case .counts(let counts): builder.counts = counts
+        case .children(let children):
+            if request.connected {
+                builder.sender = children
+            } else {
+                builder.warn(nil, "the sample is a sender's children but the screen is not connected; sample ignored")
+            }
+        case nil: break
+        }
+
+        var sections: [SectionLayout] = []
+        sections.reserveCapacity(request.sections.count)
+        var y = 0.0
+        for spec in request.sections {
+            let (section, end) = builder.section(spec, x0: 0, y0: y, width: width)
+            sections.append(section)
+            y = end
+        }
+
+        return ScreenLayout(
+            device: Device(width: width, height: height, scale: scale),
+            contentSize: LayoutSize(width: metrics.px(width), height: metrics.px(y)),
+            warnings: builder.warnings,
+            sections: sections)
+    }
+}
+
+/// Family lengths already multiplied by `m`, and the pixel grid.
+struct Metrics {
+    let scale: Double
+    let m: Double
+    let top: Double
+    let left: Double
+    let bottom: Double
+    let right: Double
+    /// `s·m`
+    let spacing: Double
+    /// `l·m`
+    let lineSpacing: Double
+
+    /// Rounds a coordinate to the nearest device pixel (ties away from zero, like C's `round`).
+    @inline(__always)
+    func px(_ v: Double) -> Double { roundToNearest(v * scale) / scale }
+
+    /// A frame from unrounded edges: each edge is rounded to a whole pixel, the size is the number
+    /// of pixels between the rounded edges; both are then converted to points.
+    @inline(__always)
+    func frame(minX: Double, minY: Double, maxX: Double, maxY: Double) -> LayoutFrame {
+        let x0 = roundToNearest(minX * scale)
+        let y0 = roundToNearest(minY * scale)
+        let x1 = roundToNearest(maxX * scale)
+        let y1 = roundToNearest(maxY * scale)
+        return LayoutFrame(x: x0 / scale, y: y0 / scale, width: (x1 - x0) / scale, height: (y1 - y0) / scale)
+    }
+
+    /// The rounded distance from `a` to `b`.
+    @inline(__always)
+    func length(from a: Double, to b: Double) -> Double {
+        (roundToNearest(b * scale) - roundToNearest(a * scale)) / scale
+    }
+}
+
+/// `Double.rounded()` (ties away from zero) without a call into libm, which is most of the cost of a
+/// frame on CPUs without SSE4.1's `roundsd`. Exact: for |t| < 2^52, `t − trunc(t)` is exact.
+@inline(__always)
+func roundToNearest(_ t: Double) -> Double {
+    guard abs(t) < 4.0e15 else { return t.rounded() }  // huge, infinite or NaN
+    let whole = Double(Int64(t))  // truncates toward zero
+    let fraction = t - whole
+    if fraction >= 0.5 { return whole + 1 }
+    if fraction <= -0.5 { return whole - 1 }
+    return whole
+}
+
+/// Width tolerance for "fits on the line", so that `n` columns computed in floating point fit `n`
+/// to a line.
+private let fitTolerance = 1e-7
+
+struct Builder {
+    let metrics: Metrics
+    var warnings: [LayoutWarning]
+    /// `Sample.counts`, by component index.
+    var counts: [Int: Int]?
+    /// `Sample.children` of a connected screen.
+    var sender: [Int]?
+    /// How many non-group components have been given a child of the sender so far.
+    var leafPosition = 0
+
+    init(metrics: Metrics, warnings: [LayoutWarning]) {
+        self.metrics = metrics
+        self.warnings = warnings
+    }
+
+    mutating func warn(_ component: Int?, _ message: String) {
+        warnings.append(LayoutWarning(componentIndex: component, message: message))
+    }
+
+    /// The number of items of a non-group component.
+    mutating func itemCount(_ spec: SectionSpec) -> Int {
+        let index = spec.componentIndex
+        var limit = spec.itemLimit
+        if let l = limit, l < 0 {
+            warn(index, "item limit \(l) is negative; using 0")
+            limit = 0
+        }
+        var available: Int?
+        if let sender {
+            let position = leafPosition
+            leafPosition += 1
+            guard position < sender.count else {
+                warn(index, "empty")
+                return 0
+            }
+            available = max(0, sender[position])
+        } else if let counts {
+            available = counts[index].map { max(0, $0) }
+        }
+        let count: Int
+        switch (limit, available) {
+        case let (l?, a?): count = min(l, a)
+        case let (nil, a?): count = a
+        case let (l?, nil): count = l
+        case (nil, nil): count = LayoutEngine.defaultItemCount
+        }
+        if sender != nil && count == 0 { warn(index, "empty") }
+        if count > LayoutEngine.maximumItemCount {
+            warn(index, "\(count) items; the preview lays out the first \(LayoutEngine.maximumItemCount)")
+            return LayoutEngine.maximumItemCount
+        }
+        return count
+    }
+
+    /// Lays out one section with its top left corner at (x0, y0) in a container `width` wide.
+    /// Returns the section and the unrounded y where the next section starts.
+    mutating func section(_ spec: SectionSpec, x0: Double, y0: Double, width: Double) -> (SectionLayout, Double) {
+        let mt = metrics
+        let index = spec.componentIndex
+        let available = max(0, width - mt.left - mt.right)
+        if width - mt.left - mt.right < 0 {
+            warn(index, "the insets (\(fmt(mt.left + mt.right))) are wider than the section (\(fmt(width)))")
+        }
+        let left = x0 + mt.left
+
+        var headerHeight = 0.0
+        if let h = spec.header {
+            if h.isFinite && h >= 0 { headerHeight = h * mt.m } else { warn(index, "header height \(fmt(h)) is not a length; using 0") }
+        }
+        var footerHeight = 0.0
+        if let h = spec.footer {
+            if h.isFinite && h >= 0 { footerHeight = h * mt.m } else { warn(index, "footer height \(fmt(h)) is not a length; using 0") }
+        }
+
+        let contentTop = y0 + headerHeight + mt.top
+        var linesEnd = contentTop
+        var items: [ItemLayout] = []
+        var children: [SectionLayout] = []
+        var contentWidth = width
+
+        switch spec.axis {
+        case .group:
+            children.reserveCapacity(spec.children.count)
+            var y = contentTop
+            for child in spec.children {
+                let (layout, end) = section(child, x0: left, y0: y, width: available)
+                children.append(layout)
+                y = end
+            }
+            linesEnd = y
+
+        case .vertical, .horizontal:
+            if !spec.children.isEmpty {
+                warn(index, "a \(spec.axis.rawValue) component cannot hold components; \(spec.children.count) ignored")
+            }
+            var count = itemCount(spec)
+            if count > 0 && spec.cellStyles.isEmpty {
+                warn(index, "no cell styles; \(count) items not laid out")
+                count = 0
+            }
+            if count > 0 {
+                let styles = resolveStyles(spec, used: min(count, spec.cellStyles.count), width: width, available: available)
+                if spec.axis == .vertical {
+                    linesEnd = Self.layOutLines(
+                        styles, count: count, left: left, top: contentTop, available: available, metrics: mt, into: &items)
+                } else {
+                    let (end, maxX) = Self.layOutRow(styles, count: count, left: left, top: contentTop, metrics: mt, into: &items)
+                    linesEnd = end
+                    contentWidth = maxX + mt.right - x0
+                }
+            } else if spec.axis == .horizontal {
+                contentWidth = mt.left + mt.right
+            }
+        }
+
+        let bottom = linesEnd + mt.bottom
+        let end = bottom + footerHeight
+        let frame = mt.frame(minX: x0, minY: y0, maxX: x0 + width, maxY: end)
+        let header = spec.header == nil ? nil : mt.frame(minX: left, minY: y0, maxX: left + available, maxY: y0 + headerHeight)
+        let footer = spec.footer == nil ? nil : mt.frame(minX: left, minY: bottom, maxX: left + available, maxY: end)
+        let layout = SectionLayout(
+            componentIndex: index, componentType: spec.componentType, frame: frame, header: header, footer: footer,
+            contentSize: LayoutSize(width: mt.length(from: x0, to: x0 + contentWidth), height: frame.height),
+            items: items, sections: children)
+        return (layout, end)
+    }
+
+    /// Cell sizes per style (only the styles the items use), after scaling and clamping.
+    mutating func resolveStyles(_ spec: SectionSpec, used: Int, width: Double, available: Double) -> ResolvedStyles {
+        let mt = metrics
+        let index = spec.componentIndex
+        var widths: [Double] = []
+        var heights: [Double] = []
+        var ids: [String] = []
+        widths.reserveCapacity(used)
+        heights.reserveCapacity(used)
+        ids.reserveCapacity(used)
+        for style in spec.cellStyles.prefix(used) {
+            var w: Double
+            switch style.width {
+            case .columns(var n):
+                if n < 1 {
+                    warn(index, "cell style \(style.id): \(n) columns; using 1")
+                    n = 1
+                }
+                w = (width - mt.left - mt.right - Double(n - 1) * mt.spacing) / Double(n)
+                if w < 0 {
+                    warn(index, "cell style \(style.id): \(n) columns do not fit in \(fmt(available)) points; width 0")
+                    w = 0
+                }
+            case .points(let p):
+                if p.isFinite && p >= 0 {
+                    w = p * mt.m
+                } else {
+                    warn(index, "cell style \(style.id): width \(fmt(p)) is not a length; using 0")
+                    w = 0
+                }
+            }
+            if w > available + fitTolerance {
+                warn(index, "cell style \(style.id): \(fmt(w)) points wide, clamped to the available width \(fmt(available))")
+                w = available
+            }
+            var h: Double
+            switch style.height {
+            case .points(let p):
+                if p.isFinite && p >= 0 {
+                    h = p * mt.m
+                } else {
+                    warn(index, "cell style \(style.id): height \(fmt(p)) is not a length; using 0")
+                    h = 0
+                }
+            case .aspectRatio(let r):
+                if r.isFinite && r > 0 {
+                    h = w / r
+                } else {
+                    warn(index, "cell style \(style.id): aspect ratio \(fmt(r)) is not positive; height 0")
+                    h = 0
+                }
+            }
+            widths.append(w)
+            heights.append(h)
+            ids.append(style.id)
+        }
+        return ResolvedStyles(widths: widths, heights: heights, ids: ids)
+    }
+
+    /// Vertical section: greedy lines, justified except the last. Returns the bottom of the last line.
+    static func layOutLines(
+        _ styles: ResolvedStyles, count n: Int, left: Double, top: Double, available a: Double, metrics mt: Metrics,
+        into items: inout [ItemLayout]
+    ) -> Double {
+        items.reserveCapacity(n)
+        let widths = styles.widths
+        let heights = styles.heights
+        let ids = styles.ids
+        let last = widths.count - 1
+        let s = mt.spacing
+        let limit = a + fitTolerance
+        var uniform = true
+        for w in widths where w != widths[0] { uniform = false }
+
+        var fullGap = s
+        var hadFullLine = false
+        var y = top
+        var i = 0
+        while i < n {
+            if i > 0 { y += mt.lineSpacing }
+            // Measure the line: greedy, the first item costs its width, each further one s + width.
+            var j = i
+            var used = 0.0
+            var lineHeight = 0.0
+            while j < n {
+                let k = j < last ? j : last
+                let need = j == i ? widths[k] : used + s + widths[k]
+                if j > i && need > limit { break }
+                used = need
+                if heights[k] > lineHeight { lineHeight = heights[k] }
+                j += 1
+            }
+            let isLast = j == n
+            var gap = s
+            if !isLast {
+                // Justified: flush left and right, the leftover shared by the gaps.
+                if j - i > 1 { gap = s + max(0, a - used) / Double(j - i - 1) }
+                if !hadFullLine {
+                    fullGap = gap
+                    hadFullLine = true
+                }
+            } else if uniform && hadFullLine {
+                gap = fullGap  // same columns as the lines above
+            }
+            // Place it: each item centred vertically in the line.
+            let lineEnd = y + lineHeight
+            var x = left
+            for index in i..<j {
+                let k = index < last ? index : last
+                let w = widths[k]
+                let h = heights[k]
+                let itemY = y + (lineHeight - h) * 0.5
+                let maxX = x + w
+                let maxY = min(itemY + h, lineEnd)
+                items.append(ItemLayout(index: index, cellStyle: ids[k], frame: mt.frame(minX: x, minY: itemY, maxX: maxX, maxY: maxY)))
+                x = maxX + gap
+            }
+            y = lineEnd
+            i = j
+        }
+        return y
+    }
+
+    /// Horizontal section: one line from the left inset with `s·m` gaps. Returns the bottom of the
+    /// line and the right edge of the last item (both unrounded).
+    static func layOutRow(
+        _ styles: ResolvedStyles, count n: Int, left: Double, top: Double, metrics mt: Metrics,
+        into items: inout [ItemLayout]
+    ) -> (Double, Double) {
+        items.reserveCapacity(n)
+        let widths = styles.widths
+        let heights = styles.heights
+        let ids = styles.ids
+        let last = widths.count - 1
+        var lineHeight = 0.0
+        for h in heights where h > lineHeight { lineHeight = h }
+        let lineEnd = top + lineHeight
+        var x = left
+        var maxX = left
+        for index in 0..<n {
+            let k = index < last ? index : last
+            let w = widths[k]
+            let h = heights[k]
+            let itemY = top + (lineHeight - h) * 0.5
+            maxX = x + w
+            let maxY = min(itemY + h, lineEnd)
+            items.append(ItemLayout(index: index, cellStyle: ids[k], frame: mt.frame(minX: x, minY: itemY, maxX: maxX, maxY: maxY)))
+            x = maxX + mt.spacing
+        }
+        return (lineEnd, maxX)
+    }
+}
+
+struct ResolvedStyles {
+    var widths: [Double]
+    var heights: [Double]
+    var ids: [String]
+}
+
+/// A number for messages and SVG: at most `decimals` decimals, no trailing zeros, no exponent.
+func fmt(_ v: Double, decimals: Int = 2) -> String {
+    guard v.isFinite else { return v.isNaN ? "NaN" : (v < 0 ? "-infinity" : "infinity") }
+    var p = 1.0
+    for _ in 0..<decimals { p *= 10 }
+    let scaled = (abs(v) * p).rounded()
+    guard scaled < 9e15 else { return String(v) }
+    let n = Int64(scaled)
+    let unit = Int64(p)
+    var s = (v < 0 && n != 0) ? "-" : ""
+    s += String(n / unit)
+    var fraction = n % unit
+    if fraction != 0 {
+        var digits = decimals
+        while fraction % 10 == 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        let text = String(fraction)
+        s += "." + String(repeating: "0", count: digits - text.count) + text
+    }
+    return s
+}

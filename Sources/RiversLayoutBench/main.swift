@@ -1,0 +1,125 @@
+// Layout engine benchmark: cells per second, and how the cost per cell grows with the section size.
+//
+//   swift build -c release --product RiversLayoutBench && .build/release/RiversLayoutBench
+//
+// (a) a screen of 20 sections × 50 cells (lists, grids, horizontal lists, mixed styles, headers);
+// (b) one vertical section of 100,000 cells;
+// linearity = time per cell of (b) ÷ time per cell of a 1,000-cell section of the same kind
+// (≈ 1.0 means linear). Each figure is the best of several interleaved rounds; the median of the
+// per-round ratios is printed too.
+
+import RiversLayout
+
+let family = FamilyMetrics(
+    referenceWidth: 320, referenceHeight: 568, insets: LayoutInsets(top: 10, left: 10, bottom: 10, right: 10),
+    interitemSpacing: 10, lineSpacing: 10)
+let device = Device(width: 375, height: 667, scale: 3)
+
+let list = CellStyleSpec(id: "LIST_1", width: .columns(1), height: .points(80))
+let grid2 = CellStyleSpec(id: "GRID_2", width: .columns(2), height: .aspectRatio(16.0 / 9.0))
+let grid3 = CellStyleSpec(id: "GRID_3", width: .columns(3), height: .aspectRatio(2.0 / 3.0))
+let hero = CellStyleSpec(id: "HERO_1", width: .columns(1), height: .aspectRatio(16.0 / 9.0))
+let card = CellStyleSpec(id: "CARD_1", width: .points(140), height: .points(120))
+let chip = CellStyleSpec(id: "CHIP_1", width: .points(90), height: .points(40))
+
+func screen(sections: Int, cells: Int) -> LayoutRequest {
+    var specs: [SectionSpec] = []
+    for i in 0..<sections {
+        let spec: SectionSpec
+        switch i % 5 {
+        case 0: spec = SectionSpec(componentIndex: i, componentType: "hero", axis: .vertical, cellStyles: [hero, grid2], header: 30, itemLimit: cells)
+        case 1: spec = SectionSpec(componentIndex: i, componentType: "grid", axis: .vertical, cellStyles: [grid3], header: 30, itemLimit: cells)
+        case 2: spec = SectionSpec(componentIndex: i, componentType: "horizontal_list", axis: .horizontal, cellStyles: [card], header: 30, itemLimit: cells)
+        case 3: spec = SectionSpec(componentIndex: i, componentType: "list", axis: .vertical, cellStyles: [list], footer: 20, itemLimit: cells)
+        default: spec = SectionSpec(componentIndex: i, componentType: "grid", axis: .vertical, cellStyles: [card, chip, grid2], itemLimit: cells)
+        }
+        specs.append(spec)
+    }
+    return LayoutRequest(device: device, family: family, sections: specs)
+}
+
+/// One big vertical section: a hero, then a 3-column grid with a mixed-width style now and then.
+func bigSection(cells: Int) -> LayoutRequest {
+    let spec = SectionSpec(componentIndex: 0, componentType: "grid", axis: .vertical, cellStyles: [hero, grid3], header: 30, itemLimit: cells)
+    return LayoutRequest(device: device, family: family, sections: [spec])
+}
+
+func seconds(_ d: Duration) -> Double {
+    let c = d.components
+    return Double(c.seconds) + Double(c.attoseconds) * 1e-18
+}
+
+nonisolated(unsafe) var sink = 0.0
+
+/// Time for one layout of `request`, averaged over `repetitions` layouts.
+func timeOne(_ request: LayoutRequest, repetitions: Int) -> Double {
+    let clock = ContinuousClock()
+    var acc = 0.0
+    let d = clock.measure {
+        for _ in 0..<repetitions {
+            let layout = LayoutEngine.layout(request)
+            acc += layout.contentSize.height + Double(layout.sections[0].items.count)
+        }
+    }
+    sink += acc
+    return seconds(d) / Double(repetitions)
+}
+
+func cellCount(_ request: LayoutRequest) -> Int {
+    func count(_ s: [SectionLayout]) -> Int { s.reduce(0) { $0 + $1.items.count + count($1.sections) } }
+    return count(LayoutEngine.layout(request).sections)
+}
+
+func format(_ v: Double, _ decimals: Int) -> String {
+    var p = 1.0
+    for _ in 0..<decimals { p *= 10 }
+    let r = (v * p).rounded() / p
+    var s = String(r)
+    if let dot = s.firstIndex(of: "."), s.distance(from: dot, to: s.endIndex) - 1 < decimals {
+        s += String(repeating: "0", count: decimals - (s.distance(from: dot, to: s.endIndex) - 1))
+    }
+    return s
+}
+
+func millions(_ perSecond: Double) -> String { format(perSecond / 1e6, 2) + " M cells/s" }
+
+let screenRequest = screen(sections: 20, cells: 50)
+let bigRequest = bigSection(cells: 100_000)
+let smallRequest = bigSection(cells: 1_000)
+let screenCells = cellCount(screenRequest)
+let bigCells = cellCount(bigRequest)
+let smallCells = cellCount(smallRequest)
+
+// Warm up.
+_ = timeOne(screenRequest, repetitions: 200)
+_ = timeOne(bigRequest, repetitions: 2)
+_ = timeOne(smallRequest, repetitions: 200)
+
+// Rounds interleave the three cases so that they see the same machine (this runs on shared, noisy
+// cores); each figure is the best round, each round about 30 ms per case.
+let rounds = 15
+var screenTime = Double.infinity
+var bigTime = Double.infinity
+var smallTime = Double.infinity
+var ratios: [Double] = []
+for _ in 0..<rounds {
+    screenTime = min(screenTime, timeOne(screenRequest, repetitions: 1_000))
+    let big = timeOne(bigRequest, repetitions: 10)
+    let small = timeOne(smallRequest, repetitions: 1_000)
+    bigTime = min(bigTime, big)
+    smallTime = min(smallTime, small)
+    ratios.append((big / Double(bigCells)) / (small / Double(smallCells)))
+}
+ratios.sort()
+
+let screenRate = Double(screenCells) / screenTime
+let bigRate = Double(bigCells) / bigTime
+let smallRate = Double(smallCells) / smallTime
+let linearity = (bigTime / Double(bigCells)) / (smallTime / Double(smallCells))
+
+print("RiversLayout benchmark (best of \(rounds) rounds, one core, device 375×667 @3x)")
+print("(a) screen, 20 sections × 50 cells (\(screenCells) cells): \(format(screenTime * 1e6, 1)) µs per layout, \(millions(screenRate))")
+print("(b) one section of \(bigCells) cells: \(format(bigTime * 1e3, 2)) ms per layout, \(millions(bigRate))")
+print("    one section of \(smallCells) cells: \(format(smallTime * 1e6, 1)) µs per layout, \(millions(smallRate))")
+print("linearity (time per cell, \(bigCells) ÷ \(smallCells) cells): \(format(linearity, 2)) best ÷ best, \(format(ratios[ratios.count / 2], 2)) median of rounds")
+if sink == 42 { print("") }  // keeps the results alive

@@ -1,0 +1,136 @@
+import Foundation
+import Hummingbird
+import RiversCore
+import RiversStore
+
+/// The request context: Hummingbird's core storage plus the app the bearer token belongs to.
+public struct RiversContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by `TokenAuthMiddleware` on every `/api/v1` request.
+    public var tokenAppId: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+}
+
+/// Every `/api/v1` route needs `Authorization: Bearer <token>`; the token decides the one app
+/// the request may see.
+struct TokenAuthMiddleware: RouterMiddleware {
+    typealias Context = RiversContext
+    let store: Store
+
+    func handle(_ request: Request, context: RiversContext, next: (Request, RiversContext) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization] else { throw Problem.unauthorized }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Problem.unauthorized }
+        guard let appId = try await store.appId(forToken: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            throw Problem(.unauthorized, type: "unauthorized", title: "Authentication required", detail: "the API token is not valid",
+                          headers: [.wwwAuthenticate: "Bearer realm=\"rivers\", error=\"invalid_token\""])
+        }
+        var context = context
+        context.tokenAppId = appId
+        return try await next(request, context)
+    }
+}
+
+/// Reading requests and writing JSON responses, the same way for every controller.
+struct APIHelpers: Sendable {
+    let store: Store
+    let bodyLimit: Int
+
+    /// The app named by `{app}` (id or slug), if the token may see it; 404 otherwise, so a token
+    /// cannot even learn which other apps exist.
+    func app(_ context: RiversContext) async throws -> App {
+        let key = try context.parameters.require("app")
+        guard let app = try await store.findApp(key), app.id == context.tokenAppId else {
+            throw Problem.notFound("no app \(key)")
+        }
+        return app
+    }
+
+    /// The request body as JSON: 413 past the limit, 415 for another media type, 400 when malformed.
+    func body(_ request: Request) async throws -> JSONValue {
+        if let type = request.headers[.contentType], !type.isEmpty {
+            let media = type.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased()
+            if media != "application/json" && media != "application/merge-patch+json" && !media.hasSuffix("+json") {
+                throw Problem.unsupportedMediaType(media)
+            }
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: bodyLimit)
+        } catch {
+            throw Problem.tooLarge(limit: bodyLimit)
+        }
+        do {
+            return try JSONValue.parse(buffer.readableBytesView)
+        } catch {
+            throw Problem.malformed(error.description)
+        }
+    }
+
+    /// `If-Match`: absent, `*`, or one or more strong ETags.
+    func precondition(_ request: Request) throws -> RevisionPrecondition {
+        guard let header = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return .none }
+        if header == "*" { return .any }
+        var revisions: [Int] = []
+        for tag in header.split(separator: ",") {
+            var t = tag.trimmingCharacters(in: .whitespaces)
+            if t.hasPrefix("W/") { t.removeFirst(2) }
+            guard t.count >= 2, t.hasPrefix("\""), t.hasSuffix("\""), let n = Int(t.dropFirst().dropLast()) else {
+                throw Problem(.badRequest, type: "bad-if-match", title: "If-Match is not valid", detail: "If-Match takes the ETag of a GET, like \"3\" (quotes included)", field: "If-Match")
+            }
+            revisions.append(n)
+        }
+        return .oneOf(revisions)
+    }
+
+    /// `limit` (1…200, default 50) and `offset` (default 0).
+    func paging(_ request: Request) throws -> (limit: Int, offset: Int) {
+        let query = request.uri.queryParameters
+        var limit = 50, offset = 0
+        if let text = query["limit"] {
+            guard let n = Int(text), (1...Store.maxPageSize).contains(n) else {
+                throw Problem.badParameter("limit", "limit must be a whole number from 1 to \(Store.maxPageSize)")
+            }
+            limit = n
+        }
+        if let text = query["offset"] {
+            guard let n = Int(text), n >= 0 else { throw Problem.badParameter("offset", "offset must be a whole number, 0 or more") }
+            offset = n
+        }
+        return (limit, offset)
+    }
+}
+
+/// A JSON response, with the resource's ETag when it has a revision.
+struct JSONResponse: ResponseGenerator {
+    var value: JSONValue
+    var status: HTTPResponse.Status = .ok
+    var headers: HTTPFields = [:]
+
+    init(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) {
+        self.value = value
+        self.status = status
+        self.headers = headers
+    }
+
+    init(_ record: Record, status: HTTPResponse.Status = .ok, location: String? = nil) {
+        self.init(record.json, status: status)
+        headers[.eTag] = ETag.make(record.revision)
+        if let location { headers[.location] = location }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
+    }
+}
+
+struct NoContent: ResponseGenerator {
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: .noContent)
+    }
+}

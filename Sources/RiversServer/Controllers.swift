@@ -1,0 +1,105 @@
+import Hummingbird
+import RiversCore
+import RiversStore
+
+/// The `/api/v1` routes.
+struct APIController {
+    let store: Store
+    let helpers: APIHelpers
+
+    func register(on routes: RouteRegistrar) {
+        PreviewController(store: store, helpers: helpers).register(on: routes)
+        PluginController(store: store, helpers: helpers).register(on: routes)
+        routes.on(.get, "apps") { _, context in
+            guard let appId = context.tokenAppId else { throw Problem.unauthorized }
+            let app = try await store.app(id: appId)
+            return JSONResponse(["items": [app.json], "total": 1, "limit": 50, "offset": 0, "next_offset": nil])
+        }
+        routes.on(.get, "apps/{app}") { _, context in
+            JSONResponse(try await helpers.app(context).json)
+        }
+        routes.on(.get, "component-types") { _, _ in
+            JSONResponse(["items": .array(ComponentType.builtIn.map(\.json))])
+        }
+        // The app's catalog: the built-in types and its ui_component plugins.
+        routes.on(.get, "apps/{app}/component-types") { _, context in
+            let app = try await helpers.app(context)
+            let catalog = try await store.registry(appId: app.id).catalog
+            let ids = ComponentType.builtIn.map(\.id) + catalog.types.keys.filter { id in !ComponentType.builtIn.contains { $0.id == id } }.sorted()
+            return JSONResponse(["items": .array(ids.compactMap { catalog.types[$0]?.json })])
+        }
+
+        ResourceEndpoints(
+            path: "families",
+            list: { try await store.listFamilies(appId: $0, limit: $1, offset: $2) },
+            get: { try await store.family(appId: $0, id: $1) },
+            create: { try await store.createFamily(appId: $0, body: $1) },
+            update: { try await store.updateFamily(appId: $0, id: $1, precondition: $2, transform: $3) },
+            delete: { try await store.deleteFamily(appId: $0, id: $1, precondition: $2) }
+        ).register(on: routes, helpers: helpers)
+
+        ResourceEndpoints(
+            path: "layouts",
+            list: { try await store.listLayouts(appId: $0, limit: $1, offset: $2) },
+            get: { try await store.layout(appId: $0, id: $1) },
+            create: { try await store.createLayout(appId: $0, body: $1) },
+            update: { try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3) },
+            delete: { try await store.deleteLayout(appId: $0, id: $1, precondition: $2) }
+        ).register(on: routes, helpers: helpers)
+
+        ResourceEndpoints(
+            path: "screens",
+            list: { try await store.listScreens(appId: $0, limit: $1, offset: $2) },
+            get: { try await store.screen(appId: $0, id: $1) },
+            create: { try await store.createScreen(appId: $0, body: $1) },
+            update: { try await store.updateScreen(appId: $0, id: $1, precondition: $2, transform: $3) },
+            delete: { try await store.deleteScreen(appId: $0, id: $1, precondition: $2) }
+        ).register(on: routes, helpers: helpers)
+
+        // Reordering a screen's components is one request: the new order of their ids.
+        routes.on(.post, "apps/{app}/screens/{id}/reorder") { request, context in
+            let app = try await helpers.app(context)
+            let precondition = try helpers.precondition(request)
+            let body = try await helpers.body(request)
+            let order = try ComponentOrder.read(body)
+            let record = try await store.updateScreen(
+                appId: app.id, id: try context.parameters.require("id"), precondition: precondition
+            ) { current in try order.apply(to: current) }
+            return JSONResponse(record)
+        }
+    }
+}
+
+/// A new order for a screen's top-level components, by id.
+struct ComponentOrder {
+    var ids: [String]
+
+    static func read(_ body: JSONValue) throws -> ComponentOrder {
+        let problems = Problems()
+        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+        r.rejectUnknownKeys(["component_ids"])
+        let ids = r.stringArray("component_ids")
+        if ids == nil, problems.isEmpty { problems.add("/component_ids", "is required: the ids of the screen's components in their new order") }
+        guard problems.isEmpty, let ids else { throw Problem.invalid(problems.errors) }
+        return ComponentOrder(ids: ids)
+    }
+
+    /// The screen JSON with its components in this order; the ids must be exactly the screen's.
+    func apply(to screen: JSONValue) throws -> JSONValue {
+        guard var o = screen.objectValue else { return screen }
+        let components = o["ui_components"]?.arrayValue ?? []
+        var byId: [String: JSONValue] = [:]
+        for c in components { if let id = c["id"]?.stringValue { byId[id] = c } }
+        var errors: [FieldError] = []
+        var seen: Set<String> = []
+        for (i, id) in ids.enumerated() {
+            if byId[id] == nil { errors.append(FieldError("/component_ids/\(i)", "the screen has no component \(id)")) }
+            if !seen.insert(id).inserted { errors.append(FieldError("/component_ids/\(i)", "\(id) is listed twice")) }
+        }
+        let missing = byId.keys.filter { !seen.contains($0) }.sorted()
+        if !missing.isEmpty { errors.append(FieldError("/component_ids", "leaves out \(missing.joined(separator: ", ")): list every component once")) }
+        if !errors.isEmpty { throw Problem.invalid(errors) }
+        o["ui_components"] = .array(ids.map { byId[$0]! })
+        return .object(o)
+    }
+}

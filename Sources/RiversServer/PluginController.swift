@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import RiversCore
+import RiversStore
+
+/// `/plugins`: register Zapp plugin manifests (screen plugins, ui_component plugins, navigation
+/// and hook plugins), keep their versions, and give the editor a form for each.
+struct PluginController {
+    let store: Store
+    let helpers: APIHelpers
+
+    func register(on routes: RouteRegistrar) {
+        routes.on(.get, "apps/{app}/plugins") { request, context in
+            let app = try await helpers.app(context)
+            let (limit, offset) = try helpers.paging(request)
+            return JSONResponse(try await store.listPlugins(appId: app.id, limit: limit, offset: offset).json)
+        }
+        routes.on(.post, "apps/{app}/plugins") { request, context in
+            let app = try await helpers.app(context)
+            let (record, created) = try await store.registerPlugin(appId: app.id, manifestJSON: try await helpers.body(request))
+            let id = record.body["identifier"]?.stringValue ?? ""
+            return JSONResponse(record, status: created ? .created : .ok, location: "/api/v1/apps/\(app.slug)/plugins/\(id)")
+        }
+        routes.on(.get, "apps/{app}/plugins/{id}") { _, context in
+            let app = try await helpers.app(context)
+            return JSONResponse(try await store.plugin(appId: app.id, identifier: try context.parameters.require("id")))
+        }
+        routes.on(.put, "apps/{app}/plugins/{id}") { request, context in
+            let app = try await helpers.app(context)
+            let precondition = try helpers.precondition(request)
+            let (record, _) = try await store.registerPlugin(
+                appId: app.id, manifestJSON: try await helpers.body(request), expectedIdentifier: try context.parameters.require("id"),
+                precondition: precondition, replace: true)
+            return JSONResponse(record)
+        }
+        routes.on(.delete, "apps/{app}/plugins/{id}") { request, context in
+            let app = try await helpers.app(context)
+            try await store.deletePlugin(appId: app.id, identifier: try context.parameters.require("id"), precondition: try helpers.precondition(request))
+            return NoContent()
+        }
+        routes.on(.get, "apps/{app}/plugins/{id}/form") { request, context in
+            let app = try await helpers.app(context)
+            let version = request.uri.queryParameters["version"].map(String.init)
+            let manifest = try await store.pluginManifest(appId: app.id, identifier: try context.parameters.require("id"), version: version)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(manifest.form()))))
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Hummingbird
+import RiversCore
+import RiversLayout
+import RiversStore
+
+/// The server-side preview: frames of every component and cell of a screen on a device, as JSON
+/// or drawn as SVG (`?format=svg`).
+struct PreviewController {
+    let store: Store
+    let helpers: APIHelpers
+
+    func options(_ appId: String) async throws -> Screen.ReadOptions {
+        try await store.registry(appId: appId).readOptions
+    }
+
+    func register(on routes: RouteRegistrar) {
+        routes.on(.get, "devices") { _, _ in
+            JSONResponse(["items": .array(DevicePreset.all.map(Self.presetJSON))])
+        }
+        routes.on(.get, "apps/{app}/screens/{id}/preview") { request, context in
+            let app = try await helpers.app(context)
+            let record = try await store.screen(appId: app.id, id: try context.parameters.require("id"))
+            let device = try Self.device(query: request.uri.queryParameters)
+            // A stored screen was valid when saved; read it as it is.
+            var options = try await options(app.id)
+            if let type = record.body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
+            let problems = Problems()
+            guard let screen = Screen.read(record.body.removingBookkeeping(), options: options, problems: problems) else {
+                throw Problem.invalid(problems.errors)
+            }
+            return try await render(screen, appId: app.id, device: device, sample: nil, options: options, request: request)
+        }
+        routes.on(.post, "apps/{app}/preview") { request, context in
+            let app = try await helpers.app(context)
+            let body = try await helpers.body(request)
+            let problems = Problems()
+            guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+            r.rejectUnknownKeys(["screen", "device", "sample"])
+            var device = try Self.device(query: request.uri.queryParameters)
+            if let given = r.object["device"] { device = Self.device(json: given, problems: problems) ?? device }
+            let sample = Self.sample(r.object["sample"], problems: problems)
+            // An unsaved screen may not have a name yet.
+            var screenJSON = r.object["screen"] ?? .null
+            if var o = screenJSON.objectValue, o["name"] == nil || o["name"] == .string("") {
+                o["name"] = "Preview"
+                screenJSON = .object(o)
+            }
+            let screenProblems = Problems()
+            let options = try await options(app.id)
+            let screen = Screen.read(screenJSON.removingBookkeeping(), options: options, problems: screenProblems)
+            problems.add(contentsOf: screenProblems.errors.map { FieldError("/screen" + $0.pointer, $0.message) })
+            guard problems.isEmpty, let screen else { throw Problem.invalid(problems.errors) }
+            return try await render(screen, appId: app.id, device: device, sample: sample, options: options, request: request, pointerPrefix: "/screen")
+        }
+    }
+
+    func render(
+        _ screen: Screen, appId: String, device: Device, sample: Sample?, options: Screen.ReadOptions, request: Request,
+        pointerPrefix: String = ""
+    ) async throws -> Response {
+        let familyRecord: Record
+        do {
+            familyRecord = try await store.family(appId: appId, id: screen.family)
+        } catch StoreError.notFound {
+            throw Problem.invalid([FieldError(pointerPrefix + "/family", "no family \"\(screen.family)\" in this app")])
+        }
+        guard let family = Family.read(familyRecord.body, problems: Problems()) else {
+            throw Problem.invalid([FieldError(pointerPrefix + "/family", "family \(screen.family) cannot be read")])
+        }
+        let unknown = References.checkCellStyles(screen.uiComponents, family: family, familyId: family.id)
+        if !unknown.isEmpty { throw Problem.invalid(unknown.map { FieldError(pointerPrefix + $0.pointer, $0.message) }) }
+        let layout = LayoutEngine.layout(ScreenLayoutInput.request(screen: screen, family: family, catalog: options.catalog, device: device, sample: sample))
+        let format = request.uri.queryParameters["format"].map(String.init) ?? "json"
+        switch format {
+        case "svg":
+            return Response(
+                status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: SVGRenderer.render(layout))))
+        case "json":
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(layout))))
+        default:
+            throw Problem.badParameter("format", "format is json (the default) or svg")
+        }
+    }
+
+    static func presetJSON(_ preset: DevicePreset) -> JSONValue {
+        [
+            "id": .string(preset.id), "name": .string(preset.name), "kind": .string(preset.kind),
+            "width": .number(preset.device.width), "height": .number(preset.device.height), "scale": .number(preset.device.scale),
+        ]
+    }
+
+    static let defaultDevice = DevicePreset.all[0].device
+
+    /// `?device=<preset id>` or `?width=&height=&scale=` (scale defaults to 2).
+    static func device(query: Parameters) throws -> Device {
+        if let id = query["device"] {
+            guard let preset = DevicePreset.all.first(where: { $0.id == id }) else {
+                throw Problem.badParameter("device", "no device preset \(id); see GET /api/v1/devices")
+            }
+            return preset.device
+        }
+        guard query["width"] != nil || query["height"] != nil || query["scale"] != nil else { return defaultDevice }
+        func number(_ name: String, _ range: ClosedRange<Double>, default value: Double?) throws -> Double {
+            guard let text = query[Substring(name)] else {
+                if let value { return value }
+                throw Problem.badParameter(name, "\(name) is required with width and height")
+            }
+            guard let n = Double(String(text)), n.isFinite, range.contains(n) else {
+                throw Problem.badParameter(name, "\(name) must be a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
+            }
+            return n
+        }
+        return Device(width: try number("width", 1...10_000, default: nil), height: try number("height", 1...10_000, default: nil),
+                      scale: try number("scale", 1...4, default: 2))
+    }
+
+    static func device(json: JSONValue, problems: Problems) -> Device? {
+        if let id = json.stringValue {
+            guard let preset = DevicePreset.all.first(where: { $0.id == id }) else {
+                problems.add("/device", "no device preset \(id); see GET /api/v1/devices")
+                return nil
+            }
+            return preset.device
+        }
+        guard let r = ObjectReader(json, at: "/device", problems: problems) else { return nil }
+        r.rejectUnknownKeys(["width", "height", "scale"])
+        let width = r.number("width", required: true, exclusiveMinimum: 0)
+        let height = r.number("height", required: true, exclusiveMinimum: 0)
+        let scale = r.number("scale", minimum: 1) ?? 2
+        guard let width, let height, width <= 10_000, height <= 10_000, scale <= 4 else {
+            if problems.isEmpty { problems.add("/device", "width and height go up to 10000 points, scale up to 4") }
+            return nil
+        }
+        return Device(width: width, height: height, scale: scale)
+    }
+
+    /// `{"counts": {"0": 12}}` (items per component index) or `{"children": [3, 5]}` (a sender's children).
+    static func sample(_ json: JSONValue?, problems: Problems) -> Sample? {
+        guard let json, !json.isNull else { return nil }
+        guard let r = ObjectReader(json, at: "/sample", problems: problems) else { return nil }
+        r.rejectUnknownKeys(["counts", "children"])
+        if let counts = ObjectReader(r.object["counts"], at: "/sample/counts", problems: problems, required: false) {
+            var result: [Int: Int] = [:]
+            for key in counts.object.keys.sorted() {
+                guard let index = Int(key), index >= 0 else {
+                    problems.add(counts.at(key), "keys are component indexes (0, 1, …)")
+                    continue
+                }
+                if let n = counts.integer(key, minimum: 0) { result[index] = n }
+            }
+            return .counts(result)
+        }
+        if let children = r.array("children") {
+            var result: [Int] = []
+            for (i, c) in children.enumerated() {
+                guard let n = c.numberValue, n >= 0, n.rounded() == n else {
+                    problems.add("/sample/children/\(i)", "must be a whole number of items, 0 or more")
+                    continue
+                }
+                result.append(Int(n))
+            }
+            return .children(result)
+        }
+        problems.add("/sample", "give counts (items per component index) or children (a sender's children)")
+        return nil
+    }
+}
+

@@ -1,0 +1,134 @@
+import Foundation
+import Hummingbird
+import Logging
+import RiversCore
+import RiversStore
+
+/// An error answered as `application/problem+json` (RFC 9457): `type`, `title`, `status`,
+/// `detail`, the offending `field` (a JSON pointer) and, for validation, every problem in `errors`.
+public struct Problem: Error, HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    public var type: String
+    public var title: String
+    public var detail: String
+    public var errors: [FieldError]
+    public var field: String?
+    public var extra: [String: JSONValue]
+    public var headers: HTTPFields
+
+    public init(
+        _ status: HTTPResponse.Status, type: String, title: String, detail: String, errors: [FieldError] = [],
+        field: String? = nil, extra: [String: JSONValue] = [:], headers: HTTPFields = [:]
+    ) {
+        self.status = status
+        self.type = type
+        self.title = title
+        self.detail = detail
+        self.errors = errors
+        self.field = field ?? errors.first?.pointer
+        self.extra = extra
+        self.headers = headers
+    }
+
+    public var json: JSONValue {
+        var o = extra
+        o["type"] = .string("/problems/\(type)")
+        o["title"] = .string(title)
+        o["status"] = .number(Double(status.code))
+        o["detail"] = .string(detail)
+        if let field { o["field"] = .string(field) }
+        if !errors.isEmpty {
+            o["errors"] = .array(errors.map { ["pointer": .string($0.pointer), "message": .string($0.message)] })
+        }
+        return .object(o)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = self.headers
+        headers[.contentType] = "application/problem+json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json.serialized())))
+    }
+
+    // MARK: The problems this API answers with
+
+    public static func invalid(_ errors: [FieldError]) -> Problem {
+        let detail = errors.count == 1 ? errors[0].description : "\(errors.count) problems: " + errors.prefix(5).map(\.description).joined(separator: "; ")
+        return Problem(.unprocessableContent, type: "validation", title: "The request breaks the rules", detail: detail, errors: errors)
+    }
+
+    public static func malformed(_ detail: String) -> Problem {
+        Problem(.badRequest, type: "malformed-json", title: "The body is not valid JSON", detail: detail, field: "")
+    }
+
+    public static func badParameter(_ name: String, _ detail: String) -> Problem {
+        Problem(.badRequest, type: "bad-parameter", title: "A query parameter is not valid", detail: detail, field: name)
+    }
+
+    public static func notFound(_ detail: String) -> Problem {
+        Problem(.notFound, type: "not-found", title: "Not found", detail: detail)
+    }
+
+    public static let unauthorized = Problem(
+        .unauthorized, type: "unauthorized", title: "Authentication required",
+        detail: "send an API token as 'Authorization: Bearer <token>' (create one with 'rivers token create <app>')",
+        headers: [.wwwAuthenticate: "Bearer realm=\"rivers\""])
+
+    public static func tooLarge(limit: Int) -> Problem {
+        Problem(.contentTooLarge, type: "too-large", title: "The body is too large", detail: "bodies may be at most \(limit) bytes (MAX_BODY_BYTES)")
+    }
+
+    public static func unsupportedMediaType(_ type: String) -> Problem {
+        Problem(.unsupportedMediaType, type: "unsupported-media-type", title: "Send JSON", detail: "the body must be application/json (got \(type))", field: "")
+    }
+
+    /// Maps a store error to its problem.
+    public static func from(_ error: StoreError) -> Problem {
+        switch error {
+        case .notFound(let detail): return .notFound(detail)
+        case .preconditionFailed(let current):
+            return Problem(
+                .preconditionFailed, type: "stale-revision", title: "Someone else changed this first",
+                detail: "If-Match does not match the current revision \(current); reload it, reapply your change and send the new ETag",
+                extra: ["current_revision": .number(Double(current))], headers: [.eTag: ETag.make(current)])
+        case .conflict(let detail, let usedBy):
+            return Problem(.conflict, type: "conflict", title: "The change conflicts with other data", detail: detail, extra: usedBy.isEmpty ? [:] : ["used_by": .array(usedBy)])
+        case .invalid(let errors): return .invalid(errors)
+        }
+    }
+}
+
+/// Turns every error into problem+json: store errors by their meaning, Hummingbird's own errors
+/// (unknown route, body too large) by their status, anything else into a 500 that leaks nothing.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    let bodyLimit: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            throw problem
+        } catch let error as StoreError {
+            throw Problem.from(error)
+        } catch let error as ValidationFailure {
+            throw Problem.invalid(error.errors)
+        } catch let error as HTTPResponseError {
+            switch error.status {
+            case .notFound: throw Problem.notFound("no route \(request.method) \(request.uri.path)")
+            case .contentTooLarge: throw Problem.tooLarge(limit: bodyLimit)
+            case .methodNotAllowed:
+                throw Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed", detail: "\(request.method) is not allowed on \(request.uri.path)")
+            default:
+                throw Problem(error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase, detail: error.status.reasonPhrase)
+            }
+        } catch {
+            context.logger.error("unexpected error on \(request.method) \(request.uri.path): \(String(reflecting: error))")
+            throw Problem(.internalServerError, type: "internal", title: "Internal error", detail: "the server failed; the error was logged")
+        }
+    }
+}
+
+/// Strong ETags carry the revision: `"7"`.
+enum ETag {
+    static func make(_ revision: Int) -> String { "\"\(revision)\"" }
+}
+

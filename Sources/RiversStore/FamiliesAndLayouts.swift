@@ -1,0 +1,211 @@
+import Foundation
+import PostgresNIO
+import RiversCore
+
+/// A change computed from the current JSON inside the write's transaction (PUT ignores it, PATCH
+/// merges into it), so a read-modify-write can never interleave with another writer.
+public typealias Transform = @Sendable (JSONValue) throws -> JSONValue
+
+func validated<T>(_ read: (Problems) -> T?) throws -> T {
+    let problems = Problems()
+    guard let value = read(problems), problems.isEmpty else { throw StoreError.invalid(problems.errors) }
+    return value
+}
+
+/// The `id` of a replacing body must be absent or equal to the id in the path.
+func bodyKeepingId(_ body: JSONValue, id: String, normalize: (String) -> String? = { $0 }) throws -> JSONValue {
+    guard var o = body.objectValue else { return body }
+    if let given = o["id"], !given.isNull {
+        guard let s = given.stringValue, normalize(s) == normalize(id) else {
+            throw StoreError.invalid([FieldError("/id", "cannot be changed (this is \(id))")])
+        }
+    }
+    o["id"] = .string(id)
+    return .object(o)
+}
+
+extension Store {
+    // MARK: Families
+
+    public func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page {
+        try await list(.families, appId: appId, limit: limit, offset: offset)
+    }
+
+    public func family(appId: String, id: String) async throws -> Record {
+        try await get(.families, appId: appId, id: id)
+    }
+
+    public func createFamily(appId: String, body: JSONValue) async throws -> Record {
+        let family = try validated { Family.read(body, problems: $0) }
+        return try await client.transaction(logger: logger) { connection in
+            if try await fetchIfPresent(.families, appId: appId, id: family.id, on: connection, lock: .none) != nil {
+                throw StoreError.conflict("a family \(family.id) exists already in this app", usedBy: [])
+            }
+            do {
+                return try await returnedRecord(
+                    connection.query(
+                        """
+                        INSERT INTO families (app_id, id, body) VALUES (\(appId)::uuid, \(family.id), \(family.json.serializedString())::jsonb)
+                        RETURNING revision, created_at, updated_at
+                        """, logger: logger), body: family.json)
+            } catch let error as PSQLError where error.isUniqueViolation {
+                throw StoreError.conflict("a family \(family.id) exists already in this app", usedBy: [])
+            }
+        }
+    }
+
+    public func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record {
+        try await client.transaction(logger: logger) { connection in
+            let current = try await fetch(.families, appId: appId, id: id, on: connection, lock: .update)
+            try precondition.check(current.revision)
+            let body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id)
+            let family = try validated { Family.read(body, problems: $0) }
+            // Cell styles that screens or layouts still use must stay.
+            let styles = Set(family.cellStyles.map(\.id))
+            var users: [JSONValue] = []
+            var missing: Set<String> = []
+            for user in try await familyUsers(appId: appId, familyId: id, on: connection) {
+                let lost = user.cellStyles.subtracting(styles)
+                if !lost.isEmpty {
+                    missing.formUnion(lost)
+                    users.append(user.json(extra: ["cell_styles": .array(lost.sorted().map(JSONValue.string))]))
+                }
+            }
+            if !users.isEmpty {
+                throw StoreError.conflict(
+                    "cell styles \(missing.sorted().joined(separator: ", ")) are still used; change those components first",
+                    usedBy: users)
+            }
+            return try await returnedRecord(
+                connection.query(
+                    """
+                    UPDATE families SET body = \(family.json.serializedString())::jsonb, revision = revision + 1, updated_at = now()
+                    WHERE app_id = \(appId)::uuid AND id = \(id)
+                    RETURNING revision, created_at, updated_at
+                    """, logger: logger), body: family.json)
+        }
+    }
+
+    public func deleteFamily(appId: String, id: String, precondition: RevisionPrecondition) async throws {
+        try await client.transaction(logger: logger) { connection in
+            let current = try await fetch(.families, appId: appId, id: id, on: connection, lock: .update)
+            try precondition.check(current.revision)
+            let users = try await familyUsers(appId: appId, familyId: id, on: connection)
+            if !users.isEmpty {
+                throw StoreError.conflict("family \(id) is used by \(users.count) screen(s) or layout(s)", usedBy: users.map { $0.json(extra: [:]) })
+            }
+            try await connection.query("DELETE FROM families WHERE app_id = \(appId)::uuid AND id = \(id)", logger: logger)
+        }
+    }
+
+    struct FamilyUser {
+        var kind: String
+        var id: String
+        var name: String
+        var cellStyles: Set<String>
+
+        func json(extra: [String: JSONValue]) -> JSONValue {
+            var o: [String: JSONValue] = ["kind": .string(kind), "id": .string(id), "name": .string(name)]
+            o.merge(extra) { _, b in b }
+            return .object(o)
+        }
+    }
+
+    /// Screens and layouts on a family, with the cell styles their components name.
+    func familyUsers(appId: String, familyId: String, on connection: PostgresConnection) async throws -> [FamilyUser] {
+        let rows = try await connection.query(
+            """
+            SELECT 'screen', id::text, body->>'name', (body->'ui_components')::text, position FROM screens
+            WHERE app_id = \(appId)::uuid AND family = \(familyId)
+            UNION ALL
+            SELECT 'layout', id, body->>'name', (body->'ui_components')::text, position FROM layouts
+            WHERE app_id = \(appId)::uuid AND family = \(familyId)
+            ORDER BY 1 DESC, 5
+            """, logger: logger)
+        var users: [FamilyUser] = []
+        for try await (kind, id, name, components, _) in rows.decode((String, String, String, String, Int).self) {
+            var styles: Set<String> = []
+            func collect(_ list: JSONValue?) {
+                for c in list?.arrayValue ?? [] {
+                    for s in c["cell_styles"]?.arrayValue ?? [] { if let s = s.stringValue { styles.insert(s) } }
+                    collect(c["ui_components"])
+                }
+            }
+            collect(try JSONValue.parse(Array(components.utf8)))
+            users.append(FamilyUser(kind: kind, id: id, name: name, cellStyles: styles))
+        }
+        return users
+    }
+
+    // MARK: Layouts
+
+    public func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page {
+        try await list(.layouts, appId: appId, limit: limit, offset: offset)
+    }
+
+    public func layout(appId: String, id: String) async throws -> Record {
+        try await get(.layouts, appId: appId, id: id)
+    }
+
+    public func createLayout(appId: String, body: JSONValue) async throws -> Record {
+        try await client.transaction(logger: logger) { connection in
+            let catalog = try await registry(appId: appId, on: connection).catalog
+            let layout = try validated { LayoutTemplate.read(body, catalog: catalog, problems: $0) }
+            try await checkLayoutReferences(layout, appId: appId, on: connection)
+            if try await fetchIfPresent(.layouts, appId: appId, id: layout.id, on: connection, lock: .none) != nil {
+                throw StoreError.conflict("a layout \(layout.id) exists already in this app", usedBy: [])
+            }
+            return try await returnedRecord(
+                connection.query(
+                    """
+                    INSERT INTO layouts (app_id, id, family, body)
+                    VALUES (\(appId)::uuid, \(layout.id), \(layout.family), \(layout.json.serializedString())::jsonb)
+                    RETURNING revision, created_at, updated_at
+                    """, logger: logger), body: layout.json)
+        }
+    }
+
+    public func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record {
+        try await client.transaction(logger: logger) { connection in
+            let catalog = try await registry(appId: appId, on: connection).catalog
+            let current = try await fetch(.layouts, appId: appId, id: id, on: connection, lock: .update)
+            try precondition.check(current.revision)
+            let body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id)
+            let layout = try validated { LayoutTemplate.read(body, catalog: catalog, problems: $0) }
+            try await checkLayoutReferences(layout, appId: appId, on: connection)
+            return try await returnedRecord(
+                connection.query(
+                    """
+                    UPDATE layouts SET family = \(layout.family), body = \(layout.json.serializedString())::jsonb,
+                        revision = revision + 1, updated_at = now()
+                    WHERE app_id = \(appId)::uuid AND id = \(id)
+                    RETURNING revision, created_at, updated_at
+                    """, logger: logger), body: layout.json)
+        }
+    }
+
+    public func deleteLayout(appId: String, id: String, precondition: RevisionPrecondition) async throws {
+        try await client.transaction(logger: logger) { connection in
+            let current = try await fetch(.layouts, appId: appId, id: id, on: connection, lock: .update)
+            try precondition.check(current.revision)
+            try await connection.query("DELETE FROM layouts WHERE app_id = \(appId)::uuid AND id = \(id)", logger: logger)
+        }
+    }
+
+    func checkLayoutReferences(_ layout: LayoutTemplate, appId: String, on connection: PostgresConnection) async throws {
+        let family = try await loadFamily(appId, id: layout.family, on: connection)
+        let errors = References.checkCellStyles(layout.uiComponents, family: family, familyId: layout.family)
+        if !errors.isEmpty { throw StoreError.invalid(errors) }
+    }
+
+    // MARK: Shared
+
+    /// Reads the `RETURNING revision, created_at, updated_at` of an insert or update.
+    func returnedRecord(_ rows: PostgresRowSequence, body: JSONValue) async throws -> Record {
+        for try await (revision, created, updated) in rows.decode((Int, Date, Date).self) {
+            return Record(body: body, revision: revision, createdAt: created, updatedAt: updated)
+        }
+        throw StoreError.notFound("the row vanished during the write")
+    }
+
+}

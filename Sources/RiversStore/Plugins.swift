@@ -1,0 +1,197 @@
+import Foundation
+import PostgresNIO
+import RiversCore
+
+extension Store {
+    /// Every plugin of an app with all its versions.
+    func registry(appId: String, on connection: PostgresConnection) async throws -> PluginRegistry {
+        let rows = try await connection.query(
+            """
+            SELECT p.identifier, p.current_version, v.manifest_version, v.manifest::text
+            FROM plugins p JOIN plugin_versions v ON v.app_id = p.app_id AND v.identifier = p.identifier
+            WHERE p.app_id = \(appId)::uuid
+            """, logger: logger)
+        var plugins: [String: PluginRegistry.Plugin] = [:]
+        for try await (identifier, current, version, manifest) in rows.decode((String, String, String, String).self) {
+            // Stored manifests passed validation when registered.
+            guard let parsed = try? PluginManifest.parse(JSONValue.parse(Array(manifest.utf8))) else { continue }
+            plugins[identifier, default: PluginRegistry.Plugin(currentVersion: current, versions: [:])].versions[version] = parsed
+        }
+        return PluginRegistry(plugins.filter { $0.value.versions[$0.value.currentVersion] != nil })
+    }
+
+    public func registry(appId: String) async throws -> PluginRegistry {
+        try await client.withConnection { try await self.registry(appId: appId, on: $0) }
+    }
+
+    /// The plugin as the API shows it: its current manifest and the versions it has.
+    func pluginRecord(appId: String, identifier: String, on connection: PostgresConnection, lock: RowLock) async throws -> Record? {
+        let rows = try await connection.query(
+            """
+            SELECT p.current_version, p.revision, p.created_at, p.updated_at, v.manifest::text
+            FROM plugins p JOIN plugin_versions v
+              ON v.app_id = p.app_id AND v.identifier = p.identifier AND v.manifest_version = p.current_version
+            WHERE p.app_id = \(appId)::uuid AND p.identifier = \(identifier)
+            \(unescaped: lock == .update ? "FOR UPDATE OF p" : "")
+            """, logger: logger)
+        var found: (String, Int, Date, Date, String)?
+        for try await row in rows.decode((String, Int, Date, Date, String).self) { found = row }
+        guard let (current, revision, created, updated, manifestText) = found else { return nil }
+        var versions: [JSONValue] = []
+        for try await (version, at) in try await connection.query(
+            """
+            SELECT manifest_version, created_at FROM plugin_versions
+            WHERE app_id = \(appId)::uuid AND identifier = \(identifier) ORDER BY created_at, manifest_version
+            """, logger: logger
+        ).decode((String, Date).self) {
+            versions.append(["manifest_version": .string(version), "created_at": .string(Timestamp.format(at))])
+        }
+        let manifest = try PluginManifest.parse(JSONValue.parse(Array(manifestText.utf8)))
+        let body: JSONValue = [
+            "identifier": .string(identifier), "name": .string(manifest.name), "type": .string(manifest.type),
+            "screen": .bool(manifest.isScreen), "ui_component": .bool(manifest.isUIComponent),
+            "can_have_components": .bool(manifest.canHaveComponents),
+            "current_version": .string(current), "versions": .array(versions), "manifest": manifest.raw,
+        ]
+        return Record(body: body, revision: revision, createdAt: created, updatedAt: updated)
+    }
+
+    public func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page {
+        try await client.withConnection { connection in
+            var ids: [String] = []
+            for try await id in try await connection.query(
+                """
+                SELECT identifier FROM plugins WHERE app_id = \(appId)::uuid ORDER BY position
+                LIMIT \(max(1, min(limit, Self.maxPageSize))) OFFSET \(max(0, offset))
+                """, logger: logger
+            ).decode(String.self) { ids.append(id) }
+            var items: [Record] = []
+            for id in ids {
+                if let record = try await pluginRecord(appId: appId, identifier: id, on: connection, lock: .none) { items.append(record) }
+            }
+            var total = 0
+            for try await n in try await connection.query(
+                "SELECT count(*) FROM plugins WHERE app_id = \(appId)::uuid", logger: logger
+            ).decode(Int.self) { total = n }
+            return Page(items: items, total: total, limit: limit, offset: offset)
+        }
+    }
+
+    public func plugin(appId: String, identifier: String) async throws -> Record {
+        guard let record = try await client.withConnection({ try await self.pluginRecord(appId: appId, identifier: identifier, on: $0, lock: .none) }) else {
+            throw StoreError.notFound("no plugin \(identifier) in this app")
+        }
+        return record
+    }
+
+    /// The manifest of one version of a plugin (the current one by default).
+    public func pluginManifest(appId: String, identifier: String, version: String?) async throws -> PluginManifest {
+        let registry = try await registry(appId: appId)
+        guard let plugin = registry.plugins[identifier] else { throw StoreError.notFound("no plugin \(identifier) in this app") }
+        guard let manifest = plugin.versions[version ?? plugin.currentVersion] else {
+            throw StoreError.notFound("plugin \(identifier) has no version \(version ?? "")")
+        }
+        return manifest
+    }
+
+    /// Registers a manifest: a new plugin, or a new version of one (which becomes current). The
+    /// same version again with the same manifest changes nothing; with another manifest it is a
+    /// conflict unless `replace` (PUT) says to replace it.
+    public func registerPlugin(
+        appId: String, manifestJSON: JSONValue, expectedIdentifier: String? = nil, precondition: RevisionPrecondition = .none, replace: Bool = false
+    ) async throws -> (record: Record, created: Bool) {
+        let manifest: PluginManifest
+        do {
+            manifest = try PluginManifest.parse(manifestJSON)
+        } catch {
+            throw StoreError.invalid(error.errors)
+        }
+        if let expectedIdentifier, expectedIdentifier != manifest.identifier {
+            throw StoreError.invalid([FieldError("/identifier", "must be \(expectedIdentifier), the plugin this request replaces")])
+        }
+        let id = manifest.identifier
+        let version = manifest.manifestVersion
+        let text = manifest.raw.serializedString()
+        return try await client.transaction(logger: logger) { connection in
+            _ = try await lockApp(appId, on: connection)
+            let existing = try await pluginRecord(appId: appId, identifier: id, on: connection, lock: .update)
+            if let existing {
+                try precondition.check(existing.revision)
+            } else if expectedIdentifier != nil {
+                throw StoreError.notFound("no plugin \(id) in this app")
+            }
+            if existing == nil {
+                try await connection.query(
+                    "INSERT INTO plugins (app_id, identifier, current_version) VALUES (\(appId)::uuid, \(id), \(version))", logger: logger)
+            }
+            var sameVersion: String?
+            for try await stored in try await connection.query(
+                """
+                SELECT manifest::text FROM plugin_versions
+                WHERE app_id = \(appId)::uuid AND identifier = \(id) AND manifest_version = \(version)
+                """, logger: logger
+            ).decode(String.self) { sameVersion = stored }
+            if let sameVersion {
+                let unchanged = (try? JSONValue.parse(Array(sameVersion.utf8))) == manifest.raw
+                if unchanged, existing?.body["current_version"]?.stringValue == version {
+                    return (existing!, false)
+                }
+                if !unchanged, !replace {
+                    throw StoreError.conflict(
+                        "plugin \(id) has a version \(version) already with another manifest: raise manifest_version, or PUT to replace it",
+                        usedBy: [])
+                }
+                try await connection.query(
+                    """
+                    UPDATE plugin_versions SET manifest = \(text)::jsonb
+                    WHERE app_id = \(appId)::uuid AND identifier = \(id) AND manifest_version = \(version)
+                    """, logger: logger)
+            } else {
+                try await connection.query(
+                    """
+                    INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest)
+                    VALUES (\(appId)::uuid, \(id), \(version), \(text)::jsonb)
+                    """, logger: logger)
+            }
+            if existing != nil {
+                try await connection.query(
+                    """
+                    UPDATE plugins SET current_version = \(version), revision = revision + 1, updated_at = now()
+                    WHERE app_id = \(appId)::uuid AND identifier = \(id)
+                    """, logger: logger)
+            }
+            guard let record = try await pluginRecord(appId: appId, identifier: id, on: connection, lock: .none) else {
+                throw StoreError.notFound("no plugin \(id) in this app")
+            }
+            return (record, existing == nil)
+        }
+    }
+
+    /// Deletes a plugin nothing uses.
+    public func deletePlugin(appId: String, identifier: String, precondition: RevisionPrecondition) async throws {
+        try await client.transaction(logger: logger) { connection in
+            _ = try await lockApp(appId, on: connection)
+            guard let existing = try await pluginRecord(appId: appId, identifier: identifier, on: connection, lock: .update) else {
+                throw StoreError.notFound("no plugin \(identifier) in this app")
+            }
+            try precondition.check(existing.revision)
+            let content = try await self.content(appId: appId, on: connection)
+            var users = PluginRegistry().uses(of: identifier, in: content.screens)
+            for try await (layoutId, name) in try await connection.query(
+                """
+                SELECT id, body->>'name' FROM layouts
+                WHERE app_id = \(appId)::uuid
+                  AND jsonb_path_exists(body, '$.** ? (@.component_type == $id)', jsonb_build_object('id', \(identifier)::text))
+                ORDER BY position
+                """, logger: logger
+            ).decode((String, String).self) {
+                users.append(["kind": "layout", "id": .string(layoutId), "name": .string(name), "via": ["component"]])
+            }
+            if !users.isEmpty {
+                throw StoreError.conflict("plugin \(identifier) is used by \(users.count) screen(s) or layout(s)", usedBy: users)
+            }
+            try await connection.query(
+                "DELETE FROM plugins WHERE app_id = \(appId)::uuid AND identifier = \(identifier)", logger: logger)
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import PostgresNIO
+import RiversCore
+
+extension Store {
+    public func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page {
+        try await list(.screens, appId: appId, limit: limit, offset: offset)
+    }
+
+    public func screen(appId: String, id: String) async throws -> Record {
+        try await get(.screens, appId: appId, id: id)
+    }
+
+    /// Creates a screen. `from_layout` fills the family and components the body leaves out; the
+    /// first screen of an app becomes home; `screen_type` is generated from the app's counter.
+    public func createScreen(appId: String, body: JSONValue) async throws -> Record {
+        try await client.transaction(logger: logger) { connection in
+            let number = try await lockApp(appId, on: connection)
+            var body = body
+            if let layoutId = body["from_layout"] {
+                body = try await applyingLayout(layoutId, to: body, appId: appId, on: connection)
+            }
+            if let given = body["screen_type"], !given.isNull {
+                throw StoreError.invalid([FieldError("/screen_type", "is generated when the screen is created; leave it out")])
+            }
+            let registry = try await registry(appId: appId, on: connection)
+            var screen = try Self.readScreen(body, options: registry.readOptions, registry: registry)
+            screen = registry.preparingNew(screen)
+            screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
+            if try await fetchIfPresent(.screens, appId: appId, id: screen.id, on: connection, lock: .none) != nil {
+                throw StoreError.conflict("a screen \(screen.id) exists already in this app", usedBy: [])
+            }
+            let parents = try await screenParents(appId: appId, on: connection)
+            try await checkScreenReferences(screen, appId: appId, parents: parents, registry: registry, on: connection)
+            if parents.isEmpty { screen.home = true }
+            if screen.home { try await clearHome(appId: appId, except: screen.id, on: connection) }
+            try await connection.query(
+                "UPDATE apps SET next_screen_number = next_screen_number + 1 WHERE id = \(appId)::uuid", logger: logger)
+            return try await returnedScreen(
+                connection.query(
+                    """
+                    INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
+                    VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(screen.parent)::uuid,
+                            \(screen.family), \(screen.targets.sorted())::uuid[], \(Self.storedBody(screen))::jsonb)
+                    RETURNING revision, created_at, updated_at
+                    """, logger: logger), screen: screen)
+        }
+    }
+
+    public func updateScreen(
+        appId: String, id: String, precondition: RevisionPrecondition, transform: Transform
+    ) async throws -> Record {
+        try await client.transaction(logger: logger) { connection in
+            _ = try await lockApp(appId, on: connection)
+            let current = try await fetch(.screens, appId: appId, id: id, on: connection, lock: .update)
+            try precondition.check(current.revision)
+            let body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id, normalize: UUIDText.normalize)
+            let registry = try await registry(appId: appId, on: connection)
+            var options = registry.readOptions
+            // A screen keeps reading while its plugin is gone; the check below says so.
+            if let type = current.body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
+            var screen = try Self.readScreen(body, options: options, registry: registry)
+            if screen.type != current.body["type"]?.stringValue {
+                screen.pluginVersion = nil
+                screen = registry.preparingNew(screen)
+            } else if screen.pluginVersion == nil, let version = current.body["plugin_version"]?.stringValue {
+                screen.pluginVersion = version
+            }
+            let currentType = current.body["screen_type"]?.stringValue ?? ""
+            if !screen.screenType.isEmpty, screen.screenType != currentType {
+                throw StoreError.invalid([FieldError("/screen_type", "was generated when the screen was created and cannot change (it is \(currentType))")])
+            }
+            screen.screenType = currentType
+            let wasHome = current.body["home"]?.boolValue ?? false
+            if wasHome, !screen.home {
+                throw StoreError.invalid([FieldError("/home", "an app has exactly one home screen: make another screen home instead")])
+            }
+            let parents = try await screenParents(appId: appId, on: connection)
+            try await checkScreenReferences(screen, appId: appId, parents: parents, registry: registry, on: connection)
+            if screen.home, !wasHome { try await clearHome(appId: appId, except: screen.id, on: connection) }
+            return try await returnedScreen(
+                connection.query(
+                    """
+                    UPDATE screens SET home = \(screen.home), parent = \(screen.parent)::uuid, family = \(screen.family),
+                        targets = \(screen.targets.sorted())::uuid[], body = \(Self.storedBody(screen))::jsonb,
+                        revision = revision + 1, updated_at = now()
+                    WHERE app_id = \(appId)::uuid AND id = \(screen.id)::uuid
+                    RETURNING revision, created_at, updated_at
+                    """, logger: logger), screen: screen)
+        }
+    }
+
+    /// Deletes a screen nothing points at. Deleting the home screen makes the first remaining
+    /// screen home, so the app keeps exactly one.
+    public func deleteScreen(appId: String, id: String, precondition: RevisionPrecondition) async throws {
+        try await client.transaction(logger: logger) { connection in
+            _ = try await lockApp(appId, on: connection)
+            let current = try await fetch(.screens, appId: appId, id: id, on: connection, lock: .update)
+            try precondition.check(current.revision)
+            let rows = try await connection.query(
+                """
+                SELECT id::text, body->>'name', coalesce(parent = \(id)::uuid, false) FROM screens
+                WHERE app_id = \(appId)::uuid AND id <> \(id)::uuid AND (parent = \(id)::uuid OR \(id)::uuid = ANY (targets))
+                ORDER BY position
+                """, logger: logger)
+            var users: [JSONValue] = []
+            for try await (userId, name, isChild) in rows.decode((String, String, Bool).self) {
+                users.append(["kind": "screen", "id": .string(userId), "name": .string(name), "via": isChild ? "parent" : "target"])
+            }
+            if !users.isEmpty {
+                throw StoreError.conflict("screen \(id) is the parent or target of \(users.count) other screen(s)", usedBy: users)
+            }
+            try await connection.query("DELETE FROM screens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid", logger: logger)
+            if current.body["home"]?.boolValue == true {
+                try await connection.query(
+                    """
+                    UPDATE screens SET home = true, revision = revision + 1, updated_at = now()
+                    WHERE app_id = \(appId)::uuid
+                      AND position = (SELECT min(position) FROM screens WHERE app_id = \(appId)::uuid)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Reads a screen body and checks its navigations and hooks against the registry, reporting
+    /// the problems of both together.
+    static func readScreen(_ body: JSONValue, options: Screen.ReadOptions, registry: PluginRegistry) throws -> Screen {
+        let problems = Problems()
+        let screen = Screen.read(body, options: options, problems: problems)
+        problems.add(contentsOf: registry.checkNavigationsAndHooks(body))
+        guard let screen, problems.isEmpty else { throw StoreError.invalid(problems.errors) }
+        return screen
+    }
+
+    /// The body as stored: everything but `home`, which lives in its own column.
+    static func storedBody(_ screen: Screen) -> String {
+        var o = screen.json.objectValue ?? [:]
+        o.removeValue(forKey: "home")
+        return JSONValue.object(o).serializedString()
+    }
+
+    func returnedScreen(_ rows: PostgresRowSequence, screen: Screen) async throws -> Record {
+        try await returnedRecord(rows, body: screen.json)
+    }
+
+    /// Every screen of the app with its parent.
+    func screenParents(appId: String, on connection: PostgresConnection) async throws -> [String: String?] {
+        let rows = try await connection.query(
+            "SELECT id::text, parent::text FROM screens WHERE app_id = \(appId)::uuid", logger: logger)
+        var parents: [String: String?] = [:]
+        for try await (id, parent) in rows.decode((String, String?).self) { parents[id] = parent }
+        return parents
+    }
+
+    func checkScreenReferences(_ screen: Screen, appId: String, parents: [String: String?], registry: PluginRegistry, on connection: PostgresConnection) async throws {
+        let family = try await loadFamily(appId, id: screen.family, on: connection)
+        var errors = References.checkCellStyles(screen.uiComponents, family: family, familyId: screen.family)
+        errors += registry.check(screen)
+        var known = parents
+        known[screen.id] = .some(screen.parent)
+        errors += References.checkScreenLinks(screen, parents: known)
+        if !errors.isEmpty { throw StoreError.invalid(errors) }
+    }
+
+    /// Takes the home flag from every other screen; their representation changes, so their
+    /// revisions move on too.
+    func clearHome(appId: String, except id: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            UPDATE screens SET home = false, revision = revision + 1, updated_at = now()
+            WHERE app_id = \(appId)::uuid AND home AND id <> \(id)::uuid
+            """, logger: logger)
+    }
+
+    /// Fills `family` and `ui_components` (with fresh component ids) from a layout, where the body
+    /// does not give them.
+    func applyingLayout(_ layoutId: JSONValue, to body: JSONValue, appId: String, on connection: PostgresConnection) async throws -> JSONValue {
+        guard let id = layoutId.stringValue else {
+            throw StoreError.invalid([FieldError("/from_layout", "must be a layout id (a string), not \(layoutId.typeName)")])
+        }
+        guard let record = try await fetchIfPresent(.layouts, appId: appId, id: id, on: connection, lock: .share) else {
+            throw StoreError.invalid([FieldError("/from_layout", "no layout \(id) in this app")])
+        }
+        guard var o = body.objectValue else { return body }
+        o.removeValue(forKey: "from_layout")
+        if o["family"] == nil || o["family"]!.isNull { o["family"] = record.body["family"] }
+        if o["ui_components"] == nil || o["ui_components"]!.isNull {
+            o["ui_components"] = Component.withFreshIds(record.body["ui_components"] ?? .array([]))
+        }
+        return .object(o)
+    }
+}

@@ -1,0 +1,274 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+import RiversCore
+
+/// What went wrong with a request, in terms the HTTP layer maps to a status.
+public enum StoreError: Error, Sendable {
+    /// 404: the thing does not exist (or belongs to another app).
+    case notFound(String)
+    /// 412: the `If-Match` revision is not the current one.
+    case preconditionFailed(current: Int)
+    /// 409: the change conflicts with other data; `usedBy` names who.
+    case conflict(String, usedBy: [JSONValue])
+    /// 422: the body breaks the rules.
+    case invalid([FieldError])
+}
+
+/// The `If-Match` precondition of a write.
+public enum RevisionPrecondition: Sendable, Equatable {
+    case none
+    case any
+    case oneOf([Int])
+
+    func check(_ current: Int) throws {
+        switch self {
+        case .none, .any: return
+        case .oneOf(let revisions):
+            if !revisions.contains(current) { throw StoreError.preconditionFailed(current: current) }
+        }
+    }
+}
+
+/// One stored resource: its JSON and bookkeeping.
+public struct Record: Sendable {
+    public var body: JSONValue
+    public var revision: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// The resource as the API shows it.
+    public var json: JSONValue {
+        var o = body.objectValue ?? [:]
+        o["revision"] = .number(Double(revision))
+        o["created_at"] = .string(Timestamp.format(createdAt))
+        o["updated_at"] = .string(Timestamp.format(updatedAt))
+        return .object(o)
+    }
+}
+
+public enum Timestamp {
+    public static func format(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+public struct App: Sendable, Equatable {
+    public var id: String
+    public var slug: String
+    public var name: String
+    public var createdAt: Date
+
+    public var json: JSONValue {
+        ["id": .string(id), "slug": .string(slug), "name": .string(name), "created_at": .string(Timestamp.format(createdAt))]
+    }
+}
+
+/// A page of a list.
+public struct Page: Sendable {
+    public var items: [Record]
+    public var total: Int
+    public var limit: Int
+    public var offset: Int
+
+    public var json: JSONValue {
+        let next = offset + items.count < total ? JSONValue.number(Double(offset + items.count)) : .null
+        return [
+            "items": .array(items.map(\.json)), "total": .number(Double(total)), "limit": .number(Double(limit)),
+            "offset": .number(Double(offset)), "next_offset": next,
+        ]
+    }
+}
+
+/// Persistence of apps, tokens, families, layouts and screens on PostgreSQL.
+/// Every write is one transaction; reads see committed data only.
+public struct Store: Sendable {
+    public let client: PostgresClient
+    public let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    // MARK: Apps and tokens
+
+    public static func isValidSlug(_ slug: String) -> Bool {
+        guard let first = slug.first, first.isASCII, first.isLowercase || first.isNumber, slug.count <= 63 else { return false }
+        return slug.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+    }
+
+    public func createApp(slug: String, name: String) async throws -> App {
+        guard Self.isValidSlug(slug) else {
+            throw StoreError.invalid([FieldError("/slug", "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters")])
+        }
+        let id = UUIDText.random()
+        do {
+            let rows = try await client.query(
+                "INSERT INTO apps (id, slug, name) VALUES (\(id)::uuid, \(slug), \(name)) RETURNING created_at", logger: logger)
+            for try await createdAt in rows.decode(Date.self) {
+                return App(id: id, slug: slug, name: name, createdAt: createdAt)
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw StoreError.conflict("an app with slug \"\(slug)\" exists already", usedBy: [])
+        }
+        throw StoreError.notFound("app")
+    }
+
+    /// Finds an app by id or slug.
+    public func findApp(_ idOrSlug: String) async throws -> App? {
+        let rows: PostgresRowSequence
+        if let id = UUIDText.normalize(idOrSlug) {
+            rows = try await client.query("SELECT id::text, slug, name, created_at FROM apps WHERE id = \(id)::uuid", logger: logger)
+        } else {
+            rows = try await client.query("SELECT id::text, slug, name, created_at FROM apps WHERE slug = \(idOrSlug)", logger: logger)
+        }
+        for try await (id, slug, name, createdAt) in rows.decode((String, String, String, Date).self) {
+            return App(id: id, slug: slug, name: name, createdAt: createdAt)
+        }
+        return nil
+    }
+
+    public func app(id: String) async throws -> App {
+        guard let app = try await findApp(id) else { throw StoreError.notFound("no app \(id)") }
+        return app
+    }
+
+    /// Issues a new API token for an app. The token is returned once; only its hash is stored.
+    public func createToken(appId: String, label: String = "") async throws -> String {
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let token = "rvs_" + random.map { String(format: "%02x", $0) }.joined()
+        let hash = Self.hash(token)
+        try await client.query(
+            "INSERT INTO api_tokens (id, app_id, token_hash, label) VALUES (\(UUIDText.random())::uuid, \(appId)::uuid, \(hash), \(label))",
+            logger: logger)
+        return token
+    }
+
+    /// The app a token belongs to, or nil for an unknown token.
+    public func appId(forToken token: String) async throws -> String? {
+        let rows = try await client.query(
+            "SELECT app_id::text FROM api_tokens WHERE token_hash = \(Self.hash(token))", logger: logger)
+        for try await id in rows.decode(String.self) { return id }
+        return nil
+    }
+
+    static func hash(_ token: String) -> Data {
+        Data(SHA256.hash(data: Array(token.utf8)))
+    }
+}
+
+extension PSQLError {
+    var isUniqueViolation: Bool { serverInfo?[.sqlState] == "23505" }
+}
+
+// MARK: - Document tables
+
+/// How a read locks the row it returns, until the transaction ends.
+enum RowLock: String {
+    case none = ""
+    case share = "FOR SHARE"
+    case update = "FOR UPDATE"
+}
+
+/// The tables that keep a resource as JSON with a revision. Table names come from this closed
+/// set of constants, never from input; every value is a bound parameter.
+enum DocumentTable: String {
+    case families, layouts, screens
+
+    var idType: String { self == .screens ? "uuid" : "text" }
+    /// Screens carry `home` in a column of its own, merged into the JSON on the way out.
+    var selectBody: String { self == .screens ? "(body || jsonb_build_object('home', home))::text" : "body::text" }
+    var noun: String {
+        switch self {
+        case .families: return "family"
+        case .layouts: return "layout"
+        case .screens: return "screen"
+        }
+    }
+}
+
+extension Store {
+    public static let maxPageSize = 200
+
+    func list(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> Page {
+        let limit = max(1, min(limit, Self.maxPageSize))
+        let offset = max(0, offset)
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: table.selectBody), revision, created_at, updated_at, count(*) OVER ()
+            FROM \(unescaped: table.rawValue) WHERE app_id = \(appId)::uuid
+            ORDER BY position LIMIT \(limit) OFFSET \(offset)
+            """, logger: logger)
+        var items: [Record] = []
+        var total = 0
+        for try await (body, revision, created, updated, count) in rows.decode((String, Int, Date, Date, Int).self) {
+            items.append(Record(body: try JSONValue.parse(Array(body.utf8)), revision: revision, createdAt: created, updatedAt: updated))
+            total = count
+        }
+        if items.isEmpty, offset > 0 {
+            total = try await count(table, appId: appId)
+        }
+        return Page(items: items, total: total, limit: limit, offset: offset)
+    }
+
+    func count(_ table: DocumentTable, appId: String) async throws -> Int {
+        let rows = try await client.query(
+            "SELECT count(*) FROM \(unescaped: table.rawValue) WHERE app_id = \(appId)::uuid", logger: logger)
+        for try await n in rows.decode(Int.self) { return n }
+        return 0
+    }
+
+    func get(_ table: DocumentTable, appId: String, id: String) async throws -> Record {
+        try await client.withConnection { try await self.fetch(table, appId: appId, id: id, on: $0, lock: .none) }
+    }
+
+    /// Reads one resource; with `lock`, holds its row until the transaction ends.
+    func fetch(_ table: DocumentTable, appId: String, id: String, on connection: PostgresConnection, lock: RowLock) async throws -> Record {
+        guard let record = try await fetchIfPresent(table, appId: appId, id: id, on: connection, lock: lock) else {
+            throw StoreError.notFound("no \(table.noun) \(id) in this app")
+        }
+        return record
+    }
+
+    func fetchIfPresent(_ table: DocumentTable, appId: String, id: String, on connection: PostgresConnection, lock: RowLock) async throws -> Record? {
+        if table == .screens, UUIDText.normalize(id) == nil { return nil }
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: table.selectBody), revision, created_at, updated_at
+            FROM \(unescaped: table.rawValue)
+            WHERE app_id = \(appId)::uuid AND id = CAST(\(id) AS \(unescaped: table.idType))
+            \(unescaped: lock.rawValue)
+            """, logger: logger)
+        for try await (body, revision, created, updated) in rows.decode((String, Int, Date, Date).self) {
+            return Record(body: try JSONValue.parse(Array(body.utf8)), revision: revision, createdAt: created, updatedAt: updated)
+        }
+        return nil
+    }
+
+    /// Locks the app's row: writes that must see the whole app consistently (screens: the home
+    /// flag, parents, screen_type numbers) take it first, so they run one after another per app.
+    func lockApp(_ appId: String, on connection: PostgresConnection) async throws -> Int {
+        let rows = try await connection.query(
+            "SELECT next_screen_number FROM apps WHERE id = \(appId)::uuid FOR UPDATE", logger: logger)
+        for try await n in rows.decode(Int.self) { return n }
+        throw StoreError.notFound("no app \(appId)")
+    }
+
+    func loadFamily(_ appId: String, id: String, on connection: PostgresConnection) async throws -> Family? {
+        // A share lock: a family update that would drop a cell style waits for this write to finish.
+        guard let record = try await fetchIfPresent(.families, appId: appId, id: id, on: connection, lock: .share) else { return nil }
+        return Family.read(record.body, problems: Problems())
+    }
+}
+
+extension JSONValue {
+    /// The members of an object with `revision` and timestamps removed (what a body stores).
+    public func removingBookkeeping() -> JSONValue {
+        guard var o = objectValue else { return self }
+        for key in ["revision", "created_at", "updated_at"] { o.removeValue(forKey: key) }
+        return .object(o)
+    }
+}

@@ -1,0 +1,166 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import RiversCore
+import RiversServer
+import RiversStore
+
+@main
+struct Rivers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rivers",
+        abstract: "Rivers: compose app screens and publish them as rivers.json.",
+        subcommands: [Serve.self, Migrate.self, AppCommand.self, TokenCommand.self])
+}
+
+/// Opens a database client from `DATABASE_URL`, runs `body` while the client runs, then stops it.
+func withDatabase<T: Sendable>(_ configuration: ServerConfiguration, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
+    let url = try DatabaseURL(configuration.databaseURL)
+    let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        defer { group.cancelAll() }
+        do {
+            return try await body(client)
+        } catch let error as PSQLError {
+            throw CLIError("database: \(String(reflecting: error))")
+        }
+    }
+}
+
+/// A failure reported in one line, without the usage text ArgumentParser adds to validation errors.
+struct CLIError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+func makeLogger(_ configuration: ServerConfiguration) -> Logger {
+    var logger = Logger(label: "rivers")
+    logger.logLevel = configuration.logLevel
+    return logger
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the API and the editor (settings from the environment).")
+
+    @Flag(help: "Apply pending migrations before serving (or set AUTO_MIGRATE=1).")
+    var migrate = false
+
+    func run() async throws {
+        var configuration = try ServerConfiguration.fromEnvironment()
+        configuration.autoMigrate = configuration.autoMigrate || migrate
+        let logger = makeLogger(configuration)
+        let url = try DatabaseURL(configuration.databaseURL)
+        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        // Check the schema before taking requests: a server on an old schema would fail at random.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            let migrator = Migrator(client: client, migrations: try Migration.load(from: Migration.defaultDirectory()), logger: logger)
+            let pending = try await migrator.pending()
+            if !pending.isEmpty {
+                guard configuration.autoMigrate else {
+                    throw CLIError(
+                        "the database has \(pending.count) pending migration(s) (\(pending.map { "\($0.version)_\($0.name)" }.joined(separator: ", "))): run 'rivers migrate', or serve with --migrate or AUTO_MIGRATE=1")
+                }
+                try await migrator.migrate()
+            }
+        }
+        logger.info("serving on http://\(configuration.host):\(configuration.port) (public base URL \(configuration.baseURL))")
+        let app = buildApplication(
+            configuration: configuration,
+            client: PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger), logger: logger)
+        try await app.runService()
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply pending database migrations (again: changes nothing).")
+
+    @Flag(help: "Only list what is applied and what is pending.")
+    var status = false
+
+    func run() async throws {
+        let configuration = try ServerConfiguration.fromEnvironment()
+        let logger = makeLogger(configuration)
+        let status = self.status
+        try await withDatabase(configuration, logger: logger) { client in
+            let migrator = Migrator(client: client, migrations: try Migration.load(from: Migration.defaultDirectory()), logger: logger)
+            if status {
+                let pending = Set(try await migrator.pending().map(\.version))
+                for m in migrator.migrations { print("\(pending.contains(m.version) ? "pending" : "applied") \(m.version)_\(m.name)") }
+                return
+            }
+            let applied = try await migrator.migrate()
+            print(applied.isEmpty ? "nothing to apply: the database is up to date" : "applied \(applied.map { "\($0.version)_\($0.name)" }.joined(separator: ", "))")
+        }
+    }
+}
+
+struct AppCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "app", abstract: "Manage apps.", subcommands: [Create.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an app and print an API token for it.")
+
+        @Argument(help: "The app's slug, used in public URLs: lower-case letters, digits and '-'.")
+        var slug: String
+
+        @Option(help: "Display name (defaults to the slug).")
+        var name: String?
+
+        @Flag(help: "Print only the token (for scripts).")
+        var quiet = false
+
+        func run() async throws {
+            let configuration = try ServerConfiguration.fromEnvironment()
+            let logger = makeLogger(configuration)
+            let (slug, name, quiet) = (self.slug, self.name ?? self.slug, self.quiet)
+            try await withDatabase(configuration, logger: logger) { store in
+                let store = Store(client: store, logger: logger)
+                let app: App
+                do {
+                    app = try await store.createApp(slug: slug, name: name)
+                } catch StoreError.conflict(let detail, _) {
+                    throw CLIError(detail)
+                } catch StoreError.invalid(let errors) {
+                    throw CLIError("slug " + errors.map(\.message).joined(separator: "; "))
+                }
+                let token = try await store.createToken(appId: app.id, label: "created with the app")
+                if quiet {
+                    print(token)
+                } else {
+                    print("created app \(app.slug) (\(app.id))")
+                    print("API token (shown once; keep it): \(token)")
+                }
+            }
+        }
+    }
+}
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "token", abstract: "Manage API tokens.", subcommands: [Create.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Issue another API token for an app and print it.")
+
+        @Argument(help: "The app's slug or id.")
+        var app: String
+
+        @Option(help: "A note to remember the token by.")
+        var label = ""
+
+        func run() async throws {
+            let configuration = try ServerConfiguration.fromEnvironment()
+            let logger = makeLogger(configuration)
+            let (key, label) = (app, label)
+            try await withDatabase(configuration, logger: logger) { client in
+                let store = Store(client: client, logger: logger)
+                guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+                print(try await store.createToken(appId: app.id, label: label))
+            }
+        }
+    }
+}

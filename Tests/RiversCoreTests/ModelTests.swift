@@ -1,0 +1,84 @@
+import RiversCore
+import Testing
+
+@Suite("Domain model (pure)")
+struct ModelTests {
+    @Test("cell sizes follow the family: 300 for one column, 145 for two")
+    func workedExample() throws {
+        let problems = Problems()
+        let family = try #require(Family.read([
+            "id": "FAMILY_1", "reference_size": ["width": 320, "height": 568],
+            "insets": ["left": 10, "right": 10], "interitem_spacing": 10,
+            "cell_styles": [
+                ["id": "ONE", "columns": 1, "height": 100],
+                ["id": "TWO", "columns": 2, "aspect_ratio": 2],
+                ["id": "FIXED", "width": 120, "height": 60],
+            ],
+        ], problems: problems), "\(problems.errors)")
+        #expect(family.size(of: family.cellStyles[0]) == Size(width: 300, height: 100))
+        #expect(family.size(of: family.cellStyles[1]) == Size(width: 145, height: 72.5))
+        #expect(family.size(of: family.cellStyles[2]) == Size(width: 120, height: 60))
+        #expect(family.name == "FAMILY_1", "the name defaults to the id")
+    }
+
+    @Test("JSON text parser: values, escapes, errors with line and column")
+    func parser() throws {
+        let v = try JSONValue.parse(Array(#"{"a": [1, -2.5e1, true, false, null], "b": "x\"\u00e9\ud83d\ude00\n"}"#.utf8))
+        #expect(v["a"] == [1, -25, true, false, nil])
+        #expect(v["b"] == "x\"é😀\n")
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("{\"a\": 1,}".utf8)) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("[1] x".utf8)) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(#"{"a":1,"a":2}"#.utf8)) }
+        do {
+            _ = try JSONValue.parse(Array("{\n  \"a\": tru\n}".utf8))
+            Issue.record("parsed invalid JSON")
+        } catch {
+            #expect(error.description.contains("line 2"))
+        }
+    }
+
+    @Test("serialization is deterministic with sorted keys")
+    func serialization() {
+        let v: JSONValue = ["b": 1, "a": ["z": 2.5, "y": "q\"\n"], "c": [true, nil]]
+        #expect(v.serializedString() == #"{"a":{"y":"q\"\n","z":2.5},"b":1,"c":[true,null]}"#)
+    }
+
+    @Test("JSON merge patch (RFC 7386)")
+    func mergePatch() {
+        let target: JSONValue = ["a": "b", "c": ["d": "e", "f": "g"]]
+        #expect(target.mergePatched(with: ["a": "z", "c": ["f": nil]]) == ["a": "z", "c": ["d": "e"]])
+        #expect(target.mergePatched(with: ["a": ["b": "c"]])["a"] == ["b": "c"])
+        #expect(JSONValue.array([1]).mergePatched(with: ["a": 1]) == ["a": 1])
+    }
+
+    @Test("screen_type names: lower snake case with the app's counter")
+    func screenTypeNames() {
+        #expect(ScreenTypeName.make(name: "Live TV!", number: 3) == "live_tv_3")
+        #expect(ScreenTypeName.make(name: "  ", number: 1) == "screen_1")
+        #expect(ScreenTypeName.make(name: "Émissions", number: 2) == "missions_2")
+    }
+
+    @Test("references: cell styles, parents, cycles, targets")
+    func references() throws {
+        let family = Family(id: "F", name: "F", referenceSize: Size(width: 320, height: 568), cellStyles: [
+            CellStyle(id: "A", width: .columns(1), height: .points(10)),
+        ])
+        let components = [Component(componentType: "list", cellStyles: ["A", "B"])]
+        #expect(References.checkCellStyles(components, family: family, familyId: "F").map(\.pointer) == ["/ui_components/0/cell_styles/1"])
+        #expect(References.checkCellStyles(components, family: nil, familyId: "X").map(\.pointer) == ["/family"])
+
+        let a = UUIDText.random(), b = UUIDText.random(), c = UUIDText.random()
+        var screen = Screen(id: a, name: "A", parent: b, family: "F")
+        #expect(References.checkScreenLinks(screen, parents: [a: nil, b: .some(c), c: nil]).isEmpty)
+        #expect(References.checkScreenLinks(screen, parents: [a: nil, b: .some(a)]).map(\.pointer) == ["/parent"])
+        screen.parent = UUIDText.random()
+        #expect(References.checkScreenLinks(screen, parents: [a: nil]).map(\.message).first?.hasPrefix("no screen") == true)
+    }
+
+    @Test("UUID text: normalised to lower case, rejected when malformed")
+    func uuids() {
+        #expect(UUIDText.normalize("65878854-9119-4E26-83F1-8F02C9769CA2") == "65878854-9119-4e26-83f1-8f02c9769ca2")
+        #expect(UUIDText.normalize("6587885491194e2683f18f02c9769ca2") == nil)
+        #expect(UUIDText.normalize(UUIDText.random()) != nil)
+    }
+}

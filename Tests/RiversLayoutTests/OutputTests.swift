@@ -1,0 +1,162 @@
+import Testing
+import RiversLayout
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Foundation
+
+/// Counts elements while XMLParser reads a document; records the first parse error.
+final class SVGCounter: NSObject, XMLParserDelegate {
+    var elements: [String: Int] = [:]
+    var classes: [String: Int] = [:]
+    var dimmedCells = 0
+    var texts: [String] = []
+    var root: String?
+    private var opacityStack: [Bool] = []
+    private var text = ""
+
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        if root == nil { root = name }
+        elements[name, default: 0] += 1
+        if let c = attributes["class"] { classes[name + "." + c, default: 0] += 1 }
+        let dim = attributes["opacity"] != nil
+        if name == "rect", attributes["class"] == "cell", dim || opacityStack.contains(true) { dimmedCells += 1 }
+        opacityStack.append(dim)
+        text = ""
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        opacityStack.removeLast()
+        if name == "text" { texts.append(text) }
+        text = ""
+    }
+}
+
+func parseSVG(_ svg: String) -> (SVGCounter, Bool) {
+    let counter = SVGCounter()
+    let parser = XMLParser(data: Data(svg.utf8))
+    parser.delegate = counter
+    let ok = parser.parse()
+    return (counter, ok)
+}
+
+@Suite("SVG")
+struct SVGTests {
+    @Test func wellFormedWithOneRectPerCell() {
+        let screen = layout([
+            vertical(0, type: "grid <&> \"quoted\"", [style("GRID_1", columns: 2, height: 100)], header: 30, footer: 10, limit: 5),
+            horizontal(1, [style("CARD & <1>", width: 140, height: 80)], limit: 6),
+            SectionSpec(componentIndex: 2, componentType: "group", axis: .group, children: [
+                vertical(3, [CellStyleSpec(id: "WIDE", width: .points(900), height: .points(20))], limit: 2),
+            ]),
+        ])
+        let svg = SVGRenderer.render(screen)
+        let (counter, ok) = parseSVG(svg)
+        #expect(ok)
+        #expect(counter.root == "svg")
+        #expect(svg.contains(#"xmlns="http://www.w3.org/2000/svg""#))
+        #expect(svg.contains("viewBox=\""))
+        let cells = allSections(screen.sections).reduce(0) { $0 + $1.items.count }
+        #expect(cells == 5 + 6 + 2)
+        #expect(counter.classes["rect.cell"] == cells)
+        #expect(counter.classes["rect.header"] == 1 && counter.classes["rect.footer"] == 1)
+        #expect(counter.classes["rect.screen"] == 1 && counter.classes["line.fold"] == 1)
+        // Labels come back unescaped: style and index; the component type with its markup characters.
+        #expect(counter.texts.contains("CARD & <1> 5"))
+        #expect(counter.texts.contains("GRID_1 0"))
+        #expect(counter.texts.contains { $0.contains("grid <&> \"quoted\"") })
+        // Six cards of 140 from x = 10: the third reaches 450 > 320; it and the rest are dimmed (items 2–5).
+        #expect(counter.dimmedCells == 4)
+        // The clamping warning is listed.
+        #expect(counter.classes["text.warning"] == screen.warnings.count && screen.warnings.count == 1)
+        #expect(counter.texts.contains { $0.contains("component 3") && $0.contains("clamped") })
+    }
+
+    @Test func largeLayoutRenders() {
+        let screen = layout([vertical(0, [style("G", columns: 3, height: 40)], limit: 3_000)])
+        let (counter, ok) = parseSVG(SVGRenderer.render(screen))
+        #expect(ok)
+        #expect(counter.classes["rect.cell"] == 3_000)
+    }
+}
+
+@Suite("JSON")
+struct JSONTests {
+    @Test func encodesSnakeCaseKeysAndNulls() throws {
+        let screen = layout(
+            [vertical(7, [style("GRID_1", columns: 2, height: 100)], header: 20, limit: 1)], connected: true,
+            sample: .children([]))
+        let data = try JSONEncoder().encode(screen)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(Set(object.keys) == ["device", "content_size", "warnings", "sections"])
+        let device = try #require(object["device"] as? [String: Any])
+        #expect(Set(device.keys) == ["width", "height", "scale"])
+        let warnings = try #require(object["warnings"] as? [[String: Any]])
+        #expect(warnings.count == 1)
+        #expect(Set(warnings[0].keys) == ["component_index", "message"])
+        #expect(warnings[0]["message"] as? String == "empty")
+        let section = try #require((object["sections"] as? [[String: Any]])?.first)
+        #expect(Set(section.keys) == ["component_index", "component_type", "frame", "header", "footer", "content_size", "items", "sections"])
+        #expect(section["footer"] is NSNull)
+        #expect(Set(try #require(section["header"] as? [String: Any]).keys) == ["x", "y", "width", "height"])
+        #expect(Set(try #require(section["content_size"] as? [String: Any]).keys) == ["width", "height"])
+
+        let withItems = layout([vertical(0, [style("GRID_1", columns: 2, height: 100)], limit: 1)])
+        let itemObject = try #require(
+            ((try JSONSerialization.jsonObject(with: JSONEncoder().encode(withItems)) as? [String: Any])?["sections"] as? [[String: Any]])?
+                .first?["items"] as? [[String: Any]])
+        #expect(Set(itemObject[0].keys) == ["index", "cell_style", "frame"])
+        #expect(itemObject[0]["cell_style"] as? String == "GRID_1")
+
+        // A screen-level warning has a null component index.
+        let screenWarning = layout([vertical(0, [style("G", columns: 1, height: 1)])], sample: .children([1]))
+        let w = try #require((try JSONSerialization.jsonObject(with: JSONEncoder().encode(screenWarning)) as? [String: Any])?["warnings"] as? [[String: Any]])
+        #expect(w[0]["component_index"] is NSNull)
+    }
+
+    @Test func roundTrips() throws {
+        let screen = layout([
+            vertical(0, [style("A", columns: 2, height: 10)], header: 5, footer: 5),
+            SectionSpec(componentIndex: 1, componentType: "group", axis: .group, children: [horizontal(2, [style("H", width: 50, height: 10)])]),
+        ], sample: .children([1]))
+        let decoded = try JSONDecoder().decode(ScreenLayout.self, from: JSONEncoder().encode(screen))
+        #expect(decoded == screen)
+    }
+
+    @Test func decodesARequest() throws {
+        let json = """
+            {"device": {"width": 375, "height": 667, "scale": 3},
+             "family": {"reference_width": 320, "reference_height": 568,
+                        "insets": {"top": 10, "left": 10, "bottom": 10, "right": 10},
+                        "interitem_spacing": 10, "line_spacing": 10},
+             "sections": [
+               {"component_index": 0, "component_type": "hero", "axis": "vertical",
+                "cell_styles": [{"id": "HERO_1", "width": {"columns": 1}, "height": {"aspect_ratio": 1.7778}}],
+                "header": 30, "item_limit": 3},
+               {"component_index": 1, "component_type": "group", "axis": "group",
+                "children": [{"component_index": 2, "component_type": "horizontal_list", "axis": "horizontal",
+                              "cell_styles": [{"id": "CARD", "width": {"points": 140}, "height": {"points": 80}}]}]}
+             ],
+             "connected": true,
+             "sample": {"children": [2, 9]}}
+            """
+        let request = try JSONDecoder().decode(LayoutRequest.self, from: Data(json.utf8))
+        #expect(request.connected)
+        #expect(request.sample == .children([2, 9]))
+        #expect(request.sections[0].cellStyles[0].height == .aspectRatio(1.7778))
+        #expect(request.sections[1].children[0].cellStyles[0].width == .points(140))
+        #expect(request.sections[0].footer == nil && request.sections[0].header == 30)
+        let again = try JSONDecoder().decode(LayoutRequest.self, from: JSONEncoder().encode(request))
+        #expect(again == request)
+        let counts = try JSONDecoder().decode(Sample.self, from: Data(#"{"counts": {"0": 4, "3": 1}}"#.utf8))
+        #expect(counts == .counts([0: 4, 3: 1]))
+        let screen = LayoutEngine.layout(request)
+        #expect(screen.sections[0].items.count == 2)
+        #expect(screen.sections[1].sections[0].items.count == 9)
+    }
+}

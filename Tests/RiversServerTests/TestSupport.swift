@@ -1,0 +1,159 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+import RiversCore
+import RiversServer
+import RiversStore
+import Testing
+
+struct SetupError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The repository root, found from this file's path.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+let testLogger: Logger = {
+    var logger = Logger(label: "rivers-tests")
+    logger.logLevel = .error
+    return logger
+}()
+
+/// The real PostgreSQL the suite runs against: `DATABASE_URL` (set by `make test`) names the
+/// server; each run creates a fresh database of its own on it and migrates it once.
+enum TestDatabase {
+    static func serverURL() throws -> DatabaseURL {
+        guard let text = ProcessInfo.processInfo.environment["DATABASE_URL"], !text.isEmpty else {
+            throw SetupError(description: "DATABASE_URL is not set: run the suite with `make test`, which starts a throwaway PostgreSQL")
+        }
+        return try DatabaseURL(text)
+    }
+
+    static var migrations: [Migration] {
+        get throws { try Migration.load(from: repositoryRoot.appendingPathComponent("Migrations")) }
+    }
+
+    /// A client on a new, empty database, running until the process ends.
+    static func freshDatabase(prefix: String = "rivers_test") async throws -> (PostgresClient, DatabaseURL) {
+        let server = try serverURL()
+        let name = "\(prefix)_\(UUIDText.random().prefix(8))"
+        let admin = PostgresClient(configuration: server.clientConfiguration(), backgroundLogger: testLogger)
+        let adminTask = Task { await admin.run() }
+        // The name is made here from hex digits, never from input: safe to put in the statement.
+        try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: testLogger)
+        adminTask.cancel()
+        let url = server.with(database: name)
+        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: testLogger)
+        Task.detached { await client.run() }
+        return (client, url)
+    }
+
+    /// One migrated database shared by the whole run (tests isolate themselves by app).
+    static let shared: Task<PostgresClient, any Error> = Task {
+        let (client, _) = try await freshDatabase()
+        try await Migrator(client: client, migrations: try migrations, logger: testLogger).migrate()
+        return client
+    }
+
+    static func client() async throws -> PostgresClient { try await shared.value }
+}
+
+/// A response with its body parsed as JSON when it is JSON.
+struct APIResponse {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var text: String
+    var json: JSONValue
+
+    var etag: String? { headers[.eTag] }
+    subscript(key: String) -> JSONValue? { json[key] }
+    /// The pointers of a validation problem's errors.
+    var pointers: [String] { (json["errors"]?.arrayValue ?? []).compactMap { $0["pointer"]?.stringValue } }
+}
+
+/// A live server on a random port, a new app and a token for it.
+struct TestAPI {
+    let client: any TestClientProtocol
+    let store: Store
+    let app: App
+    let token: String
+
+    var base: String { "/api/v1/apps/\(app.slug)" }
+
+    /// `path` is relative to the app (`families/FAMILY_1`) unless it starts with `/`.
+    @discardableResult
+    func request(
+        _ method: HTTPRequest.Method, _ path: String, json: JSONValue? = nil, body: String? = nil,
+        headers: HTTPFields = [:], token: String? = nil, authorized: Bool = true
+    ) async throws -> APIResponse {
+        var headers = headers
+        if authorized { headers[.authorization] = "Bearer \(token ?? self.token)" }
+        var buffer: ByteBuffer?
+        if let json {
+            buffer = ByteBuffer(bytes: json.serialized())
+        } else if let body {
+            buffer = ByteBuffer(string: body)
+        }
+        if buffer != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        let uri = path.hasPrefix("/") ? path : "\(base)/\(path)"
+        let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: buffer)
+        let text = String(buffer: response.body)
+        let parsed = (try? JSONValue.parse(Array(text.utf8))) ?? .null
+        return APIResponse(status: response.status, headers: response.headers, text: text, json: parsed)
+    }
+
+    func create(_ collection: String, _ json: JSONValue) async throws -> APIResponse {
+        let response = try await request(.post, collection, json: json)
+        #expect(response.status == .created, "creating in \(collection): \(response.text)")
+        return response
+    }
+}
+
+func testConfiguration() -> ServerConfiguration {
+    var c = ServerConfiguration()
+    c.publicDirectory = repositoryRoot.appendingPathComponent("Public").path
+    c.maxBodyBytes = 64 * 1024
+    return c
+}
+
+/// Runs `body` against a live server with a fresh app; `routeLog` collects the routes.
+func withAPI(routeLog: RouteLog = RouteLog(), _ body: @Sendable (TestAPI) async throws -> Void) async throws {
+    let client = try await TestDatabase.client()
+    let store = Store(client: client, logger: testLogger)
+    let app = try await store.createApp(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
+    let token = try await store.createToken(appId: app.id)
+    let router = buildRouter(store: store, configuration: testConfiguration(), routeLog: routeLog)
+    let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: testLogger)
+    try await application.test(.live) { client in
+        try await body(TestAPI(client: client, store: store, app: app, token: token))
+    }
+}
+
+// MARK: - Sample documents
+
+/// The worked family: 320 wide, insets 10/10, spacing 10; one column 300, two 145.
+let phoneFamily: JSONValue = [
+    "id": "FAMILY_1", "name": "Phones",
+    "reference_size": ["width": 320, "height": 568],
+    "insets": ["top": 10, "left": 10, "bottom": 10, "right": 10],
+    "interitem_spacing": 10, "line_spacing": 10,
+    "cell_styles": [
+        ["id": "LIST_1", "columns": 1, "height": 80],
+        ["id": "GRID_1", "columns": 2, "aspect_ratio": 1.5],
+    ],
+]
+
+func component(_ type: String, _ styles: [String] = ["LIST_1"], source: String? = nil, extra: [String: JSONValue] = [:]) -> JSONValue {
+    var o: [String: JSONValue] = ["component_type": .string(type), "cell_styles": .array(styles.map(JSONValue.string))]
+    if let source { o["data"] = ["source": .string(source), "type": "APPLICASTER_COLLECTION"] }
+    o.merge(extra) { _, b in b }
+    return .object(o)
+}
+
+func screenBody(_ name: String, components: [JSONValue] = [], extra: [String: JSONValue] = [:]) -> JSONValue {
+    var o: [String: JSONValue] = ["name": .string(name), "family": "FAMILY_1", "ui_components": .array(components)]
+    o.merge(extra) { _, b in b }
+    return .object(o)
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# make test: a throwaway PostgreSQL in a temporary folder (removed afterwards, also on failure),
+# then the whole suite against it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+export PATH="/opt/swift/usr/bin:$PATH"
+tmp=$(mktemp -d /tmp/rivers-test.XXXXXX)
+chmod 755 "$tmp"
+port=${RIVERS_TEST_PG_PORT:-$((55000 + RANDOM % 5000))}
+cleanup() { scripts/pg.sh stop "$tmp/pg" || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$port" postgres
+export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" postgres)
+swift build --build-tests
+swift test --skip-build "$@"
