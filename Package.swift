@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Already in the graph through HummingbirdTesting; the multi-process tests use its client.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // Already in the graph through PostgresNIO; named here for SHA-256 (API tokens).
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
@@ -22,6 +24,8 @@ let package = Package(
         .target(name: "RiversLayout", dependencies: ["RiversCore"]),
         // `make bench-layout`: cells laid out per second, release build.
         .executableTarget(name: "RiversLayoutBench", dependencies: ["RiversLayout"]),
+        // `scripts/bench-publish.sh`: document generation time, and a document for the serving benchmark.
+        .executableTarget(name: "RiversPublishBench", dependencies: ["RiversCore"]),
         // gzip through the system zlib (zlib1g-dev), for published documents.
         .target(name: "CGzip", linkerSettings: [.linkedLibrary("z")]),
         // Persistence on PostgreSQL: migrations and repositories.
@@ -50,6 +54,7 @@ let package = Package(
             "RiversCore", "RiversStore", "RiversServer", "RiversLayout",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
     ]
 )

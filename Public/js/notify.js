@@ -44,12 +44,18 @@ export function showError(error, context = '', { placed = false } = {}) {
   const list = isApi && error.errors.length && !placed
     ? h('ul', { class: 'problem-list' }, error.errors.map((e) => h('li', {}, h('code', { text: e.pointer || '/' }), ' ', e.message)))
     : null;
+  const usedBy = isApi && Array.isArray(error.problem.used_by) && error.problem.used_by.length
+    ? h('div', {}, h('p', { text: 'Used by:' }), h('ul', { class: 'problem-list' }, error.problem.used_by.map((u) => h('li', {
+      text: typeof u === 'object' ? `${u.kind || ''} ${u.name ? `“${u.name}”` : ''} ${u.id ? `(${u.id})` : ''}${u.via ? ` as ${u.via}` : ''}`.trim() : String(u),
+    }))))
+    : null;
   const meta = isApi ? `${error.status || 'no answer'} · ${error.request.method} ${error.request.path}` : '';
   const item = h('div', { class: 'toast toast-error', role: 'alert', dataset: { status: isApi ? String(error.status) : '' } },
     h('div', { class: 'toast-body' },
       h('strong', { text: context ? `${context}: ${title}` : title }),
       detail ? h('p', { text: detail }) : null,
       list,
+      usedBy,
       meta ? h('p', { class: 'toast-meta', text: meta }) : null),
     h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Dismiss error', text: '×', onclick: () => item.remove() }));
   errorRegion.append(item);

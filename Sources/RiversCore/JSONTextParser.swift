@@ -59,18 +59,18 @@ struct JSONTextParser {
         defer { depth -= 1 }
         index += 1
         var object: [String: JSONValue] = [:]
+        object.reserveCapacity(8)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
             let key = try parseString()
-            if object[key] != nil { throw error("duplicate key \"\(key)\"") }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            if object.updateValue(try parseValue(), forKey: key) != nil { throw error("duplicate key \"\(key)\"") }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

@@ -144,11 +144,11 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let o):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in o.keys.sorted().enumerated() {
+            for (i, member) in o.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(key, to: &out)
+                JSONValue.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                o[key]!.write(to: &out)
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -156,7 +156,21 @@ extension JSONValue {
 
     static func writeNumber(_ n: Double, to out: inout [UInt8]) {
         if n.rounded() == n, abs(n) < 1e15 {
-            out.append(contentsOf: String(Int64(n)).utf8)
+            // Whole numbers digit by digit: no String in between.
+            var v = Int64(n)
+            if v < 0 { out.append(UInt8(ascii: "-")); v = -v }
+            if v < 10 { out.append(48 + UInt8(v)); return }
+            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var count = 0
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                while v > 0 {
+                    buffer[count] = 48 + UInt8(v % 10)
+                    v /= 10
+                    count += 1
+                }
+                for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+            }
         } else if n.isFinite {
             out.append(contentsOf: "\(n)".utf8)
         } else {
@@ -166,6 +180,12 @@ extension JSONValue {
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: s.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
@@ -207,7 +227,8 @@ extension JSONValue {
 public enum JSONPointer {
     /// Escapes one reference token (RFC 6901): `~` → `~0`, `/` → `~1`.
     public static func escape(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
+        return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
     public static func join(_ base: String, _ token: String) -> String {

@@ -50,6 +50,7 @@ public struct ObjectReader {
 
     /// Records every member whose name is not in `allowed`.
     public func rejectUnknownKeys(_ allowed: Set<String>) {
+        if object.keys.allSatisfy(allowed.contains) { return }  // the common case, without sorting
         for key in object.keys.sorted() where !allowed.contains(key) {
             problems.add(at(key), "is not a known field")
         }
@@ -68,7 +69,8 @@ public struct ObjectReader {
             problems.add(at(key), "must not be empty")
             return nil
         }
-        if s.count > maxLength {
+        // utf8.count is O(1); characters are counted only when it could matter.
+        if s.utf8.count > maxLength, s.count > maxLength {
             problems.add(at(key), "must be at most \(maxLength) characters")
             return nil
         }
@@ -76,9 +78,9 @@ public struct ObjectReader {
     }
 
     /// A string matching an identifier pattern such as `[A-Z0-9_]+`.
-    public func identifier(_ key: String, required: Bool = false, allowed: (Character) -> Bool, describe: String) -> String? {
+    public func identifier(_ key: String, required: Bool = false, allowed: (UInt8) -> Bool, describe: String) -> String? {
         guard let s = string(key, required: required) else { return nil }
-        if s.isEmpty || s.count > 100 || !s.allSatisfy(allowed) {
+        if s.isEmpty || s.utf8.count > 100 || !s.utf8.allSatisfy(allowed) {
             problems.add(at(key), "must be \(describe) (got \"\(s)\")")
             return nil
         }
@@ -189,17 +191,18 @@ public struct ObjectReader {
 /// Screen ids are UUIDs written in lower case, as real documents write them.
 public enum UUIDText {
     public static func normalize(_ text: String) -> String? {
-        let lower = text.lowercased()
-        let bytes = Array(lower.utf8)
-        guard bytes.count == 36 else { return nil }
-        for (i, b) in bytes.enumerated() {
+        guard text.utf8.count == 36 else { return nil }
+        var hasUpper = false
+        for (i, b) in text.utf8.enumerated() {
             if i == 8 || i == 13 || i == 18 || i == 23 {
                 if b != UInt8(ascii: "-") { return nil }
+            } else if (65...70).contains(b) {
+                hasUpper = true
             } else if !((48...57).contains(b) || (97...102).contains(b)) {
                 return nil
             }
         }
-        return lower
+        return hasUpper ? text.lowercased() : text
     }
 
     public static func random() -> String {
@@ -234,5 +237,14 @@ public enum IdentifierRules {
     /// Component ids, layout ids, component types and plugin identifiers.
     public static func isToken(_ c: Character) -> Bool {
         c.isASCII && (c.isLetter || c.isNumber || c == "_" || c == "-" || c == ".")
+    }
+
+    // The same rules on UTF-8 bytes: identifiers are ASCII, and bytes are much cheaper to check.
+    public static func isUpperSnake(_ b: UInt8) -> Bool {
+        (65...90).contains(b) || (48...57).contains(b) || b == UInt8(ascii: "_")
+    }
+    public static func isToken(_ b: UInt8) -> Bool {
+        (65...90).contains(b) || (97...122).contains(b) || (48...57).contains(b)
+            || b == UInt8(ascii: "_") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
     }
 }

@@ -50,11 +50,13 @@ public struct ServerConfiguration: Sendable {
 
 /// The router: the API under `/api/v1` (token required), the OpenAPI document, a health check,
 /// and the editor's static files at `/`.
-public func buildRouter(store: Store, configuration: ServerConfiguration, routeLog: RouteLog = RouteLog()) -> Router<RiversContext> {
+public func buildRouter(
+    store: Store, configuration: ServerConfiguration, documents: PublishedDocuments, routeLog: RouteLog = RouteLog()
+) -> Router<RiversContext> {
     let router = Router(context: RiversContext.self)
     // Added first so it also wraps the not-found responder: every error leaves as problem+json.
     router.add(middleware: ProblemMiddleware(bodyLimit: configuration.maxBodyBytes))
-    router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: store.logger))
+    router.add(middleware: EditorFilesMiddleware(directory: configuration.publicDirectory, logger: store.logger))
 
     let open = RouteRegistrar(group: router.group(""), prefix: "", log: routeLog)
     open.on(.get, "api/openapi.json") { _, _ in
@@ -67,21 +69,45 @@ public func buildRouter(store: Store, configuration: ServerConfiguration, routeL
         return JSONResponse(["status": "ok"])
     }
 
+    PublicDocumentController(documents: documents).register(on: open)
+
     let api = router.group("api/v1").add(middleware: TokenAuthMiddleware(store: store))
     let helpers = APIHelpers(store: store, bodyLimit: configuration.maxBodyBytes)
-    APIController(store: store, helpers: helpers).register(on: RouteRegistrar(group: api, prefix: "api/v1", log: routeLog))
+    let routes = RouteRegistrar(group: api, prefix: "api/v1", log: routeLog)
+    APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
+    PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
     return router
+}
+
+/// The editor's static files, for every path outside the API and the published documents (so
+/// those never touch the file system).
+struct EditorFilesMiddleware: RouterMiddleware {
+    typealias Context = RiversContext
+    let files: FileMiddleware<RiversContext, LocalFileSystem>
+
+    init(directory: String, logger: Logger) {
+        files = FileMiddleware(directory, searchForIndexHtml: true, logger: logger)
+    }
+
+    func handle(_ request: Request, context: RiversContext, next: (Request, RiversContext) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if path.hasPrefix("/api/") || path.hasPrefix("/rivers/") || path == "/health" {
+            return try await next(request, context)
+        }
+        return try await files.handle(request, context: context, next: next)
+    }
 }
 
 /// The whole server: the router plus the database client, run as one service group.
 public func buildApplication(configuration: ServerConfiguration, client: PostgresClient, logger: Logger) -> some ApplicationProtocol {
     let store = Store(client: client, logger: logger)
-    let router = buildRouter(store: store, configuration: configuration)
+    let documents = PublishedDocuments(store: store)
+    let router = buildRouter(store: store, configuration: configuration, documents: documents)
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rivers"),
         logger: logger)
-    app.addServices(client)
+    app.addServices(client, PublishListener(documents: documents, client: client, logger: logger))
     return app
 }
 

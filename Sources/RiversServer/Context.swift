@@ -8,6 +8,11 @@ public struct RiversContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by `TokenAuthMiddleware` on every `/api/v1` request.
     public var tokenAppId: String?
+    /// Who the token is, for "published by".
+    public var tokenName: String?
+
+    /// How a publish through this request is recorded.
+    var publisher: String { tokenName.map { "token \($0)" } ?? "api" }
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -24,12 +29,13 @@ struct TokenAuthMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else { throw Problem.unauthorized }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Problem.unauthorized }
-        guard let appId = try await store.appId(forToken: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        guard let (appId, name) = try await store.tokenOwner(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
             throw Problem(.unauthorized, type: "unauthorized", title: "Authentication required", detail: "the API token is not valid",
                           headers: [.wwwAuthenticate: "Bearer realm=\"rivers\", error=\"invalid_token\""])
         }
         var context = context
         context.tokenAppId = appId
+        context.tokenName = name
         return try await next(request, context)
     }
 }
@@ -70,14 +76,32 @@ struct APIHelpers: Sendable {
         }
     }
 
+    /// The body as JSON, or nil when there is none.
+    func optionalBody(_ request: Request) async throws -> JSONValue? {
+        if request.headers[.contentLength] == "0" { return nil }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: bodyLimit)
+        } catch {
+            throw Problem.tooLarge(limit: bodyLimit)
+        }
+        if buffer.readableBytes == 0 { return nil }
+        do {
+            return try JSONValue.parse(buffer.readableBytesView)
+        } catch {
+            throw Problem.malformed(error.description)
+        }
+    }
+
     /// `If-Match`: absent, `*`, or one or more strong ETags.
     func precondition(_ request: Request) throws -> RevisionPrecondition {
         guard let header = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return .none }
         if header == "*" { return .any }
         var revisions: [Int] = []
         for tag in header.split(separator: ",") {
-            var t = tag.trimmingCharacters(in: .whitespaces)
-            if t.hasPrefix("W/") { t.removeFirst(2) }
+            let t = tag.trimmingCharacters(in: .whitespaces)
+            // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag never matches.
+            if t.hasPrefix("W/") { continue }
             guard t.count >= 2, t.hasPrefix("\""), t.hasSuffix("\""), let n = Int(t.dropFirst().dropLast()) else {
                 throw Problem(.badRequest, type: "bad-if-match", title: "If-Match is not valid", detail: "If-Match takes the ETag of a GET, like \"3\" (quotes included)", field: "If-Match")
             }

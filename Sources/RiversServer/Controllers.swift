@@ -6,6 +6,14 @@ import RiversStore
 struct APIController {
     let store: Store
     let helpers: APIHelpers
+    let baseURL: String
+
+    /// An app as the API shows it, with the stable URL of its published document.
+    func appJSON(_ app: App) -> JSONValue {
+        var o = app.json.objectValue ?? [:]
+        o["public_url"] = .string("\(baseURL)/rivers/\(app.slug)/rivers.json")
+        return .object(o)
+    }
 
     func register(on routes: RouteRegistrar) {
         PreviewController(store: store, helpers: helpers).register(on: routes)
@@ -13,10 +21,10 @@ struct APIController {
         routes.on(.get, "apps") { _, context in
             guard let appId = context.tokenAppId else { throw Problem.unauthorized }
             let app = try await store.app(id: appId)
-            return JSONResponse(["items": [app.json], "total": 1, "limit": 50, "offset": 0, "next_offset": nil])
+            return JSONResponse(["items": [appJSON(app)], "total": 1, "limit": 50, "offset": 0, "next_offset": nil])
         }
         routes.on(.get, "apps/{app}") { _, context in
-            JSONResponse(try await helpers.app(context).json)
+            JSONResponse(appJSON(try await helpers.app(context)))
         }
         routes.on(.get, "component-types") { _, _ in
             JSONResponse(["items": .array(ComponentType.builtIn.map(\.json))])

@@ -17,38 +17,36 @@ extension Store {
         ).decode(String.self) {
             if let family = Family.read(try JSONValue.parse(Array(body.utf8)), problems: Problems()) { families[family.id] = family }
         }
-        var raw: [JSONValue] = []
-        for try await body in try await connection.query(
-            "SELECT (body || jsonb_build_object('home', home))::text FROM screens WHERE app_id = \(appId)::uuid ORDER BY position",
-            logger: logger
-        ).decode(String.self) {
-            raw.append(try JSONValue.parse(Array(body.utf8)))
+        var texts: [[UInt8]] = []
+        var types: Set<String> = []
+        var componentTypes: Set<String> = []
+        for try await (body, type, used) in try await connection.query(
+            """
+            SELECT (body || jsonb_build_object('home', home))::text, body->>'type',
+                   ARRAY(SELECT jsonb_path_query(body, '$.**.component_type') #>> '{}')
+            FROM screens WHERE app_id = \(appId)::uuid ORDER BY position
+            """, logger: logger
+        ).decode((String, String, [String]).self) {
+            texts.append(Array(body.utf8))
+            types.insert(type)
+            componentTypes.formUnion(used)
         }
         let registry = try await registry(appId: appId, on: connection)
         // Stored screens were valid when written. Their types are read as they are (a plugin may be
         // gone since); the publish check says which ones no longer have one.
         var options = registry.readOptions
-        options.pluginScreenTypes.formUnion(raw.compactMap { $0["type"]?.stringValue })
+        options.pluginScreenTypes.formUnion(types)
         var known = options.catalog.types
-        for body in raw {
-            func collect(_ list: JSONValue?) {
-                for c in list?.arrayValue ?? [] {
-                    if let t = c["component_type"]?.stringValue, known[t] == nil {
-                        known[t] = ComponentType(id: t, name: t, axis: .vertical, needsDataSource: false, holdsChildren: false, description: "unregistered")
-                    }
-                    collect(c["ui_components"])
-                }
-            }
-            collect(body["ui_components"])
+        for t in componentTypes where known[t] == nil {
+            known[t] = ComponentType(id: t, name: t, axis: .vertical, needsDataSource: false, holdsChildren: false, description: "unregistered")
         }
         options.catalog = ComponentCatalog(Array(known.values))
         var screens: [Screen] = []
-        for body in raw {
-            let problems = Problems()
-            guard let screen = Screen.read(body, options: options, problems: problems) else {
-                throw StoreError.invalid(problems.errors)
+        for result in StoredScreens.read(texts, options: options) {
+            switch result {
+            case .success(let screen): screens.append(screen)
+            case .failure(let failure): throw StoreError.invalid(failure.errors)
             }
-            screens.append(screen)
         }
         return AppContent(screens: screens, families: families, registry: registry)
     }

@@ -45,6 +45,15 @@ public struct DatabaseURL: Sendable, Equatable {
         return config
     }
 
+    /// The URL again, as `DATABASE_URL` takes it.
+    public var urlString: String {
+        var text = "postgres://\(user)"
+        if let password { text += ":\(password)" }
+        text += "@\(host):\(port)/\(database)"
+        if let socketDirectory { text += "?host=\(socketDirectory)" }
+        return text
+    }
+
     /// The same server and credentials, another database (tests create throwaway databases).
     public func with(database: String) -> DatabaseURL {
         var copy = self

@@ -60,6 +60,7 @@ extension Store {
             try precondition.check(current.revision)
             let body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id)
             let family = try validated { Family.read(body, problems: $0) }
+            if family.json == current.body.removingBookkeeping() { return current }
             // Cell styles that screens or layouts still use must stay.
             let styles = Set(family.cellStyles.map(\.id))
             var users: [JSONValue] = []
@@ -172,6 +173,7 @@ extension Store {
             try precondition.check(current.revision)
             let body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id)
             let layout = try validated { LayoutTemplate.read(body, catalog: catalog, problems: $0) }
+            if layout.json == current.body.removingBookkeeping() { return current }
             try await checkLayoutReferences(layout, appId: appId, on: connection)
             return try await returnedRecord(
                 connection.query(

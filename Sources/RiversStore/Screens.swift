@@ -17,7 +17,7 @@ extension Store {
         try await client.transaction(logger: logger) { connection in
             let number = try await lockApp(appId, on: connection)
             var body = body
-            if let layoutId = body["from_layout"] {
+            if let layoutId = body["from_layout"], !layoutId.isNull {
                 body = try await applyingLayout(layoutId, to: body, appId: appId, on: connection)
             }
             if let given = body["screen_type"], !given.isNull {
@@ -54,7 +54,12 @@ extension Store {
             _ = try await lockApp(appId, on: connection)
             let current = try await fetch(.screens, appId: appId, id: id, on: connection, lock: .update)
             try precondition.check(current.revision)
-            let body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id, normalize: UUIDText.normalize)
+            var body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id, normalize: UUIDText.normalize)
+            // The home flag is the app's: a replacing body that leaves it out keeps it as it is.
+            if var o = body.objectValue, o["home"] == nil || o["home"]!.isNull {
+                o["home"] = current.body["home"] ?? false
+                body = .object(o)
+            }
             let registry = try await registry(appId: appId, on: connection)
             var options = registry.readOptions
             // A screen keeps reading while its plugin is gone; the check below says so.
@@ -75,6 +80,7 @@ extension Store {
             if wasHome, !screen.home {
                 throw StoreError.invalid([FieldError("/home", "an app has exactly one home screen: make another screen home instead")])
             }
+            if screen.json == current.body.removingBookkeeping() { return current }
             let parents = try await screenParents(appId: appId, on: connection)
             try await checkScreenReferences(screen, appId: appId, parents: parents, registry: registry, on: connection)
             if screen.home, !wasHome { try await clearHome(appId: appId, except: screen.id, on: connection) }
@@ -177,6 +183,7 @@ extension Store {
     /// Fills `family` and `ui_components` (with fresh component ids) from a layout, where the body
     /// does not give them.
     func applyingLayout(_ layoutId: JSONValue, to body: JSONValue, appId: String, on connection: PostgresConnection) async throws -> JSONValue {
+        // (null means "no layout", and is dropped like an absent member by the caller.)
         guard let id = layoutId.stringValue else {
             throw StoreError.invalid([FieldError("/from_layout", "must be a layout id (a string), not \(layoutId.typeName)")])
         }

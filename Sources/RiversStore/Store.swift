@@ -147,11 +147,13 @@ public struct Store: Sendable {
         return token
     }
 
-    /// The app a token belongs to, or nil for an unknown token.
-    public func appId(forToken token: String) async throws -> String? {
+    /// The app a token belongs to and a name for the token (its label, or the start of its id),
+    /// or nil for an unknown token.
+    public func tokenOwner(_ token: String) async throws -> (appId: String, name: String)? {
         let rows = try await client.query(
-            "SELECT app_id::text FROM api_tokens WHERE token_hash = \(Self.hash(token))", logger: logger)
-        for try await id in rows.decode(String.self) { return id }
+            "SELECT app_id::text, CASE WHEN label = '' THEN left(id::text, 8) ELSE label END FROM api_tokens WHERE token_hash = \(Self.hash(token))",
+            logger: logger)
+        for try await (id, name) in rows.decode((String, String).self) { return (id, name) }
         return nil
     }
 

@@ -12,7 +12,7 @@ struct Rivers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rivers",
         abstract: "Rivers: compose app screens and publish them as rivers.json.",
-        subcommands: [Serve.self, Migrate.self, AppCommand.self, TokenCommand.self])
+        subcommands: [Serve.self, Migrate.self, AppCommand.self, TokenCommand.self, Publish.self, Versions.self])
 }
 
 /// Opens a database client from `DATABASE_URL`, runs `body` while the client runs, then stops it.
@@ -161,6 +161,67 @@ struct TokenCommand: AsyncParsableCommand {
                 guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
                 print(try await store.createToken(appId: app.id, label: label))
             }
+        }
+    }
+}
+
+struct Publish: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check an app and publish its rivers.json as a new version.")
+
+    @Argument(help: "The app's slug or id.")
+    var app: String
+
+    @Option(help: "A note kept with the version.")
+    var note = ""
+
+    func run() async throws {
+        let configuration = try ServerConfiguration.fromEnvironment()
+        let logger = makeLogger(configuration)
+        let (key, note) = (app, note)
+        try await withDatabase(configuration, logger: logger) { client in
+            let store = Store(client: client, logger: logger)
+            guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+            let outcome: PublishOutcome
+            do {
+                outcome = try await store.publish(appId: app.id, note: note, publishedBy: "cli")
+            } catch StoreError.invalid(let problems) {
+                throw CLIError("not published: \(problems.count) problem(s)\n" + problems.map { "  \($0.pointer): \($0.message)" }.joined(separator: "\n"))
+            }
+            let url = "\(configuration.baseURL)/rivers/\(app.slug)/rivers.json"
+            switch outcome {
+            case .published(let version):
+                print("published version \(version.number) of \(app.slug) (\(version.document.count) bytes, sha256 \(version.sha256.prefix(12)))")
+            case .unchanged(let version):
+                print("nothing changed since version \(version.number); no version was added")
+            }
+            print(url)
+        }
+    }
+}
+
+struct Versions: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List an app's published versions, newest first.")
+
+    @Argument(help: "The app's slug or id.")
+    var app: String
+
+    @Option(help: "How many to list.")
+    var limit = 20
+
+    func run() async throws {
+        let configuration = try ServerConfiguration.fromEnvironment()
+        let logger = makeLogger(configuration)
+        let (key, limit) = (app, max(1, min(self.limit, 200)))
+        try await withDatabase(configuration, logger: logger) { client in
+            let store = Store(client: client, logger: logger)
+            guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+            let (versions, total) = try await store.listVersions(appId: app.id, limit: limit, offset: 0)
+            if versions.isEmpty { print("\(app.slug) has no published version yet") }
+            for v in versions {
+                let rollback = v.rollbackOf.map { " (rollback to \($0))" } ?? ""
+                print("v\(v.number)  \(Timestamp.format(v.createdAt))  \(v.size) bytes  \(v.sha256.prefix(12))  \(v.publishedBy)\(rollback)  \(v.note)")
+            }
+            if total > versions.count { print("… \(total - versions.count) older") }
         }
     }
 }

@@ -124,7 +124,7 @@ func withAPI(routeLog: RouteLog = RouteLog(), _ body: @Sendable (TestAPI) async 
     let store = Store(client: client, logger: testLogger)
     let app = try await store.createApp(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
     let token = try await store.createToken(appId: app.id)
-    let router = buildRouter(store: store, configuration: testConfiguration(), routeLog: routeLog)
+    let router = buildRouter(store: store, configuration: testConfiguration(), documents: PublishedDocuments(store: store), routeLog: routeLog)
     let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: testLogger)
     try await application.test(.live) { client in
         try await body(TestAPI(client: client, store: store, app: app, token: token))

@@ -1,0 +1,107 @@
+// Validation errors (422 `errors: [{pointer, message}]`) shown at the fields they name. Every
+// control or group that edits part of a resource carries `data-pointer` (a JSON pointer); an error
+// goes to the element with the longest pointer that is a prefix of the error's pointer.
+import { h, uid } from './dom.js';
+
+const CONTROLS = 'input, select, textarea';
+
+export function clearFieldErrors(root) {
+  root.querySelectorAll('.field-error').forEach((el) => el.remove());
+  root.querySelectorAll('[aria-invalid="true"]').forEach((el) => el.removeAttribute('aria-invalid'));
+  root.querySelectorAll('.has-error').forEach((el) => el.classList.remove('has-error'));
+  root.querySelectorAll('.error-summary').forEach((el) => el.remove());
+}
+
+/** The element for a pointer, and the part of the pointer below it. */
+export function findTarget(root, pointer) {
+  const byPointer = new Map();
+  for (const el of root.querySelectorAll('[data-pointer]')) {
+    if (!byPointer.has(el.dataset.pointer)) byPointer.set(el.dataset.pointer, el);
+  }
+  let p = pointer || '';
+  for (;;) {
+    if (byPointer.has(p)) return { el: byPointer.get(p), rest: (pointer || '').slice(p.length) };
+    if (p === '') return null;
+    p = p.slice(0, p.lastIndexOf('/'));
+  }
+}
+
+function unescapePointer(rest) {
+  return rest.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join(' › ');
+}
+
+function describeBy(control, id) {
+  const ids = (control.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+  if (!ids.includes(id)) ids.push(id);
+  control.setAttribute('aria-describedby', ids.join(' '));
+}
+
+/**
+ * Puts each error next to its field. `prefix` is stripped from pointers first (the preview answers
+ * with `/screen/...`). Returns the errors that found no field (to show elsewhere).
+ */
+export function placeErrors(root, errors, { prefix = '' } = {}) {
+  const unplaced = [];
+  for (const error of errors) {
+    let pointer = error.pointer || '';
+    if (prefix && pointer.startsWith(prefix)) pointer = pointer.slice(prefix.length);
+    const target = findTarget(root, pointer);
+    if (!target) { unplaced.push(error); continue; }
+    const { el, rest } = target;
+    const text = rest ? `${unescapePointer(rest)}: ${error.message}` : error.message;
+    const message = h('p', { class: 'field-error', id: uid('err'), text });
+    if (el.matches(CONTROLS)) {
+      el.setAttribute('aria-invalid', 'true');
+      describeBy(el, message.id);
+      const host = el.closest('.field') || el.parentElement;
+      host.append(message);
+      host.classList.add('has-error');
+      const clear = () => {
+        el.removeAttribute('aria-invalid');
+        host.classList.remove('has-error');
+        host.querySelectorAll('.field-error').forEach((m) => m.remove());
+        el.removeEventListener('input', clear);
+        el.removeEventListener('change', clear);
+      };
+      el.addEventListener('input', clear);
+      el.addEventListener('change', clear);
+    } else {
+      el.classList.add('has-error');
+      const anchor = el.querySelector(':scope > legend, :scope > h3, :scope > h4, :scope > .card-head');
+      if (anchor) anchor.after(message); else el.prepend(message);
+      const first = el.querySelector(CONTROLS);
+      if (first) describeBy(first, message.id);
+    }
+  }
+  return unplaced;
+}
+
+/** Moves focus to the field of a pointer (and scrolls it into view). */
+export function focusPointer(root, pointer) {
+  const target = findTarget(root, pointer);
+  if (!target) return false;
+  const el = target.el.matches(CONTROLS) ? target.el : (target.el.querySelector(CONTROLS) || target.el);
+  if (!el.matches(CONTROLS) && !el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+  el.scrollIntoView({ block: 'center' });
+  el.focus();
+  return true;
+}
+
+/**
+ * A summary of every error, each a link to its field, shown in `container` (role=alert).
+ */
+export function showErrorSummary(container, root, errors, { prefix = '', title } = {}) {
+  const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1' },
+    h('h3', { text: title || (errors.length === 1 ? 'The server refused this: 1 problem' : `The server refused this: ${errors.length} problems`) }),
+    h('ul', {}, errors.map((e) => {
+      let pointer = e.pointer || '';
+      if (prefix && pointer.startsWith(prefix)) pointer = pointer.slice(prefix.length);
+      const label = pointer ? unescapePointer(pointer) : 'whole document';
+      return h('li', {}, h('a', {
+        href: '#', onclick: (ev) => { ev.preventDefault(); focusPointer(root, pointer); },
+      }, label), `: ${e.message}`);
+    })));
+  container.querySelectorAll('.error-summary').forEach((el) => el.remove());
+  container.append(summary);
+  return summary;
+}

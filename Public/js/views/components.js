@@ -1,0 +1,311 @@
+// The components of a screen (or layout): add from the catalog, remove, reorder (drag and drop,
+// move buttons, Alt+ArrowUp/Down), and edit cell styles, header, item limit, data source and
+// target. Edits change the draft in place and call onChange; nothing is saved here.
+import { state, find } from '../state.js';
+import { h, select, uuid, focusKeyOf, restoreFocus } from '../dom.js';
+import { formatSize } from '../family-math.js';
+import { announce } from '../notify.js';
+
+export function typeName(typeId) {
+  return find.componentType(typeId)?.name || typeId;
+}
+
+/** The source types seen in the app, offered as suggestions. */
+function knownSourceTypes() {
+  const seen = new Set(['APPLICASTER_COLLECTION', 'FEED', 'URL']);
+  const walk = (list) => (list || []).forEach((c) => { if (c.data?.type) seen.add(c.data.type); walk(c.ui_components); });
+  state.screens.forEach((s) => walk(s.ui_components));
+  return [...seen].sort();
+}
+
+export class ComponentList {
+  /**
+   * @param {{getScreen: () => object, onChange: () => void, pointerBase?: string}} options
+   *   getScreen returns the draft (its ui_components are edited in place).
+   */
+  constructor({ getScreen, onChange, pointerBase = '/ui_components', title = 'Components' }) {
+    this.getScreen = getScreen;
+    this.onChange = onChange;
+    this.pointerBase = pointerBase;
+    this.title = title;
+    this.dragIndex = null;
+    this.el = h('section', { class: 'components', 'aria-labelledby': 'components-heading', 'data-pointer': pointerBase });
+    this.datalistId = 'source-types';
+  }
+
+  get components() {
+    const screen = this.getScreen();
+    screen.ui_components ??= [];
+    return screen.ui_components;
+  }
+
+  render() {
+    const focus = focusKeyOf(this.el);
+    const screen = this.getScreen();
+    const components = this.components;
+    const family = find.family(screen.family);
+    this.list = h('ol', { class: 'component-list', 'aria-describedby': 'components-help' },
+      components.map((c, i) => this.card(c, i, components.length, family, screen)));
+    if (!components.length) this.list.append(h('li', { class: 'empty', text: 'No components yet: add one from the catalog below.' }));
+    this.wireDragAndDrop();
+    this.el.replaceChildren(
+      h('div', { class: 'section-head' },
+        h('h2', { id: 'components-heading', text: `${this.title} (${components.length})` })),
+      h('p', { class: 'hint', id: 'components-help', text: 'Reorder by dragging the ⠿ handle, with the ↑ ↓ buttons, or with Alt+Arrow Up/Down inside a component.' }),
+      this.list,
+      this.catalog(),
+      h('datalist', { id: this.datalistId }, knownSourceTypes().map((t) => h('option', { value: t }))));
+    restoreFocus(this.el, focus);
+  }
+
+  card(c, i, count, family, screen) {
+    const p = `${this.pointerBase}/${i}`;
+    const type = find.componentType(c.component_type);
+    const name = `${typeName(c.component_type)} ${i + 1}`;
+    const key = (suffix) => `c-${c.id}-${suffix}`;
+    const moveButton = (dir) => {
+      const atEnd = dir < 0 ? i === 0 : i === count - 1;
+      return h('button', {
+        type: 'button', class: 'icon-button', 'data-focus-key': key(dir < 0 ? 'up' : 'down'),
+        'aria-label': `Move ${name} ${dir < 0 ? 'up' : 'down'}`, title: dir < 0 ? 'Move up (Alt+↑)' : 'Move down (Alt+↓)',
+        'aria-disabled': atEnd ? 'true' : null, text: dir < 0 ? '↑' : '↓',
+        onclick: () => { if (!atEnd) this.move(i, i + dir); },
+      });
+    };
+    const handle = h('button', {
+      type: 'button', class: 'drag-handle', 'data-focus-key': key('handle'),
+      'aria-label': `Reorder ${name}: drag, or press Alt+Arrow Up or Down`, title: 'Drag to reorder', text: '⠿',
+    });
+    const li = h('li', {
+      class: 'component-card', 'data-pointer': p, 'data-component-id': c.id, 'data-index': String(i),
+      'data-component-type': c.component_type, 'aria-label': name,
+    },
+    h('div', { class: 'card-head' },
+      handle,
+      h('h3', {}, `${i + 1}. ${typeName(c.component_type)}`, h('span', { class: 'muted', text: ` ${c.component_type}` })),
+      h('div', { class: 'card-actions' },
+        moveButton(-1), moveButton(1),
+        h('button', {
+          type: 'button', class: 'icon-button danger', 'data-focus-key': key('remove'),
+          'aria-label': `Remove ${name}`, title: 'Remove', text: '✕', onclick: () => this.remove(i),
+        }))),
+    h('div', { class: 'card-body' },
+      this.cellStyleField(c, p, family, name, key),
+      this.headerField(c, p, name, key),
+      this.limitField(c, p, name, key),
+      this.dataFields(c, p, type, screen, name, key),
+      c.ui_components?.length ? h('p', { class: 'hint wide', text: `Holds ${c.ui_components.length} nested component(s); they are kept as they are (nested editing is not in the editor yet).` }) : null));
+    handle.addEventListener('mousedown', () => { li.draggable = true; });
+    handle.addEventListener('touchstart', () => { li.draggable = true; }, { passive: true });
+    li.addEventListener('mouseup', () => { li.draggable = false; });
+    li.addEventListener('keydown', (event) => {
+      const up = event.key === 'ArrowUp';
+      const down = event.key === 'ArrowDown';
+      if (!up && !down) return;
+      if (!event.altKey && event.target !== handle) return;
+      event.preventDefault();
+      const to = i + (up ? -1 : 1);
+      if (to < 0 || to >= count) { announce(`${name} is already ${up ? 'first' : 'last'}.`); return; }
+      this.move(i, to);
+    });
+    return li;
+  }
+
+  cellStyleField(c, p, family, name, key) {
+    c.cell_styles ??= [];
+    const known = family ? family.cell_styles : [];
+    const unknown = c.cell_styles.filter((id) => !known.some((s) => s.id === id));
+    const box = (id, label, missing) => {
+      const input = h('input', { type: 'checkbox', id: `${key('cs')}-${id}`, 'data-focus-key': `${key('cs')}-${id}`, checked: c.cell_styles.includes(id) });
+      input.addEventListener('change', () => {
+        const chosen = new Set(c.cell_styles);
+        if (input.checked) chosen.add(id); else chosen.delete(id);
+        c.cell_styles = [...known.map((s) => s.id), ...unknown].filter((s) => chosen.has(s));
+        this.onChange();
+      });
+      return h('span', { class: ['check', missing && 'missing'] }, input, h('label', { for: input.id, text: label }));
+    };
+    return h('fieldset', { class: 'mini-group cell-style-choice', 'data-pointer': `${p}/cell_styles` },
+      h('legend', { text: `Cell styles of ${name}` }),
+      known.length ? known.map((s) => box(s.id, `${s.id} (${formatSize(s.computed)})`, false))
+        : h('span', { class: 'hint', text: family ? 'The family has no cell styles.' : 'Choose the screen’s family first.' }),
+      unknown.map((id) => box(id, `${id} (not in the family)`, true)));
+  }
+
+  headerField(c, p, name, key) {
+    c.header ??= { visible: false, style: null };
+    const visible = h('input', { type: 'checkbox', id: key('hv'), 'data-focus-key': key('hv'), checked: Boolean(c.header.visible) });
+    visible.dataset.pointer = `${p}/header/visible`;
+    const style = h('input', { type: 'text', id: key('hs'), 'data-focus-key': key('hs'), value: c.header.style ?? '', placeholder: 'default' });
+    style.dataset.pointer = `${p}/header/style`;
+    visible.addEventListener('change', () => { c.header = { ...c.header, visible: visible.checked }; this.onChange(); });
+    style.addEventListener('input', () => { c.header = { ...c.header, style: style.value === '' ? null : style.value }; this.onChange(); });
+    return h('fieldset', { class: 'mini-group' },
+      h('legend', { text: `Header of ${name}` }),
+      h('span', { class: 'check' }, visible, h('label', { for: visible.id, text: 'Show header' })),
+      h('div', { class: 'field' }, h('label', { for: style.id, text: 'Header style' }), style));
+  }
+
+  limitField(c, p, name, key) {
+    const input = h('input', {
+      type: 'number', min: 0, step: 1, id: key('limit'), 'data-focus-key': key('limit'),
+      value: c.rules?.item_limit ?? '', placeholder: 'no limit', 'aria-describedby': `${key('limit')}-hint`,
+    });
+    input.dataset.pointer = `${p}/rules/item_limit`;
+    input.addEventListener('input', () => {
+      const rules = { ...(c.rules || {}) };
+      if (input.value === '') delete rules.item_limit;
+      else rules.item_limit = Number(input.value);
+      c.rules = rules;
+      this.onChange();
+    });
+    return h('div', { class: 'field' },
+      h('label', { for: input.id, text: 'Item limit' }), input,
+      h('p', { class: 'hint', id: `${key('limit')}-hint`, text: 'Empty: show every item.' }));
+  }
+
+  setData(c, field, value) {
+    const data = { source: '', type: '', ...(c.data || {}) };
+    if (field === 'target' && !value) delete data.target;
+    else data[field] = value;
+    const empty = !data.source && !data.type && !data.target && (data.connected === undefined || data.connected === null);
+    c.data = empty ? null : data;
+    this.onChange();
+  }
+
+  dataFields(c, p, type, screen, name, key) {
+    const parts = [];
+    const needsSource = type ? type.needs_data_source : true;
+    const hasSource = Boolean(c.data?.source || c.data?.type);
+    if (screen.connected) {
+      parts.push(h('p', { class: 'hint', text: 'Connected screen: this component shows child ' + `${Number(p.split('/').pop()) + 1}` + ' of the item that opened the screen; it has no data source of its own.' }));
+    } else if (needsSource || hasSource) {
+      const source = h('input', { type: 'text', id: key('src'), 'data-focus-key': key('src'), value: c.data?.source ?? '', placeholder: 'e.g. 3119' });
+      source.dataset.pointer = `${p}/data/source`;
+      source.addEventListener('input', () => this.setData(c, 'source', source.value));
+      const sourceType = h('input', { type: 'text', id: key('stype'), 'data-focus-key': key('stype'), value: c.data?.type ?? '', list: this.datalistId, placeholder: 'e.g. APPLICASTER_COLLECTION' });
+      sourceType.dataset.pointer = `${p}/data/type`;
+      sourceType.addEventListener('input', () => this.setData(c, 'type', sourceType.value));
+      parts.push(h('div', { class: 'field' }, h('label', { for: source.id, text: 'Data source' }), source),
+        h('div', { class: 'field' }, h('label', { for: sourceType.id, text: 'Source type' }), sourceType));
+    }
+    const targets = [{ value: '', text: '(nothing)' }, ...state.screens.map((s) => ({ value: s.id, text: s.id === screen.id ? `${s.name} (this screen)` : s.name }))];
+    if (c.data?.target && !state.screens.some((s) => s.id === c.data.target)) targets.push({ value: c.data.target, text: `${c.data.target} (unknown screen)` });
+    const target = select(targets, c.data?.target ?? '', { id: key('target'), 'data-focus-key': key('target') });
+    target.dataset.pointer = `${p}/data/target`;
+    target.addEventListener('change', () => this.setData(c, 'target', target.value));
+    parts.push(h('div', { class: 'field' }, h('label', { for: target.id, text: 'Tapping an item opens' }), target));
+    return h('fieldset', { class: 'mini-group data-group', 'data-pointer': `${p}/data` },
+      h('legend', { text: `Data of ${name}` }), parts);
+  }
+
+  catalog() {
+    const screen = this.getScreen();
+    return h('div', { class: 'catalog', role: 'group', 'aria-labelledby': 'catalog-heading' },
+      h('h3', { id: 'catalog-heading', text: 'Add a component' }),
+      h('div', { class: 'catalog-grid' }, state.componentTypes.map((t) => h('button', {
+        type: 'button', class: 'catalog-item', 'data-type': t.id, 'data-focus-key': `add-${t.id}`,
+        'aria-label': `Add ${t.name}`, title: t.description,
+        onclick: () => this.add(t.id, screen),
+      }, h('strong', { text: t.name }), h('span', { text: t.description }),
+      t.plugin ? h('span', { class: 'badge', text: 'plugin' }) : null))));
+  }
+
+  add(typeId) {
+    const screen = this.getScreen();
+    const family = find.family(screen.family);
+    const component = {
+      id: uuid(),
+      component_type: typeId,
+      cell_styles: family?.cell_styles?.length ? [family.cell_styles[0].id] : [],
+      header: { visible: false, style: null },
+      rules: {},
+      data: null,
+    };
+    this.components.push(component);
+    this.render();
+    this.onChange();
+    const first = this.el.querySelector(`[data-component-id="${CSS.escape(component.id)}"] input`);
+    first?.focus();
+    first?.closest('li')?.scrollIntoView({ block: 'nearest' });
+    announce(`${typeName(typeId)} added as component ${this.components.length}.`);
+  }
+
+  remove(i) {
+    const [removed] = this.components.splice(i, 1);
+    this.render();
+    this.onChange();
+    announce(`${typeName(removed.component_type)} ${i + 1} removed.`);
+    const cards = this.el.querySelectorAll('.component-card');
+    const next = cards[Math.min(i, cards.length - 1)];
+    (next?.querySelector('.drag-handle') || this.el.querySelector('.catalog-item'))?.focus();
+  }
+
+  /** Moves component `from` to index `to` (keeping focus where it was). */
+  move(from, to) {
+    const list = this.components;
+    if (from === to || to < 0 || to >= list.length) return;
+    const [c] = list.splice(from, 1);
+    list.splice(to, 0, c);
+    this.render();
+    this.onChange();
+    announce(`${typeName(c.component_type)} moved to position ${to + 1} of ${list.length}.`);
+  }
+
+  focusComponent(index) {
+    const card = this.el.querySelectorAll('.component-card')[index];
+    if (!card) return;
+    card.scrollIntoView({ block: 'center' });
+    card.classList.add('flash');
+    setTimeout(() => card.classList.remove('flash'), 1200);
+    card.querySelector('.drag-handle')?.focus();
+  }
+
+  wireDragAndDrop() {
+    const list = this.list;
+    const clear = () => list.querySelectorAll('.drop-before, .drop-after, .dragging').forEach((el) => el.classList.remove('drop-before', 'drop-after', 'dragging'));
+    const dropIndex = (event) => {
+      const card = event.target.closest?.('.component-card');
+      if (!card) return null;
+      const rect = card.getBoundingClientRect();
+      const before = event.clientY < rect.top + rect.height / 2;
+      return { card, before, index: Number(card.dataset.index) + (before ? 0 : 1) };
+    };
+    list.addEventListener('dragstart', (event) => {
+      const card = event.target.closest?.('.component-card');
+      if (!card) return;
+      this.dragIndex = Number(card.dataset.index);
+      event.dataTransfer.effectAllowed = 'move';
+      event.dataTransfer.setData('text/plain', card.dataset.componentId);
+      card.classList.add('dragging');
+    });
+    list.addEventListener('dragover', (event) => {
+      if (this.dragIndex === null) return;
+      const target = dropIndex(event);
+      if (!target) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = 'move';
+      list.querySelectorAll('.drop-before, .drop-after').forEach((el) => el.classList.remove('drop-before', 'drop-after'));
+      target.card.classList.add(target.before ? 'drop-before' : 'drop-after');
+    });
+    list.addEventListener('dragleave', (event) => {
+      if (!list.contains(event.relatedTarget)) list.querySelectorAll('.drop-before, .drop-after').forEach((el) => el.classList.remove('drop-before', 'drop-after'));
+    });
+    list.addEventListener('drop', (event) => {
+      if (this.dragIndex === null) return;
+      event.preventDefault();
+      const target = dropIndex(event);
+      const from = this.dragIndex;
+      this.dragIndex = null;
+      clear();
+      if (!target) return;
+      const to = target.index > from ? target.index - 1 : target.index;
+      this.move(from, to);
+    });
+    list.addEventListener('dragend', () => {
+      this.dragIndex = null;
+      clear();
+      list.querySelectorAll('[draggable="true"]').forEach((el) => { el.draggable = false; });
+    });
+  }
+}

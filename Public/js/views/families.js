@@ -1,0 +1,366 @@
+// Families: the list, and a form to create or edit one with its cell styles. Each cell style's
+// size is recomputed as you type (the server's rule), and the server's `computed` size is shown
+// after a save.
+import { api, state, subscribe, putItem, dropItem, refresh } from '../state.js';
+import { h, field, select, clone, focusKeyOf, restoreFocus } from '../dom.js';
+import { cellSize, formatSize, parseRatio, availableWidth, round } from '../family-math.js';
+import { ResourceEditor, conflictBanner } from '../editing.js';
+import { clearFieldErrors, placeErrors, showErrorSummary } from '../field-errors.js';
+import { confirmDialog } from '../dialogs.js';
+import { showError, info, announce } from '../notify.js';
+import { navigate } from '../router.js';
+
+const NEW_FAMILY = {
+  id: '', name: '',
+  reference_size: { width: 375, height: 667 },
+  insets: { top: 0, left: 0, bottom: 0, right: 0 },
+  interitem_spacing: 0, line_spacing: 0,
+  cell_styles: [{ id: 'LIST_1', columns: 1, height: 80 }],
+};
+
+/** What is sent: no `computed` (the server works it out). */
+function toBody(draft) {
+  const body = clone(draft);
+  for (const style of body.cell_styles || []) delete style.computed;
+  return body;
+}
+
+function sidebar(selectedId) {
+  const list = h('ul', { class: 'nav-list' });
+  const render = () => {
+    list.replaceChildren(...state.families.map((f) => h('li', {},
+      h('a', {
+        href: `#/families/${encodeURIComponent(f.id)}`,
+        'aria-current': f.id === selectedId ? 'page' : null,
+      }, h('span', { class: 'item-title', text: f.name || f.id }), h('span', { class: 'item-meta', text: `${f.id} · ${f.cell_styles.length} cell style${f.cell_styles.length === 1 ? '' : 's'}` })))));
+    if (!state.families.length) list.append(h('li', { class: 'empty', text: 'No families yet.' }));
+  };
+  render();
+  const unsubscribe = subscribe((kind) => { if (kind === 'families') render(); });
+  const aside = h('aside', { class: 'sidebar', 'aria-labelledby': 'families-heading' },
+    h('div', { class: 'sidebar-head' },
+      h('h2', { id: 'families-heading', text: 'Families' }),
+      h('a', { class: 'button small primary', href: '#/families/new', text: 'New family' })),
+    list);
+  return { aside, unsubscribe };
+}
+
+export async function mount(root, params) {
+  const { aside, unsubscribe } = sidebar(params.id);
+  const pane = h('section', { class: 'pane', 'aria-label': 'Family' });
+  root.append(h('div', { class: 'split' }, aside, pane));
+
+  if (!params.id) {
+    pane.append(overview());
+    return { title: 'Families', unmount: unsubscribe };
+  }
+
+  const editor = new ResourceEditor({
+    kind: 'families', noun: 'family', toBody,
+    labels: { cell_styles: 'cell styles', reference_size: 'reference size', interitem_spacing: 'item spacing', line_spacing: 'line spacing' },
+  });
+  if (params.id === 'new') {
+    editor.load(null);
+    editor.base = clone(NEW_FAMILY);
+    editor.draft = clone(NEW_FAMILY);
+  } else {
+    try {
+      const { data, etag } = await api.get('families', params.id);
+      editor.load(data, etag);
+    } catch (error) {
+      showError(error, `Opening family ${params.id}`);
+      pane.append(h('p', { class: 'empty', text: `Family ${params.id} could not be opened.` }));
+      return { title: 'Family', unmount: unsubscribe };
+    }
+  }
+
+  const view = new FamilyForm(pane, editor);
+  view.render();
+  return {
+    title: params.id === 'new' ? 'New family' : `Family ${params.id}`,
+    isDirty: () => editor.dirty,
+    discard: () => { editor.draft = clone(editor.base); },
+    unmount: () => { unsubscribe(); view.destroy(); },
+  };
+}
+
+function overview() {
+  const rows = state.families.map((f) => h('tr', {},
+    h('th', { scope: 'row' }, h('a', { href: `#/families/${encodeURIComponent(f.id)}`, text: f.name || f.id })),
+    h('td', {}, h('code', { text: f.id })),
+    h('td', { text: `${f.reference_size.width} × ${f.reference_size.height}` }),
+    h('td', { text: f.cell_styles.map((c) => `${c.id} (${formatSize(c.computed)})`).join(', ') || '–' })));
+  return h('div', { class: 'pane-body' },
+    h('h1', { text: 'Families' }),
+    h('p', { class: 'lede', text: 'A family holds the flow-layout rules of its screens: the reference size, insets, spacing and the cell styles components use.' }),
+    state.families.length
+      ? h('table', { class: 'data-table' },
+        h('caption', { class: 'visually-hidden', text: 'Families of this app' }),
+        h('thead', {}, h('tr', {}, ['Name', 'ID', 'Reference size', 'Cell styles (size)'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, rows))
+      : h('p', {}, 'No families yet. ', h('a', { href: '#/families/new', text: 'Create the first family' }), ' — screens need one.'));
+}
+
+class FamilyForm {
+  constructor(pane, editor) {
+    this.pane = pane;
+    this.editor = editor;
+    this.onKey = (event) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); }
+    };
+    document.addEventListener('keydown', this.onKey);
+  }
+
+  destroy() { document.removeEventListener('keydown', this.onKey); }
+
+  get draft() { return this.editor.draft; }
+
+  changed() {
+    this.updateSizes();
+    this.updateStatus();
+  }
+
+  render() {
+    const focus = focusKeyOf(this.pane);
+    const d = this.draft;
+    const isNew = this.editor.isNew;
+    const num = (get, set, props = {}) => {
+      const input = h('input', { type: 'number', step: 'any', inputmode: 'decimal', value: get() ?? '', ...props });
+      input.addEventListener('input', () => {
+        set(input.value === '' ? undefined : Number(input.value));
+        this.changed();
+      });
+      return input;
+    };
+    const text = (get, set, props = {}) => {
+      const input = h('input', { type: 'text', value: get() ?? '', ...props });
+      input.addEventListener('input', () => { set(input.value); this.changed(); });
+      return input;
+    };
+
+    d.reference_size ??= {};
+    d.insets ??= {};
+    d.cell_styles ??= [];
+
+    this.status = h('p', { class: 'save-status', role: 'status', 'aria-live': 'polite' });
+    this.saveButton = h('button', { type: 'submit', class: 'button primary', 'data-focus-key': 'save', text: isNew ? 'Create family' : 'Save family' });
+    const toolbar = h('div', { class: 'toolbar' },
+      h('h1', { text: isNew ? 'New family' : `Family ${d.name || d.id}` }),
+      h('div', { class: 'toolbar-actions' },
+        this.status,
+        isNew ? null : h('button', { type: 'button', class: 'button danger', text: 'Delete family', onclick: () => this.remove() }),
+        this.saveButton));
+
+    this.errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
+    const general = h('fieldset', { class: 'group' },
+      h('legend', { text: 'Family' }),
+      h('div', { class: 'row' },
+        field('ID', text(() => d.id, (v) => { d.id = v.toUpperCase(); }, {
+          readonly: !isNew, required: true, pattern: '[A-Z0-9_]+', 'data-focus-key': 'id', autocapitalize: 'characters',
+        }), { pointer: '/id', hint: isNew ? 'Upper-case letters, digits and _ (like FAMILY_1); cannot change later.' : 'Cannot change.' }),
+        field('Name', text(() => d.name, (v) => { d.name = v; }, { 'data-focus-key': 'name', required: true }), { pointer: '/name' })));
+
+    const sizes = h('fieldset', { class: 'group', 'data-pointer': '/reference_size' },
+      h('legend', { text: 'Reference size and spacing (points)' }),
+      h('div', { class: 'row' },
+        field('Width', num(() => d.reference_size.width, (v) => { d.reference_size.width = v; }, { min: 1, 'data-focus-key': 'rw' }), { pointer: '/reference_size/width', className: 'narrow' }),
+        field('Height', num(() => d.reference_size.height, (v) => { d.reference_size.height = v; }, { min: 1, 'data-focus-key': 'rh' }), { pointer: '/reference_size/height', className: 'narrow' }),
+        field('Item spacing', num(() => d.interitem_spacing, (v) => { d.interitem_spacing = v; }, { min: 0, 'data-focus-key': 'is' }), { pointer: '/interitem_spacing', className: 'narrow', hint: 'between cells on a line' }),
+        field('Line spacing', num(() => d.line_spacing, (v) => { d.line_spacing = v; }, { min: 0, 'data-focus-key': 'ls' }), { pointer: '/line_spacing', className: 'narrow', hint: 'between lines' })),
+      h('div', { class: 'row', 'data-pointer': '/insets' },
+        ['top', 'left', 'bottom', 'right'].map((side) => field(`Inset ${side}`,
+          num(() => d.insets[side], (v) => { d.insets[side] = v; }, { min: 0, 'data-focus-key': `inset-${side}` }),
+          { pointer: `/insets/${side}`, className: 'narrow' }))),
+      this.availableNote = h('p', { class: 'hint' }));
+
+    this.rows = h('div', { class: 'cell-styles' });
+    const styles = h('fieldset', { class: 'group', 'data-pointer': '/cell_styles' },
+      h('legend', { text: 'Cell styles' }),
+      h('p', { class: 'hint', text: 'Width: a number of columns sharing the line, or fixed points. Height: fixed points, or an aspect ratio (width ÷ height, like 1.7778 or 16:9). Sizes are at the reference size.' }),
+      this.rows,
+      h('button', { type: 'button', class: 'button', 'data-focus-key': 'add-style', text: 'Add cell style', onclick: () => this.addStyle() }));
+    this.renderRows();
+
+    const banner = conflictBanner(this.editor, {
+      onReload: () => { this.editor.acceptTheirs(); this.render(); info('Reloaded their version.'); },
+      onOverwrite: () => this.save({ overwrite: true }),
+    });
+
+    this.form = h('form', { class: 'resource-form', novalidate: true, 'aria-label': isNew ? 'New family' : `Family ${d.id}`, onsubmit: (e) => { e.preventDefault(); this.save(); } },
+      toolbar, banner, this.errorsHost, general, sizes, styles);
+    this.pane.replaceChildren(h('div', { class: 'pane-body' }, this.form));
+    this.updateSizes();
+    this.updateStatus();
+    restoreFocus(this.pane, focus);
+  }
+
+  renderRows() {
+    const d = this.draft;
+    const saved = new Map((this.editor.record?.cell_styles || []).map((c) => [c.id, c.computed]));
+    this.sizeOutputs = [];
+    this.rows.replaceChildren(...d.cell_styles.map((style, i) => {
+      const p = `/cell_styles/${i}`;
+      const label = `cell style ${i + 1}`;
+      const widthMode = 'width' in style ? 'width' : 'columns';
+      const heightMode = 'aspect_ratio' in style ? 'aspect_ratio' : 'height';
+      const idInput = h('input', { type: 'text', value: style.id ?? '', 'data-focus-key': `cs-${i}-id`, autocapitalize: 'characters', 'aria-label': `ID of ${label}` });
+      idInput.addEventListener('input', () => { style.id = idInput.value.toUpperCase(); this.changed(); });
+
+      const widthSelect = select([{ value: 'columns', text: 'Columns' }, { value: 'width', text: 'Fixed width' }], widthMode,
+        { 'data-focus-key': `cs-${i}-wm`, 'aria-label': `Width of ${label} by` });
+      widthSelect.addEventListener('change', () => {
+        const size = cellSize(d, style);
+        if (widthSelect.value === 'width') { delete style.columns; style.width = size.error ? undefined : round(size.width); }
+        else { delete style.width; style.columns = 1; }
+        this.renderRows(); this.changed();
+        restoreFocus(this.rows, `cs-${i}-wm`);
+      });
+      const widthInput = h('input', {
+        type: 'number', step: widthMode === 'columns' ? 1 : 'any', min: widthMode === 'columns' ? 1 : 0, inputmode: 'decimal',
+        value: style[widthMode] ?? '', 'data-focus-key': `cs-${i}-wv`,
+        'aria-label': widthMode === 'columns' ? `Columns of ${label}` : `Width of ${label} in points`,
+      });
+      widthInput.dataset.pointer = `${p}/${widthMode}`;
+      widthInput.addEventListener('input', () => { style[widthMode] = widthInput.value === '' ? undefined : Number(widthInput.value); this.changed(); });
+
+      const heightSelect = select([{ value: 'height', text: 'Fixed height' }, { value: 'aspect_ratio', text: 'Aspect ratio' }], heightMode,
+        { 'data-focus-key': `cs-${i}-hm`, 'aria-label': `Height of ${label} by` });
+      heightSelect.addEventListener('change', () => {
+        const size = cellSize(d, style);
+        if (heightSelect.value === 'aspect_ratio') {
+          delete style.height;
+          style.aspect_ratio = size.error || !size.height ? 1 : Math.round((size.width / size.height) * 10000) / 10000;
+        } else { delete style.aspect_ratio; style.height = size.error ? undefined : round(size.height); }
+        this.renderRows(); this.changed();
+        restoreFocus(this.rows, `cs-${i}-hm`);
+      });
+      const heightInput = h('input', {
+        type: heightMode === 'height' ? 'number' : 'text', step: 'any', min: 0, inputmode: 'decimal',
+        value: style[heightMode] ?? '', 'data-focus-key': `cs-${i}-hv`,
+        'aria-label': heightMode === 'height' ? `Height of ${label} in points` : `Aspect ratio of ${label} (width ÷ height)`,
+      });
+      heightInput.dataset.pointer = `${p}/${heightMode}`;
+      heightInput.addEventListener('input', () => {
+        if (heightMode === 'aspect_ratio') {
+          const r = parseRatio(heightInput.value);
+          style.aspect_ratio = r === null ? undefined : (Number.isNaN(r) ? heightInput.value : Math.round(r * 1e6) / 1e6);
+        } else {
+          style.height = heightInput.value === '' ? undefined : Number(heightInput.value);
+        }
+        this.changed();
+      });
+
+      const live = h('output', { class: 'size-live', 'data-testid': `size-${i}`, 'aria-label': `Size of ${label}` });
+      const savedSize = style.id && saved.get(style.id);
+      const server = h('span', { class: 'size-saved', 'data-testid': `saved-size-${i}` },
+        savedSize ? `saved: ${formatSize(savedSize)}` : 'not saved yet');
+      this.sizeOutputs.push({ style, live });
+      return h('div', { class: 'cs-row', role: 'group', 'aria-label': `Cell style ${i + 1}`, 'data-pointer': p },
+        h('div', { class: 'cs-fields' },
+          h('div', { class: 'field cs-id' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'ID' }), idInput),
+          h('div', { class: 'field cs-dim' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Width by' }), h('div', { class: 'pair' }, widthSelect, widthInput)),
+          h('div', { class: 'field cs-dim' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Height by' }), h('div', { class: 'pair' }, heightSelect, heightInput)),
+          h('div', { class: 'cs-size' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Size (pt)' }), live, server),
+          h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove cell style ${style.id || i + 1}`, title: 'Remove', text: '×', onclick: () => this.removeStyle(i) })));
+    }));
+    idInputsPointer(this.rows, d.cell_styles.length);
+  }
+
+  updateSizes() {
+    const d = this.draft;
+    for (const { style, live } of this.sizeOutputs || []) {
+      const size = cellSize(d, style);
+      live.textContent = formatSize(size);
+      live.classList.toggle('invalid', Boolean(size.error));
+    }
+    const available = availableWidth(d);
+    if (this.availableNote) {
+      this.availableNote.textContent = available === null ? '' : `Cells share ${round(available)} points between the left and right insets.`;
+    }
+  }
+
+  updateStatus() {
+    if (!this.status) return;
+    const dirty = this.editor.dirty;
+    this.status.textContent = this.editor.isNew ? 'Not created yet' : (dirty ? 'Unsaved changes' : `Saved · revision ${this.editor.revision}`);
+    this.status.classList.toggle('dirty', dirty);
+  }
+
+  addStyle() {
+    const styles = this.draft.cell_styles;
+    let n = styles.length + 1;
+    while (styles.some((s) => s.id === `STYLE_${n}`)) n += 1;
+    styles.push({ id: `STYLE_${n}`, columns: 1, height: 80 });
+    this.renderRows();
+    this.changed();
+    restoreFocus(this.rows, `cs-${styles.length - 1}-id`);
+    announce(`Cell style STYLE_${n} added.`);
+  }
+
+  removeStyle(i) {
+    const [removed] = this.draft.cell_styles.splice(i, 1);
+    this.renderRows();
+    this.changed();
+    announce(`Cell style ${removed.id || i + 1} removed.`);
+    restoreFocus(this.rows, `cs-${Math.min(i, this.draft.cell_styles.length - 1)}-id`) || restoreFocus(this.form, 'add-style');
+  }
+
+  async save({ overwrite = false } = {}) {
+    if (this.busy) return;
+    this.busy = true;
+    this.saveButton.disabled = true;
+    clearFieldErrors(this.form);
+    const wasNew = this.editor.isNew;
+    try {
+      const result = await this.editor.save({ overwrite });
+      if (result.status === 'saved') {
+        putItem('families', result.record);
+        info(wasNew ? `Family ${result.record.id} created.` : `Family ${result.record.id} saved.`);
+        if (wasNew) { navigate(`/families/${encodeURIComponent(result.record.id)}`); return; }
+      } else if (result.status === 'reloaded') {
+        putItem('families', result.record);
+        info('Reloaded their version; your changes were dropped.');
+      }
+      this.render();
+      if (result.status === 'saved') restoreFocus(this.pane, 'save');
+    } catch (error) {
+      this.handleError(error, wasNew ? 'Creating the family' : 'Saving the family');
+    } finally {
+      this.busy = false;
+      if (this.saveButton) this.saveButton.disabled = false;
+    }
+  }
+
+  handleError(error, context) {
+    if (error.isValidation && error.errors.length) {
+      const unplaced = placeErrors(this.form, error.errors);
+      showErrorSummary(this.errorsHost, this.form, error.errors);
+      if (unplaced.length) showError(error, context);
+      this.errorsHost.querySelector('.error-summary')?.focus();
+    } else {
+      showError(error, context);
+    }
+  }
+
+  async remove() {
+    const d = this.editor.record;
+    const ok = await confirmDialog({ title: `Delete family ${d.id}?`, text: 'Screens and layouts that use it keep it from being deleted.', confirm: 'Delete family', danger: true });
+    if (!ok) return;
+    try {
+      await api.remove('families', d.id, this.editor.etag);
+      dropItem('families', d.id);
+      this.editor.draft = clone(this.editor.base);
+      info(`Family ${d.id} deleted.`);
+      navigate('/families');
+    } catch (error) {
+      if (error.isConflict) { showError(error, 'Deleting the family (it changed meanwhile; reload it first)'); refresh('families'); }
+      else showError(error, 'Deleting the family');
+    }
+  }
+}
+
+/** The id inputs carry their pointer too (errors on /cell_styles/i/id). */
+function idInputsPointer(rows, count) {
+  const inputs = rows.querySelectorAll('.cs-id input');
+  for (let i = 0; i < count && i < inputs.length; i += 1) inputs[i].dataset.pointer = `/cell_styles/${i}/id`;
+}

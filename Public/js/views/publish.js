@@ -1,0 +1,296 @@
+// Publishing: what keeps the app from publishing (each problem jumps to its field), publish with a
+// note, the version history with rollback, the diff of two versions, and the public URL apps read.
+import { api, state, find, publicUrl, refresh } from '../state.js';
+import { h, select, formatDate, formatBytes } from '../dom.js';
+import { confirmDialog } from '../dialogs.js';
+import { showError, info, announce } from '../notify.js';
+import { typeName } from './components.js';
+
+const UNAVAILABLE = 'This server does not offer publishing yet (its publish routes answer 404).';
+
+/** "/screens/<id>/ui_components/0/data" → where to go and how to say it. */
+export function locate(pointer) {
+  const parts = (pointer || '').split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const [collection, id, ...rest] = parts;
+  const inner = rest.length ? `/${rest.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` : '';
+  const words = [];
+  let href = null;
+  if (collection === 'screens' && id) {
+    const screen = find.screen(id);
+    words.push(`Screen “${screen?.name || id}”`);
+    href = `#/screens/${encodeURIComponent(id)}`;
+    let list = screen?.ui_components || [];
+    for (let i = 0; i < rest.length; i += 1) {
+      if (rest[i] === 'ui_components' && /^\d+$/.test(rest[i + 1] || '')) {
+        const index = Number(rest[i + 1]);
+        const c = list[index];
+        words.push(`component ${index + 1}${c ? ` (${typeName(c.component_type)})` : ''}`);
+        list = c?.ui_components || [];
+        i += 1;
+      } else {
+        words.push(rest[i].replace(/_/g, ' '));
+      }
+    }
+  } else if (collection === 'families' && id) {
+    words.push(`Family ${id}`, ...rest);
+    href = `#/families/${encodeURIComponent(id)}`;
+  } else if (collection === 'layouts' && id) {
+    words.push(`Layout ${find.layout(id)?.name || id}`, ...rest);
+    href = '#/layouts';
+  } else {
+    words.push(pointer || 'the app');
+  }
+  return { href, inner, label: words.join(' › ') };
+}
+
+export async function mount(root) {
+  const view = new PublishView(root);
+  view.render();
+  view.loadAll();
+  return { title: 'Publish', unmount: () => {} };
+}
+
+class PublishView {
+  constructor(root) {
+    this.root = root;
+    this.versions = [];
+    this.total = 0;
+    this.unavailable = false;
+  }
+
+  render() {
+    const url = publicUrl();
+    this.urlInput = h('input', { type: 'text', readonly: true, id: 'public-url', value: url, class: 'url-input' });
+    this.currentNote = h('p', { class: 'hint', id: 'current-version' });
+    this.problemsBox = h('div', { id: 'problems', 'aria-live': 'polite' }, h('p', { class: 'hint', text: 'Checking…' }));
+    this.note = h('textarea', { id: 'publish-note', rows: 2, placeholder: 'What changed, for the history (optional)' });
+    this.publishButton = h('button', { type: 'submit', class: 'button primary', id: 'publish-button', text: 'Publish' });
+    this.result = h('div', { id: 'publish-result', role: 'status', 'aria-live': 'polite' });
+    this.versionsBox = h('div', { id: 'versions' }, h('p', { class: 'hint', text: 'Loading…' }));
+    this.from = h('select', { id: 'diff-from' });
+    this.to = h('select', { id: 'diff-to' });
+    this.diffBox = h('div', { id: 'diff-result', 'aria-live': 'polite' });
+    this.banner = h('div', { id: 'publish-unavailable' });
+
+    this.root.replaceChildren(h('div', { class: 'pane-body publish' },
+      h('h1', { text: 'Publish' }),
+      this.banner,
+      h('section', { class: 'panel', 'aria-labelledby': 'url-heading' },
+        h('h2', { id: 'url-heading', text: 'Public URL' }),
+        h('p', { class: 'hint', text: 'Apps download the published document from this address (no token needed).' }),
+        h('div', { class: 'url-row' },
+          h('label', { for: 'public-url', class: 'visually-hidden', text: 'Public URL of rivers.json' }),
+          this.urlInput,
+          h('button', { type: 'button', class: 'button', id: 'copy-url', text: 'Copy URL', onclick: () => this.copy() }),
+          h('a', { class: 'button', href: url, target: '_blank', rel: 'noopener', text: 'Open' })),
+        this.currentNote),
+      h('div', { class: 'publish-columns' },
+        h('section', { class: 'panel', 'aria-labelledby': 'problems-heading' },
+          h('div', { class: 'section-head' },
+            h('h2', { id: 'problems-heading', text: 'Problems' }),
+            h('button', { type: 'button', class: 'button small', text: 'Check again', onclick: () => this.loadProblems() })),
+          this.problemsBox),
+        h('section', { class: 'panel', 'aria-labelledby': 'publish-heading' },
+          h('h2', { id: 'publish-heading', text: 'Publish a version' }),
+          h('form', { class: 'resource-form', novalidate: true, onsubmit: (e) => { e.preventDefault(); this.publish(); } },
+            h('div', { class: 'field' }, h('label', { for: 'publish-note', text: 'Note' }), this.note),
+            h('div', { class: 'form-actions' }, this.publishButton)),
+          this.result)),
+      h('section', { class: 'panel', 'aria-labelledby': 'versions-heading' },
+        h('h2', { id: 'versions-heading', text: 'Versions' }),
+        this.versionsBox),
+      h('section', { class: 'panel', 'aria-labelledby': 'diff-heading' },
+        h('h2', { id: 'diff-heading', text: 'Compare two versions' }),
+        h('form', { class: 'diff-form', novalidate: true, onsubmit: (e) => { e.preventDefault(); this.compare(); } },
+          h('div', { class: 'field inline' }, h('label', { for: 'diff-from', text: 'From version' }), this.from),
+          h('div', { class: 'field inline' }, h('label', { for: 'diff-to', text: 'To version' }), this.to),
+          h('button', { type: 'submit', class: 'button', id: 'diff-button', text: 'Compare' })),
+        this.diffBox)));
+  }
+
+  async loadAll() {
+    await Promise.all([this.loadProblems(), this.loadVersions(), refresh('screens').catch(() => {})]);
+  }
+
+  markUnavailable() {
+    if (this.unavailable) return;
+    this.unavailable = true;
+    this.publishButton.disabled = true;
+    this.banner.replaceChildren(h('p', { class: 'notice', role: 'status', text: `${UNAVAILABLE} Everything else in the editor works; come back once the server has them.` }));
+  }
+
+  async loadProblems() {
+    this.problemsBox.replaceChildren(h('p', { class: 'hint', text: 'Checking…' }));
+    try {
+      const problems = await api.problems();
+      this.showProblems(problems);
+    } catch (error) {
+      if (error.status === 404) { this.markUnavailable(); this.problemsBox.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
+      this.problemsBox.replaceChildren(h('p', { class: 'field-error', text: `The check failed: ${error.detail || error.message}` }));
+      showError(error, 'Checking for problems');
+    }
+  }
+
+  showProblems(problems, { title } = {}) {
+    if (!problems.length) {
+      this.problemsBox.replaceChildren(h('p', { class: 'ok', text: '✓ No problems: the app can be published.' }));
+      return;
+    }
+    this.problemsBox.replaceChildren(
+      h('p', { class: 'field-error', text: title || `${problems.length} problem${problems.length === 1 ? '' : 's'} to fix before publishing:` }),
+      h('ul', { class: 'problem-list', id: 'problem-list' }, problems.map((p) => {
+        const where = locate(p.pointer);
+        const text = `${where.label}: ${p.message}`;
+        if (!where.href) return h('li', { text });
+        const query = where.href.startsWith('#/screens/') ? `?focus=${encodeURIComponent(where.inner)}&message=${encodeURIComponent(p.message)}` : '';
+        return h('li', {}, h('a', { href: `${where.href}${query}`, 'data-pointer-target': p.pointer }, where.label), `: ${p.message}`);
+      })));
+  }
+
+  async publish() {
+    if (this.unavailable) return;
+    this.publishButton.disabled = true;
+    this.result.replaceChildren(h('p', { class: 'hint', text: 'Publishing…' }));
+    try {
+      const { data, status } = await api.publish(this.note.value.trim());
+      const v = data.version || {};
+      const number = typeof v === 'object' ? v.number : v;
+      const text = data.changed === false || status === 200
+        ? `Nothing changed since version ${number}: no new version was made.`
+        : `Published version ${number}.`;
+      this.result.replaceChildren(h('p', { class: 'ok', id: 'publish-message', 'data-version': String(number ?? ''), text }));
+      info(text);
+      this.note.value = '';
+      await Promise.all([this.loadVersions(), this.loadProblems()]);
+    } catch (error) {
+      if (error.status === 404 && error.isMissingRoute) { this.markUnavailable(); this.result.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
+      if (error.isValidation) {
+        this.result.replaceChildren(h('p', { class: 'field-error', text: 'Not published: fix the problems listed first.' }));
+        this.showProblems(error.errors, { title: `Not published: ${error.errors.length} problem${error.errors.length === 1 ? '' : 's'}:` });
+        announce('Not published: there are problems to fix.');
+      } else {
+        this.result.replaceChildren(h('p', { class: 'field-error', text: `Not published: ${error.detail || error.message}` }));
+        showError(error, 'Publishing');
+      }
+    } finally {
+      if (!this.unavailable) this.publishButton.disabled = false;
+    }
+  }
+
+  async loadVersions(more = false) {
+    try {
+      const page = await api.versions(50, more ? this.versions.length : 0);
+      this.versions = more ? [...this.versions, ...page.items] : page.items;
+      this.total = page.total ?? this.versions.length;
+      this.showVersions(page.next_offset !== null && page.next_offset !== undefined);
+    } catch (error) {
+      if (error.status === 404) { this.markUnavailable(); this.versionsBox.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
+      this.versionsBox.replaceChildren(h('p', { class: 'field-error', text: `The versions could not be loaded: ${error.detail || error.message}` }));
+      showError(error, 'Loading versions');
+    }
+  }
+
+  showVersions(hasMore) {
+    const versions = this.versions;
+    const current = state.app?.current_version ?? versions[0]?.number;
+    this.currentNote.textContent = versions.length ? `Serving version ${current} (of ${this.total}).` : 'Nothing published yet: the URL answers 404 until the first publish.';
+    const options = versions.map((v) => ({ value: v.number, text: `${v.number}${v.note ? ` — ${v.note.slice(0, 40)}` : ''}` }));
+    const fill = (el, value) => { el.replaceChildren(...select(options, value).children); el.value = String(value ?? ''); };
+    fill(this.from, versions[1]?.number ?? versions[0]?.number);
+    fill(this.to, versions[0]?.number);
+    if (!versions.length) {
+      this.versionsBox.replaceChildren(h('p', { class: 'hint', text: 'No versions yet.' }));
+      return;
+    }
+    this.versionsBox.replaceChildren(h('table', { class: 'data-table versions-table' },
+      h('caption', { class: 'visually-hidden', text: 'Published versions, newest first' }),
+      h('thead', {}, h('tr', {}, ['Version', 'Published', 'By', 'Note', 'Size (gzip)', 'SHA-256', ''].map((t) => h('th', { scope: 'col', text: t })))),
+      h('tbody', {}, versions.map((v) => h('tr', { 'data-version': String(v.number) },
+        h('th', { scope: 'row' }, String(v.number), v.number === current ? h('span', { class: 'badge home', text: 'live' }) : null),
+        h('td', { text: formatDate(v.created_at) }),
+        h('td', { text: v.published_by || '–' }),
+        h('td', {}, v.note || '', v.rollback_of ? h('span', { class: 'muted', text: ` (rollback to ${v.rollback_of})` }) : null),
+        h('td', { text: `${formatBytes(v.size)} (${formatBytes(v.gzip_size)})` }),
+        h('td', {}, h('code', { title: v.sha256, text: (v.sha256 || '').slice(0, 12) })),
+        h('td', { class: 'actions' },
+          v.url ? h('a', { href: v.url, target: '_blank', rel: 'noopener', 'aria-label': `Open version ${v.number}`, text: 'JSON' }) : null,
+          v.number === current ? null : h('button', {
+            type: 'button', class: 'button small', 'aria-label': `Roll back to version ${v.number}`, text: 'Roll back to this',
+            onclick: () => this.rollback(v),
+          })))))),
+    hasMore ? h('button', { type: 'button', class: 'button small', text: 'Show older versions', onclick: () => this.loadVersions(true) }) : null);
+  }
+
+  async rollback(v) {
+    const ok = await confirmDialog({
+      title: `Roll back to version ${v.number}?`,
+      text: `Publishes version ${v.number}’s document again as a new version; apps get it on their next download. The editor’s screens do not change.`,
+      confirm: `Roll back to ${v.number}`, danger: true,
+    });
+    if (!ok) return;
+    try {
+      const { data } = await api.rollback(v.number);
+      const number = data?.number ?? data?.version?.number ?? data?.version;
+      info(number ? `Rolled back: version ${number} serves version ${v.number}’s document.` : `Rolled back to version ${v.number}.`);
+      try { state.app = { ...state.app, ...(await api.getApp()) }; } catch { /* keep */ }
+      await this.loadVersions();
+    } catch (error) {
+      showError(error, `Rolling back to version ${v.number}`);
+    }
+  }
+
+  async compare() {
+    const from = this.from.value;
+    const to = this.to.value;
+    if (!from || !to) { this.diffBox.replaceChildren(h('p', { class: 'hint', text: 'Publish at least one version first.' })); return; }
+    this.diffBox.replaceChildren(h('p', { class: 'hint', text: 'Comparing…' }));
+    try {
+      this.showDiff(await api.diff(from, to), from, to);
+    } catch (error) {
+      this.diffBox.replaceChildren(h('p', { class: 'field-error', text: `The comparison failed: ${error.detail || error.message}` }));
+      showError(error, 'Comparing versions');
+    }
+  }
+
+  showDiff(diff, from, to) {
+    const s = diff.screens || {};
+    const added = s.added || [];
+    const removed = s.removed || [];
+    const changed = s.changed || [];
+    const name = (x) => (typeof x === 'string' ? (find.screen(x)?.name || x) : (x.name || x.id));
+    const list = (items, render) => h('ul', {}, items.map((x) => h('li', {}, render(x))));
+    const comp = (c) => {
+      const parts = [];
+      for (const key of ['added', 'removed', 'changed', 'moved']) {
+        const items = c?.[key] || [];
+        if (items.length) parts.push(`${items.length} ${key}`);
+      }
+      return parts.length ? `components: ${parts.join(', ')}` : '';
+    };
+    const nothing = !added.length && !removed.length && !changed.length;
+    this.diffBox.replaceChildren(h('div', { class: 'diff', id: 'diff' },
+      h('h3', { text: `Version ${from} → ${to}` }),
+      nothing ? h('p', { text: 'No screen differs.' }) : null,
+      added.length ? h('div', {}, h('h4', { text: `Added screens (${added.length})` }), list(added, (x) => h('span', { class: 'diff-added', text: name(x) }))) : null,
+      removed.length ? h('div', {}, h('h4', { text: `Removed screens (${removed.length})` }), list(removed, (x) => h('span', { class: 'diff-removed', text: name(x) }))) : null,
+      changed.length ? h('div', {}, h('h4', { text: `Changed screens (${changed.length})` }), list(changed, (x) => [
+        h('strong', { text: name(x) }),
+        x.changed_keys?.length ? ` — ${x.changed_keys.join(', ')}` : '',
+        comp(x.components) ? h('span', { class: 'muted', text: ` · ${comp(x.components)}` }) : null,
+      ])) : null,
+      typeof diff.unchanged === 'number' ? h('p', { class: 'hint', text: `${diff.unchanged} screen${diff.unchanged === 1 ? '' : 's'} unchanged.` }) : null));
+  }
+
+  async copy() {
+    const text = this.urlInput.value;
+    try {
+      await navigator.clipboard.writeText(text);
+      info('Public URL copied.');
+    } catch {
+      this.urlInput.select();
+      const ok = document.execCommand && document.execCommand('copy');
+      if (ok) info('Public URL copied.');
+      else info('Select the URL and copy it (Ctrl+C): the browser refused to copy it.');
+    }
+  }
+}

@@ -1,0 +1,438 @@
+// Screens: the tree of screens (home marked; root, connected and plugin screens told apart), a
+// form to create one (blank, from a layout, or connected under a parent), and the screen editor
+// (form, components, live preview).
+import { api, state, subscribe, find, refresh, screenKind } from '../state.js';
+import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus } from '../dom.js';
+import { ResourceEditor, conflictBanner } from '../editing.js';
+import { clearFieldErrors, placeErrors, showErrorSummary, focusPointer } from '../field-errors.js';
+import { confirmDialog, promptDialog } from '../dialogs.js';
+import { showError, info } from '../notify.js';
+import { navigate } from '../router.js';
+import { ComponentList } from './components.js';
+import { PreviewPanel } from './preview.js';
+import { pluginSettings } from '../plugins.js';
+
+const KIND_LABEL = { root: 'Root', connected: 'Connected', plugin: 'Plugin' };
+
+export function kindBadge(screen) {
+  const kind = screenKind(screen);
+  return h('span', { class: `badge kind-${kind}`, title: kind === 'plugin' ? `Screen plugin ${screen.type}` : `${KIND_LABEL[kind]} screen`, text: kind === 'plugin' ? `Plugin · ${screen.type}` : KIND_LABEL[kind] });
+}
+
+export function homeBadge(screen) {
+  return screen.home ? h('span', { class: 'badge home', title: 'Home screen', text: '★ Home' }) : null;
+}
+
+/** Screens as a tree: children (connected screens) under their parents. */
+function screenTree(selectedId) {
+  const byParent = new Map();
+  const ids = new Set(state.screens.map((s) => s.id));
+  for (const s of state.screens) {
+    const parent = s.parent && ids.has(s.parent) ? s.parent : null;
+    if (!byParent.has(parent)) byParent.set(parent, []);
+    byParent.get(parent).push(s);
+  }
+  const seen = new Set();
+  const branch = (parent) => {
+    const children = (byParent.get(parent) || []).filter((s) => !seen.has(s.id));
+    if (!children.length) return null;
+    return h('ul', { class: parent ? 'nav-list nested' : 'nav-list' }, children.map((s) => {
+      seen.add(s.id);
+      return h('li', { 'data-screen-id': s.id },
+        h('a', { href: `#/screens/${s.id}`, 'aria-current': s.id === selectedId ? 'page' : null },
+          h('span', { class: 'item-title', text: s.name }),
+          h('span', { class: 'item-meta' }, homeBadge(s), kindBadge(s), h('span', { text: `${(s.ui_components || []).length} comp.` }))),
+        branch(s.id));
+    }));
+  };
+  return branch(null) || h('p', { class: 'empty', text: 'No screens yet.' });
+}
+
+function sidebar(selectedId) {
+  const body = h('nav', { 'aria-label': 'Screens of the app' });
+  const render = () => body.replaceChildren(screenTree(selectedId));
+  render();
+  const unsubscribe = subscribe((kind) => { if (kind === 'screens') render(); });
+  const aside = h('aside', { class: 'sidebar', 'aria-labelledby': 'screens-heading' },
+    h('div', { class: 'sidebar-head' },
+      h('h2', { id: 'screens-heading', text: 'Screens' }),
+      h('a', { class: 'button small primary', href: '#/screens', text: 'New screen' })),
+    body);
+  return { aside, unsubscribe };
+}
+
+export async function mount(root, params, query) {
+  const { aside, unsubscribe } = sidebar(params.id);
+  const pane = h('section', { class: 'pane', 'aria-label': params.id ? 'Screen editor' : 'Screens' });
+  root.append(h('div', { class: 'split' }, aside, pane));
+  if (!params.id) {
+    pane.append(createPanel(query));
+    return { title: 'Screens', unmount: unsubscribe };
+  }
+  const editor = new ResourceEditor({
+    kind: 'screens', noun: 'screen',
+    labels: { ui_components: 'components', styles: 'styles (presentation)', home: 'home' },
+  });
+  try {
+    const { data, etag } = await api.get('screens', params.id);
+    editor.load(data, etag);
+  } catch (error) {
+    showError(error, 'Opening the screen');
+    pane.append(h('div', { class: 'pane-body' }, h('p', { class: 'empty', text: 'This screen could not be opened.' }), h('a', { href: '#/screens', text: 'Back to screens' })));
+    return { title: 'Screen', unmount: unsubscribe };
+  }
+  const view = new ScreenEditor(pane, editor);
+  view.render();
+  view.start(query);
+  return {
+    get title() { return `Screen ${editor.draft.name}`; },
+    isDirty: () => editor.dirty,
+    discard: () => { editor.draft = clone(editor.base); },
+    unmount: () => { unsubscribe(); view.destroy(); },
+  };
+}
+
+// Creating a screen ------------------------------------------------------------------------------
+
+function createPanel(query) {
+  const modes = [
+    { value: 'blank', text: 'Blank', hint: 'No components yet.' },
+    { value: 'layout', text: 'From a layout', hint: 'Starts with a copy of the layout’s components.' },
+    { value: 'connected', text: 'Connected, under a parent', hint: 'Shows what a tapped item of the parent holds: no data sources of its own.' },
+  ];
+  let mode = query.layout ? 'layout' : (query.parent ? 'connected' : 'blank');
+  const parentScreen = query.parent ? find.screen(query.parent) : null;
+  const name = h('input', { type: 'text', required: true, id: 'new-screen-name', autocomplete: 'off' });
+  const familyOptions = [{ value: '', text: '(choose a family)' }, ...state.families.map((f) => ({ value: f.id, text: `${f.name} (${f.id})` }))];
+  const family = select(familyOptions, parentScreen?.family || state.families[0]?.id || '', { id: 'new-screen-family' });
+  const layout = select([{ value: '', text: '(choose a layout)' }, ...state.layouts.map((l) => ({ value: l.id, text: `${l.name} · ${l.ui_components.length} components` }))], query.layout || state.layouts[0]?.id || '', { id: 'new-screen-layout' });
+  const parent = select([{ value: '', text: '(choose a parent screen)' }, ...state.screens.map((s) => ({ value: s.id, text: s.name }))], query.parent || '', { id: 'new-screen-parent' });
+  const layoutFamily = select([{ value: '', text: '(the layout’s family)' }, ...state.families.map((f) => ({ value: f.id, text: `${f.name} (${f.id})` }))], '', { id: 'new-screen-layout-family' });
+
+  const familyField = field('Family', family, { pointer: '/family' });
+  const layoutField = field('Layout', layout, { pointer: '/from_layout' });
+  const layoutFamilyField = field('Family', layoutFamily, { hint: 'Leave as is to use the layout’s family.' });
+  layoutFamily.dataset.pointer = '/family';
+  const parentField = field('Parent screen', parent, { pointer: '/parent' });
+
+  const errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
+  const radios = h('fieldset', { class: 'group radios' }, h('legend', { text: 'Start from' }),
+    modes.map((m) => {
+      const input = h('input', { type: 'radio', name: 'mode', value: m.value, id: `mode-${m.value}`, checked: m.value === mode, 'aria-describedby': `mode-${m.value}-hint` });
+      input.addEventListener('change', () => { mode = m.value; update(); });
+      return h('div', { class: 'radio' }, input, h('label', { for: input.id, text: m.text }), h('span', { class: 'hint', id: `mode-${m.value}-hint`, text: ` — ${m.hint}` }));
+    }));
+  const update = () => {
+    familyField.hidden = mode === 'layout';
+    layoutField.hidden = mode !== 'layout';
+    layoutFamilyField.hidden = mode !== 'layout';
+    parentField.hidden = mode !== 'connected';
+  };
+  update();
+  const button = h('button', { type: 'submit', class: 'button primary', text: 'Create screen' });
+  const form = h('form', {
+    class: 'resource-form create-form', novalidate: true, 'aria-labelledby': 'create-screen-heading',
+    onsubmit: async (event) => {
+      event.preventDefault();
+      clearFieldErrors(form);
+      const body = { name: name.value.trim() };
+      if (mode === 'layout') {
+        body.from_layout = layout.value;
+        if (layoutFamily.value) body.family = layoutFamily.value;
+      } else {
+        body.family = family.value;
+        if (mode === 'connected') { body.connected = true; body.parent = parent.value || null; body.ui_components = []; }
+      }
+      const local = [];
+      if (!body.name) local.push({ pointer: '/name', message: 'give the screen a name' });
+      if (mode !== 'layout' && !body.family) local.push({ pointer: '/family', message: 'choose a family' });
+      if (mode === 'layout' && !body.from_layout) local.push({ pointer: '/from_layout', message: 'choose a layout' });
+      if (mode === 'connected' && !body.parent) local.push({ pointer: '/parent', message: 'choose the parent screen' });
+      if (local.length) { placeErrors(form, local); focusPointer(form, local[0].pointer); return; }
+      button.disabled = true;
+      try {
+        const { data } = await api.create('screens', body);
+        await refresh('screens');
+        info(`Screen “${data.name}” created.`);
+        navigate(`/screens/${data.id}`);
+      } catch (error) {
+        if (error.isValidation) {
+          const unplaced = placeErrors(form, error.errors);
+          showErrorSummary(errorsHost, form, error.errors);
+          if (unplaced.length) showError(error, 'Creating the screen', { placed: false });
+        } else showError(error, 'Creating the screen');
+      } finally { button.disabled = false; }
+    },
+  },
+  h('h2', { id: 'create-screen-heading', text: 'New screen' }),
+  errorsHost,
+  field('Name', name, { pointer: '/name' }),
+  radios, familyField, layoutField, layoutFamilyField, parentField,
+  h('div', { class: 'form-actions' }, button));
+
+  const rows = state.screens.map((s) => h('tr', {},
+    h('th', { scope: 'row' }, h('a', { href: `#/screens/${s.id}`, text: s.name })),
+    h('td', {}, homeBadge(s), ' ', kindBadge(s)),
+    h('td', { text: s.parent ? (find.screen(s.parent)?.name || s.parent) : '–' }),
+    h('td', {}, h('code', { text: s.family })),
+    h('td', { text: String((s.ui_components || []).length) })));
+  return h('div', { class: 'pane-body' },
+    h('h1', { text: 'Screens' }),
+    state.families.length ? form : h('p', { class: 'notice' }, 'Screens need a family. ', h('a', { href: '#/families/new', text: 'Create a family first' }), '.'),
+    state.screens.length ? h('table', { class: 'data-table' },
+      h('caption', { text: 'All screens' }),
+      h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
+      h('tbody', {}, rows)) : null);
+}
+
+// Editing a screen -------------------------------------------------------------------------------
+
+/** True when the draft differs from the saved screen only in the order of its components. */
+function onlyReordered(base, draft) {
+  const a = { ...base, ui_components: null };
+  const b = { ...draft, ui_components: null };
+  if (stableStringify(a) !== stableStringify(b)) return false;
+  const x = base.ui_components || [];
+  const y = draft.ui_components || [];
+  if (x.length !== y.length) return false;
+  const byId = new Map(x.map((c) => [c.id, stableStringify(c)]));
+  if (!y.every((c) => byId.get(c.id) === stableStringify(c))) return false;
+  return x.some((c, i) => c.id !== y[i].id);
+}
+
+function stripIds(components) {
+  return (components || []).map((c) => {
+    const copy = clone(c);
+    delete copy.id;
+    if (copy.ui_components) copy.ui_components = stripIds(copy.ui_components);
+    return copy;
+  });
+}
+
+class ScreenEditor {
+  constructor(pane, editor) {
+    this.pane = pane;
+    this.editor = editor;
+    this.components = new ComponentList({ getScreen: () => this.editor.draft, onChange: () => this.changed() });
+    this.preview = new PreviewPanel({
+      getScreen: () => this.editor.draft,
+      onPickComponent: (i) => this.components.focusComponent(i),
+      onFocusPointer: (pointer) => focusPointer(this.pane, pointer),
+    });
+    this.onKey = (event) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); }
+    };
+    document.addEventListener('keydown', this.onKey);
+  }
+
+  destroy() {
+    document.removeEventListener('keydown', this.onKey);
+    this.preview.destroy();
+  }
+
+  start(query) {
+    this.preview.load();
+    if (query.focus !== undefined) {
+      if (query.message) placeErrors(this.pane, [{ pointer: query.focus, message: query.message }]);
+      requestAnimationFrame(() => focusPointer(this.pane, query.focus));
+    }
+  }
+
+  get draft() { return this.editor.draft; }
+
+  changed() {
+    this.updateStatus();
+    this.preview.refresh();
+  }
+
+  updateStatus() {
+    const dirty = this.editor.dirty;
+    this.status.textContent = dirty ? 'Unsaved changes' : `Saved · revision ${this.editor.revision}`;
+    this.status.classList.toggle('dirty', dirty);
+    this.heading.textContent = `Screen: ${this.draft.name || '(no name)'}`;
+  }
+
+  render() {
+    const focus = focusKeyOf(this.pane);
+    const d = this.draft;
+    const base = this.editor.base;
+    const kind = screenKind(d);
+
+    this.heading = h('h1', { id: 'screen-heading' });
+    this.status = h('p', { class: 'save-status', role: 'status', 'aria-live': 'polite', id: 'save-status' });
+    this.saveButton = h('button', { type: 'submit', class: 'button primary', id: 'save-screen', 'data-focus-key': 'save', text: 'Save screen' });
+    const toolbar = h('div', { class: 'toolbar' },
+      h('div', { class: 'toolbar-title' }, this.heading, homeBadge(base), kindBadge(d)),
+      h('div', { class: 'toolbar-actions' },
+        this.status,
+        h('button', { type: 'button', class: 'button', 'data-focus-key': 'as-layout', text: 'Save as layout', onclick: () => this.saveAsLayout() }),
+        h('a', { class: 'button', href: `#/screens?parent=${encodeURIComponent(d.id)}`, text: 'Add connected screen' }),
+        h('button', { type: 'button', class: 'button danger', text: 'Delete', 'aria-label': 'Delete screen', onclick: () => this.remove() }),
+        this.saveButton));
+
+    this.errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
+    const banner = conflictBanner(this.editor, {
+      onReload: () => { this.editor.acceptTheirs(); this.afterReload(); },
+      onOverwrite: () => this.save({ overwrite: true }),
+    });
+
+    this.components.render();
+    this.form = h('form', {
+      class: 'resource-form screen-form', novalidate: true, 'aria-labelledby': 'screen-heading',
+      onsubmit: (e) => { e.preventDefault(); this.save(); },
+    },
+    toolbar, banner,
+    h('div', { class: 'editor-grid' },
+      h('div', { class: 'editor-main' },
+        this.errorsHost,
+        this.screenFields(d, base, kind),
+        kind === 'plugin' ? pluginSettings(d, () => this.changed()) : null,
+        this.components.el),
+      this.preview.el));
+    this.pane.replaceChildren(h('div', { class: 'pane-body wide' }, this.form));
+    this.updateStatus();
+    restoreFocus(this.pane, focus);
+  }
+
+  screenFields(d, base, kind) {
+    const name = h('input', { type: 'text', id: 'screen-name', 'data-focus-key': 'name', value: d.name ?? '', required: true });
+    name.addEventListener('input', () => { d.name = name.value; this.changed(); });
+
+    const familyOptions = state.families.map((f) => ({ value: f.id, text: `${f.name} (${f.id})` }));
+    if (!find.family(d.family)) familyOptions.unshift({ value: d.family || '', text: `${d.family || '(none)'} — not in this app` });
+    const family = select(familyOptions, d.family, { id: 'screen-family', 'data-focus-key': 'family' });
+    family.addEventListener('change', () => { d.family = family.value; this.components.render(); this.changed(); });
+
+    const wasHome = Boolean(base.home);
+    const currentHome = state.screens.find((s) => s.home && s.id !== d.id);
+    const home = h('input', { type: 'checkbox', id: 'screen-home', 'data-focus-key': 'home', checked: Boolean(d.home), disabled: wasHome, 'aria-describedby': 'screen-home-hint' });
+    home.dataset.pointer = '/home';
+    home.addEventListener('change', () => { d.home = home.checked; this.changed(); });
+    const homeHint = wasHome
+      ? 'This is the app’s home screen. To move home, make another screen home.'
+      : `Saving moves home here${currentHome ? ` from “${currentHome.name}”` : ''}.`;
+
+    d.styles ??= {};
+    const presentation = select([
+      { value: '', text: 'Default (the app decides)' },
+      { value: 'push', text: 'Push (slides in)' },
+      { value: 'present', text: 'Present (modal)' },
+    ], d.styles.presentation ?? '', { id: 'screen-presentation', 'data-focus-key': 'presentation' });
+    presentation.addEventListener('change', () => {
+      const styles = { ...d.styles };
+      if (presentation.value) styles.presentation = presentation.value; else delete styles.presentation;
+      d.styles = styles;
+      this.changed();
+    });
+
+    let parentField = null;
+    if (d.connected || d.parent) {
+      const descendants = new Set([d.id]);
+      let grew = true;
+      while (grew) {
+        grew = false;
+        for (const s of state.screens) if (s.parent && descendants.has(s.parent) && !descendants.has(s.id)) { descendants.add(s.id); grew = true; }
+      }
+      const options = [{ value: '', text: '(no parent)' }, ...state.screens.filter((s) => !descendants.has(s.id)).map((s) => ({ value: s.id, text: s.name }))];
+      const parent = select(options, d.parent ?? '', { id: 'screen-parent', 'data-focus-key': 'parent' });
+      parent.addEventListener('change', () => { d.parent = parent.value || null; this.changed(); });
+      parentField = field('Parent screen', parent, { pointer: '/parent', hint: d.connected ? 'The screen whose tapped item opens this one.' : '' });
+    }
+
+    const kindText = {
+      root: 'Root screen: its components bring their own data.',
+      connected: 'Connected screen: component i shows child i of the item that opened it.',
+      plugin: `Screen plugin ${d.type}.`,
+    }[kind];
+
+    return h('fieldset', { class: 'group screen-fields' },
+      h('legend', { text: 'Screen' }),
+      h('div', { class: 'row' },
+        field('Name', name, { pointer: '/name', className: 'grow' }),
+        field('Family', family, { pointer: '/family' })),
+      h('div', { class: 'row' },
+        field('Presentation', presentation, { pointer: '/styles/presentation' }),
+        h('div', { class: 'field check' }, home, h('label', { for: 'screen-home', text: 'Home screen' }), h('p', { class: 'hint', id: 'screen-home-hint', text: homeHint })),
+        parentField),
+      h('p', { class: 'hint' }, kindText, ' Screen type ', h('code', { text: d.screen_type || '–' }), '.'));
+  }
+
+  afterReload() {
+    this.components.render();
+    this.render();
+    this.preview.refresh.flush();
+    info('Reloaded their version; your changes were dropped.');
+  }
+
+  async save({ overwrite = false } = {}) {
+    if (this.busy) return;
+    this.busy = true;
+    this.saveButton.disabled = true;
+    clearFieldErrors(this.pane);
+    const reorder = !overwrite && !this.editor.conflict && onlyReordered(this.editor.base, this.editor.draft);
+    try {
+      const result = await this.editor.save({
+        overwrite,
+        send: reorder ? (body, etag) => api.reorder(this.editor.record.id, body.ui_components.map((c) => c.id), etag) : undefined,
+      });
+      await refresh('screens').catch((error) => showError(error, 'Reloading the screen list'));
+      if (result.status === 'saved') {
+        this.render();
+        restoreFocus(this.pane, 'save');
+        this.preview.refresh.flush();
+        info(`Screen “${result.record.name}” saved (revision ${result.record.revision}).`);
+      } else if (result.status === 'reloaded') {
+        this.afterReload();
+      } else {
+        this.render();
+      }
+    } catch (error) {
+      if (error.isValidation && error.errors.length) {
+        const unplaced = placeErrors(this.pane, error.errors);
+        showErrorSummary(this.errorsHost, this.pane, error.errors);
+        if (unplaced.length) showError(error, 'Saving the screen');
+        this.errorsHost.querySelector('.error-summary')?.focus();
+      } else {
+        showError(error, 'Saving the screen');
+      }
+    } finally {
+      this.busy = false;
+      if (this.saveButton) this.saveButton.disabled = false;
+    }
+  }
+
+  async saveAsLayout() {
+    const d = this.draft;
+    const name = await promptDialog({
+      title: 'Save the components as a layout', label: 'Layout name', value: `${d.name} layout`, confirm: 'Save layout',
+      hint: `Keeps the ${(d.ui_components || []).length} components as they are now (saved or not) with family ${d.family}. New screens can start from it.`,
+    });
+    if (!name) return;
+    try {
+      const { data } = await api.create('layouts', { name, family: d.family, ui_components: stripIds(d.ui_components) });
+      await refresh('layouts');
+      info(`Layout “${data.name}” saved with ${data.ui_components.length} components.`);
+    } catch (error) {
+      showError(error, 'Saving the layout');
+    }
+  }
+
+  async remove() {
+    const record = this.editor.record;
+    const ok = await confirmDialog({
+      title: `Delete screen “${record.name}”?`,
+      text: this.editor.dirty ? 'Your unsaved changes go with it. Screens that point at it keep it from being deleted.' : 'Screens that point at it (as parent or target) keep it from being deleted.',
+      confirm: 'Delete screen', danger: true,
+    });
+    if (!ok) return;
+    try {
+      await api.remove('screens', record.id, this.editor.etag);
+      this.editor.draft = clone(this.editor.base);
+      await refresh('screens');
+      info(`Screen “${record.name}” deleted.`);
+      navigate('/screens');
+    } catch (error) {
+      showError(error, error.isConflict ? 'Deleting the screen (someone changed it meanwhile; reload it first)' : 'Deleting the screen');
+    }
+  }
+}

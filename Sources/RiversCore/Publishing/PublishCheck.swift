@@ -1,0 +1,158 @@
+/// Everything that stops an app from being published, checked on the whole app at once.
+///
+/// Every problem is reported (not just the first), each with a pointer below `/screens/<screen id>`
+/// (`/screens` for problems of the app as a whole). Pure: the caller loads the app.
+public enum PublishCheck {
+    public static func problems(
+        screens: [Screen], families: [String: Family], knownScreenTypes: Set<String>, catalog: ComponentCatalog
+    ) -> [FieldError] {
+        guard !screens.isEmpty else {
+            return [FieldError("/screens", "the app has no screens: add at least one screen, and make it the home screen")]
+        }
+        var errors: [FieldError] = []
+        let screenTypes = Screen.builtInTypes.union(knownScreenTypes)
+
+        // Every screen id, and each screen's parent (the first screen with an id wins).
+        var parents: [String: String?] = [:]
+        var names: [String: String] = [:]
+        for screen in screens where parents[screen.id] == nil {
+            parents[screen.id] = .some(screen.parent)
+            names[screen.id] = screen.name
+        }
+        func exists(_ id: String) -> Bool {
+            parents[UUIDText.normalize(id) ?? id] != nil
+        }
+        func describe(_ id: String) -> String {
+            if let name = names[id] { return "\(id) (\(name))" }
+            return id
+        }
+
+        // Home screen: exactly one.
+        let homes = screens.filter(\.home)
+        if homes.isEmpty {
+            errors.append(FieldError("/screens", "no home screen: set home on exactly one screen"))
+        } else if homes.count > 1 {
+            let list = homes.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            for screen in homes {
+                errors.append(FieldError(JSONPointer.join(base(screen), "home"), "\(homes.count) screens are home (\(list)): exactly one may be"))
+            }
+        }
+
+        var seenIds: Set<String> = []
+        var screenTypeOwner: [String: Screen] = [:]
+        for screen in screens {
+            let p = base(screen)
+
+            if !seenIds.insert(screen.id).inserted {
+                errors.append(FieldError(JSONPointer.join(p, "id"), "another screen has the same id"))
+            }
+
+            if !screenTypes.contains(screen.type) {
+                errors.append(FieldError(JSONPointer.join(p, "type"), "unknown screen type \"\(screen.type)\": no screen plugin with this identifier is available to the app"))
+            }
+
+            if screen.screenType.isEmpty {
+                errors.append(FieldError(JSONPointer.join(p, "screen_type"), "is empty: every screen needs a screen_type for content to open it"))
+            } else if let owner = screenTypeOwner[screen.screenType] {
+                errors.append(FieldError(JSONPointer.join(p, "screen_type"), "\"\(screen.screenType)\" is also the screen_type of screen \(describe(owner.id))"))
+            } else {
+                screenTypeOwner[screen.screenType] = screen
+            }
+
+            // Family and cell styles.
+            if screen.family.isEmpty {
+                errors.append(FieldError(JSONPointer.join(p, "family"), "is required: every screen needs a family"))
+            } else if let family = families[screen.family] {
+                for error in References.checkCellStyles(screen.uiComponents, family: family, familyId: screen.family) {
+                    errors.append(FieldError(p + error.pointer, error.message))
+                }
+            } else {
+                errors.append(FieldError(JSONPointer.join(p, "family"), "no family \"\(screen.family)\" in this app"))
+            }
+
+            // Components: known types, data sources, targets.
+            screen.uiComponents.walk(at: JSONPointer.join(p, "ui_components")) { component, pointer in
+                if let type = catalog.types[component.componentType] {
+                    if type.needsDataSource, !screen.connected, !(component.data?.hasSource ?? false) {
+                        errors.append(FieldError(JSONPointer.join(pointer, "data"), "a \(type.id) on a root screen needs a data source (source and type)"))
+                    }
+                } else {
+                    errors.append(FieldError(JSONPointer.join(pointer, "component_type"), "unknown component type \"\(component.componentType)\""))
+                }
+                if let target = component.data?.target, !target.isEmpty, !exists(target) {
+                    errors.append(FieldError(JSONPointer.join(JSONPointer.join(pointer, "data"), "target"), "no screen \(target) in this app"))
+                }
+            }
+
+            // Parent.
+            if screen.connected, screen.parent == nil || screen.parent == "" {
+                errors.append(FieldError(JSONPointer.join(p, "parent"), "a connected screen needs a parent: the screen whose items open it"))
+            }
+            if screen.connected, screen.home {
+                errors.append(FieldError(JSONPointer.join(p, "home"), "the home screen cannot be a connected screen: nothing sends it items"))
+            }
+            if let parent = screen.parent, !parent.isEmpty {
+                if !exists(parent) {
+                    errors.append(FieldError(JSONPointer.join(p, "parent"), "no screen \(parent) in this app"))
+                } else if let cycle = cycle(from: screen.id, parents: parents) {
+                    errors.append(FieldError(JSONPointer.join(p, "parent"), "is on a cycle of parents: \(cycle.map(describe).joined(separator: " → "))"))
+                }
+            }
+
+            // Navigation items, at any depth.
+            for (n, navigation) in screen.navigations.enumerated() {
+                checkNavItems(navigation, at: JSONPointer.join(JSONPointer.join(p, "navigations"), n), exists: exists, errors: &errors)
+            }
+
+            // Hooks that are screens.
+            for key in ["preload_plugins", "postload_plugins"] {
+                for (k, hook) in (screen.hooks[key]?.arrayValue ?? []).enumerated() {
+                    guard let value = hook["screen_id"], !value.isNull else { continue }
+                    let pointer = JSONPointer.join(JSONPointer.join(JSONPointer.join(JSONPointer.join(p, "hooks"), key), k), "screen_id")
+                    if let id = value.stringValue {
+                        if !id.isEmpty, !exists(id) { errors.append(FieldError(pointer, "no screen \(id) in this app")) }
+                    } else {
+                        errors.append(FieldError(pointer, "must be a screen id, not \(value.typeName)"))
+                    }
+                }
+            }
+        }
+        return errors
+    }
+
+    static func base(_ screen: Screen) -> String {
+        JSONPointer.join("/screens", screen.id)
+    }
+
+    /// The cycle through `id` (`[id, parent, …, id]`) when following parents from `id` comes back to
+    /// it; nil when the chain ends or runs into a cycle that `id` is not on.
+    static func cycle(from id: String, parents: [String: String?]) -> [String]? {
+        var path = [id]
+        var seen: Set<String> = [id]
+        var current = parents[id] ?? nil
+        while let c = current.map({ UUIDText.normalize($0) ?? $0 }), parents[c] != nil {
+            path.append(c)
+            if c == id { return path }
+            if !seen.insert(c).inserted { return nil }
+            current = parents[c] ?? nil
+        }
+        return nil
+    }
+
+    static func checkNavItems(_ container: JSONValue, at pointer: String, exists: (String) -> Bool, errors: inout [FieldError]) {
+        guard let items = container["nav_items"]?.arrayValue else { return }
+        let listPointer = JSONPointer.join(pointer, "nav_items")
+        for (k, item) in items.enumerated() {
+            let itemPointer = JSONPointer.join(listPointer, k)
+            if let value = item["data"]?["target"], !value.isNull {
+                let targetPointer = JSONPointer.join(JSONPointer.join(itemPointer, "data"), "target")
+                if let id = value.stringValue {
+                    if !id.isEmpty, !exists(id) { errors.append(FieldError(targetPointer, "no screen \(id) in this app")) }
+                } else {
+                    errors.append(FieldError(targetPointer, "must be a screen id, not \(value.typeName)"))
+                }
+            }
+            checkNavItems(item, at: itemPointer, exists: exists, errors: &errors)
+        }
+    }
+}

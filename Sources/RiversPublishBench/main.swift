@@ -1,0 +1,79 @@
+import Foundation
+import RiversCore
+
+// Publishing benchmark: time to generate the document of an app with 200 screens × 20 components
+// (reading the stored screens, building the document, serialising it), best of several runs.
+// `--emit-document FILE --screens N`: writes such a document (for the serving benchmark) instead.
+
+func makeScreens(count: Int, components: Int) -> [Screen] {
+    (0..<count).map { s in
+        Screen(
+            id: UUIDText.random(), name: "Screen \(s)", screenType: "screen_\(s + 1)", home: s == 0, family: "FAMILY_1",
+            styles: ["presentation": "push"],
+            uiComponents: (0..<components).map { c in
+                Component(
+                    componentType: ["list", "grid", "hero", "horizontal_list"][c % 4], cellStyles: [c % 2 == 0 ? "LIST_1" : "GRID_1"],
+                    header: SectionDecoration(visible: c % 3 == 0, style: "HEADER_1"), itemLimit: 6 + c % 5,
+                    data: ComponentData(source: "feed-\(s)-\(c)", type: "APPLICASTER_COLLECTION"),
+                    styles: ["cell_body_component_type": "list"])
+            })
+    }
+}
+
+let family = Family(
+    id: "FAMILY_1", name: "Phones", referenceSize: Size(width: 320, height: 568),
+    insets: Insets(top: 10, left: 10, bottom: 10, right: 10), interitemSpacing: 10, lineSpacing: 10,
+    cellStyles: [CellStyle(id: "LIST_1", width: .columns(1), height: .points(80)), CellStyle(id: "GRID_1", width: .columns(2), height: .aspectRatio(1.5))])
+
+let arguments = CommandLine.arguments
+if let i = arguments.firstIndex(of: "--emit-document"), i + 1 < arguments.count {
+    let count = arguments.firstIndex(of: "--screens").flatMap { Int(arguments[$0 + 1]) } ?? 12
+    let document = RiversDocument.make(screens: makeScreens(count: count, components: 10), families: ["FAMILY_1": family], screenPlugins: [:])
+    let bytes = document.serialized()
+    FileManager.default.createFile(atPath: arguments[i + 1], contents: Data(bytes))
+    print("wrote \(bytes.count) bytes (\(count) screens × 10 components) to \(arguments[i + 1])")
+    exit(0)
+}
+
+let screens = makeScreens(count: 200, components: 20)
+// What the store keeps: each screen's JSON. Reading it back is part of generating the document.
+let stored = screens.map { $0.json.serialized() }
+let options = Screen.ReadOptions()
+
+func generate() -> [UInt8] {
+    let read = StoredScreens.read(stored, options: options).map { try! $0.get() }
+    let problems = PublishCheck.problems(screens: read, families: ["FAMILY_1": family], knownScreenTypes: Screen.builtInTypes, catalog: .builtIn)
+    precondition(problems.isEmpty, "\(problems.prefix(3))")
+    return RiversDocument.make(screens: read, families: ["FAMILY_1": family], screenPlugins: [:]).serialized()
+}
+
+func time(_ body: () -> Void) -> Double {
+    let start = ContinuousClock.now
+    body()
+    let d = ContinuousClock.now - start
+    return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+}
+
+var size = 0
+_ = generate()  // warm up
+var best = Double.infinity, bestMake = Double.infinity
+for _ in 0..<7 {
+    best = min(best, time { size = generate().count })
+}
+let read = stored.map { Screen.read(try! JSONValue.parse($0), options: options, problems: Problems())! }
+for _ in 0..<7 {
+    bestMake = min(bestMake, time { _ = RiversDocument.make(screens: read, families: ["FAMILY_1": family], screenPlugins: [:]).serialized() })
+}
+var parsed: [JSONValue] = []
+let bestParse = (0..<5).map { _ in time { parsed = stored.map { try! JSONValue.parse($0) } } }.min()!
+let bestRead = (0..<5).map { _ in time { _ = parsed.map { Screen.read($0, options: options, problems: Problems())! } } }.min()!
+let bestCheck = (0..<5).map { _ in time {
+    _ = PublishCheck.problems(screens: read, families: ["FAMILY_1": family], knownScreenTypes: Screen.builtInTypes, catalog: .builtIn)
+} }.min()!
+let document = RiversDocument.make(screens: read, families: ["FAMILY_1": family], screenPlugins: [:])
+let bestBuild = (0..<5).map { _ in time { _ = RiversDocument.make(screens: read, families: ["FAMILY_1": family], screenPlugins: [:]) } }.min()!
+let bestSerialise = (0..<5).map { _ in time { _ = document.serialized() } }.min()!
+print("document of 200 screens × 20 components: \(size) bytes")
+print(String(format: "stages on one core: parse %.1f ms, read %.1f ms, check %.1f ms, build %.1f ms, serialise %.1f ms", bestParse, bestRead, bestCheck, bestBuild, bestSerialise))
+print(String(format: "generate (read stored screens on all cores + check + build + serialise): %.1f ms (best of 7); target 50 ms → %.2f× the budget", best, best / 50))
+print(String(format: "build + serialise only: %.1f ms", bestMake))

@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import RiversCore
+import RiversStore
+
+/// Publishing an app: the check, the draft, publish, versions, diff and rollback.
+struct PublishController {
+    let store: Store
+    let helpers: APIHelpers
+    let documents: PublishedDocuments
+    let baseURL: String
+
+    func register(on routes: RouteRegistrar) {
+        routes.on(.get, "apps/{app}/problems") { _, context in
+            let app = try await helpers.app(context)
+            let problems = try await store.draft(appId: app.id).problems
+            return JSONResponse(["problems": .array(problems.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
+                                 "count": .number(Double(problems.count))])
+        }
+        routes.on(.get, "apps/{app}/draft.json") { _, context in
+            let app = try await helpers.app(context)
+            return JSONResponse(try await store.draft(appId: app.id).document)
+        }
+        routes.on(.post, "apps/{app}/publish") { request, context in
+            let app = try await helpers.app(context)
+            let note = try await Self.note(request, helpers: helpers)
+            let outcome = try await store.publish(appId: app.id, note: note, publishedBy: context.publisher)
+            return respond(outcome, app: app)
+        }
+        routes.on(.post, "apps/{app}/import") { request, context in
+            let app = try await helpers.app(context)
+            let result = try await store.importDocument(appId: app.id, json: try await helpers.body(request))
+            return JSONResponse([
+                "screens": .array(result.screens.map { ["id": $0.body["id"] ?? .null, "name": $0.body["name"] ?? .null, "screen_type": $0.body["screen_type"] ?? .null] }),
+                "families_created": .array(result.familiesCreated.map(JSONValue.string)),
+                "families_extended": .array(result.familiesExtended.map(JSONValue.string)),
+                "warnings": .array(result.warnings.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
+            ], status: .created)
+        }
+        routes.on(.get, "apps/{app}/versions") { request, context in
+            let app = try await helpers.app(context)
+            let (limit, offset) = try helpers.paging(request)
+            let (versions, total) = try await store.listVersions(appId: app.id, limit: limit, offset: offset)
+            let next = offset + versions.count < total ? JSONValue.number(Double(offset + versions.count)) : .null
+            return JSONResponse([
+                "items": .array(versions.map { $0.json(slug: app.slug, baseURL: baseURL) }), "total": .number(Double(total)),
+                "limit": .number(Double(limit)), "offset": .number(Double(offset)), "next_offset": next,
+            ])
+        }
+        routes.on(.get, "apps/{app}/versions/diff") { request, context in
+            let app = try await helpers.app(context)
+            let query = request.uri.queryParameters
+            func number(_ name: String) throws -> Int {
+                guard let text = query[Substring(name)], let n = Int(String(text)), n > 0 else {
+                    throw Problem.badParameter(name, "\(name) must be a version number (diff?from=1&to=2)")
+                }
+                return n
+            }
+            let from = try await store.version(appId: app.id, number: try number("from"))
+            let to = try await store.version(appId: app.id, number: try number("to"))
+            let diff = DocumentDiff.diff(from: try JSONValue.parse(from.document), to: try JSONValue.parse(to.document))
+            return JSONResponse(.object((diff.objectValue ?? [:]).merging(["from": .number(Double(from.number)), "to": .number(Double(to.number))]) { a, _ in a }))
+        }
+        routes.on(.get, "apps/{app}/versions/{number}") { _, context in
+            let app = try await helpers.app(context)
+            let version = try await store.version(appId: app.id, number: try Self.versionNumber(context))
+            var json = version.json(slug: app.slug, baseURL: baseURL).objectValue ?? [:]
+            json["document"] = try JSONValue.parse(version.document)
+            return JSONResponse(.object(json))
+        }
+        routes.on(.post, "apps/{app}/versions/{number}/rollback") { request, context in
+            let app = try await helpers.app(context)
+            let number = try Self.versionNumber(context)
+            let note = try await Self.note(request, helpers: helpers)
+            let outcome = try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note)
+            return respond(outcome, app: app)
+        }
+    }
+
+    func respond(_ outcome: PublishOutcome, app: App) -> JSONResponse {
+        switch outcome {
+        case .published(let version):
+            // This process serves the new version at once; the others hear of it by notification.
+            documents.update(slug: app.slug, version: version)
+            return JSONResponse(["changed": true, "version": version.json(slug: app.slug, baseURL: baseURL),
+                                 "public_url": .string("\(baseURL)/rivers/\(app.slug)/rivers.json")], status: .created)
+        case .unchanged(let version):
+            return JSONResponse(["changed": false, "version": version.json(slug: app.slug, baseURL: baseURL),
+                                 "public_url": .string("\(baseURL)/rivers/\(app.slug)/rivers.json"),
+                                 "detail": .string("nothing changed since version \(version.number); no version was added")])
+        }
+    }
+
+    static func versionNumber(_ context: RiversContext) throws -> Int {
+        let text = try context.parameters.require("number")
+        guard let n = Int(text), n > 0 else { throw Problem.notFound("no version \(text)") }
+        return n
+    }
+
+    /// An optional `{"note": "..."}`; an empty body is fine.
+    static func note(_ request: Request, helpers: APIHelpers) async throws -> String {
+        let body = try await helpers.optionalBody(request)
+        guard let body else { return "" }
+        let problems = Problems()
+        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+        r.rejectUnknownKeys(["note"])
+        let note = r.string("note", maxLength: 1000)
+        if !problems.isEmpty { throw Problem.invalid(problems.errors) }
+        return note ?? ""
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import RiversCore
+import RiversStore
+import ServiceLifecycle
+
+/// A published document ready to send: its bytes, its gzip bytes and their ETags.
+struct ServedDocument: Sendable {
+    var number: Int
+    var body: ByteBuffer
+    var gzip: ByteBuffer
+    var etag: String
+    var gzipETag: String
+
+    init(_ version: PublishedVersion) {
+        number = version.number
+        body = ByteBuffer(bytes: version.document)
+        gzip = ByteBuffer(bytes: version.gzip)
+        // Strong validators, one per representation (RFC 9110 §8.8.3).
+        etag = "\"\(version.sha256)\""
+        gzipETag = "\"\(version.sha256)-gzip\""
+    }
+}
+
+/// The published documents this process serves, in memory: every app's current version (loaded
+/// at start, kept current by LISTEN/NOTIFY and a periodic check) and the versions asked for by
+/// number (immutable, so kept once read). Requests never wait on the database once warm, and
+/// published documents stay served if the database goes away.
+public final class PublishedDocuments: Sendable {
+    private let current = NIOLockedValueBox<[String: ServedDocument]>([:])
+    private let versions = NIOLockedValueBox<[String: ServedDocument]>([:])
+    private let loaded = NIOLockedValueBox(false)
+    let store: Store
+    /// Versions kept by number, at most (the oldest read is dropped first).
+    static let versionCacheLimit = 512
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    func currentDocument(slug: String) async throws -> ServedDocument? {
+        if loaded.withLockedValue({ $0 }) { return current.withLockedValue { $0[slug] } }
+        if let document = current.withLockedValue({ $0[slug] }) { return document }
+        // Not warm yet (the database was away at start): ask it directly.
+        guard let version = try await store.currentDocument(slug: slug) else { return nil }
+        let document = ServedDocument(version)
+        current.withLockedValue { $0[slug] = document }
+        return document
+    }
+
+    func document(slug: String, number: Int) async throws -> ServedDocument? {
+        let key = "\(slug)/\(number)"
+        if let document = versions.withLockedValue({ $0[key] }) { return document }
+        guard let version = try await store.document(slug: slug, number: number) else { return nil }
+        let document = ServedDocument(version)
+        versions.withLockedValue { cache in
+            if cache.count >= Self.versionCacheLimit, let victim = cache.keys.first { cache.removeValue(forKey: victim) }
+            cache[key] = document
+        }
+        return document
+    }
+
+    /// Replaces what is served for one app (after a publish here, or a notification from another process).
+    func update(slug: String, version: PublishedVersion?) {
+        current.withLockedValue { $0[slug] = version.map(ServedDocument.init) }
+    }
+
+    func refresh(slug: String) async throws {
+        update(slug: slug, version: try await store.currentDocument(slug: slug))
+    }
+
+    /// Loads every app's current document.
+    func reloadAll() async throws {
+        let all = try await store.allCurrentDocuments()
+        var fresh: [String: ServedDocument] = [:]
+        for (slug, version) in all { fresh[slug] = ServedDocument(version) }
+        current.withLockedValue { $0 = fresh }
+        loaded.withLockedValue { $0 = true }
+    }
+}
+
+/// Keeps `PublishedDocuments` current: a full load at start and after every reconnection, then
+/// one reload per notification on `rivers_published`, and a full check every `interval` in case
+/// a notification was lost.
+public struct PublishListener: Service {
+    let documents: PublishedDocuments
+    let client: PostgresClient
+    let logger: Logger
+    var interval: Duration = .seconds(30)
+
+    public init(documents: PublishedDocuments, client: PostgresClient, logger: Logger, interval: Duration = .seconds(30)) {
+        self.documents = documents
+        self.client = client
+        self.logger = logger
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await listen() }
+            group.addTask { await periodicReload() }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+
+    func listen() async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: publishedChannel) { notifications in
+                        // Listening first, then loading: nothing published in between is missed.
+                        try await documents.reloadAll()
+                        for try await notification in notifications {
+                            try await documents.refresh(slug: notification.payload)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("listening for publishes failed; serving what is loaded and retrying: \(String(reflecting: error))")
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    func periodicReload() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            if Task.isCancelled { return }
+            do { try await documents.reloadAll() } catch {
+                logger.debug("periodic reload of published documents failed: \(String(reflecting: error))")
+            }
+        }
+    }
+}
+
+/// `GET|HEAD /rivers/{slug}/rivers.json` and `/rivers/{slug}/v{n}/rivers.json`: no auth, CORS,
+/// strong ETags, 304, stored gzip, and caching a CDN can use.
+struct PublicDocumentController {
+    let documents: PublishedDocuments
+
+    static let currentCacheControl = "public, max-age=60, stale-while-revalidate=300, stale-if-error=86400"
+    static let versionCacheControl = "public, max-age=31536000, immutable"
+
+    func register(on routes: RouteRegistrar) {
+        for method in [HTTPRequest.Method.get, .head] {
+            routes.on(method, "rivers/{slug}/rivers.json") { request, context in
+                let slug = try context.parameters.require("slug")
+                guard let document = try await documents.currentDocument(slug: slug) else {
+                    throw Problem.notFound("nothing is published for \(slug)")
+                }
+                return Self.respond(document, request: request, cacheControl: Self.currentCacheControl)
+            }
+            routes.on(method, "rivers/{slug}/{version}/rivers.json") { request, context in
+                let slug = try context.parameters.require("slug")
+                let text = try context.parameters.require("version")
+                guard text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 else {
+                    throw Problem.notFound("versions are addressed as v1, v2, … (got \(text))")
+                }
+                guard let document = try await documents.document(slug: slug, number: number) else {
+                    throw Problem.notFound("\(slug) has no version \(number)")
+                }
+                return Self.respond(document, request: request, cacheControl: Self.versionCacheControl)
+            }
+        }
+    }
+
+    static func acceptsGzip(_ request: Request) -> Bool {
+        guard let header = request.headers[.acceptEncoding] else { return false }
+        for part in header.split(separator: ",") {
+            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard pieces.first == "gzip" || pieces.first == "*" else { continue }
+            if let q = pieces.dropFirst().first(where: { $0.hasPrefix("q=") }), Double(q.dropFirst(2)) == 0 { return false }
+            return true
+        }
+        return false
+    }
+
+    static func respond(_ document: ServedDocument, request: Request, cacheControl: String) -> Response {
+        let gzip = acceptsGzip(request)
+        let etag = gzip ? document.gzipETag : document.etag
+        var headers: HTTPFields = [
+            .eTag: etag, .cacheControl: cacheControl, .vary: "Accept-Encoding",
+            .accessControlAllowOrigin: "*", .accessControlExposeHeaders: "ETag, X-Rivers-Version",
+        ]
+        headers[HTTPField.Name("X-Rivers-Version")!] = String(document.number)
+        if let ifNoneMatch = request.headers[.ifNoneMatch] {
+            let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
+            if tags.contains("*") || tags.contains(document.etag) || tags.contains(document.gzipETag) {
+                return Response(status: .notModified, headers: headers)
+            }
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        if gzip { headers[.contentEncoding] = "gzip" }
+        let body = gzip ? document.gzip : document.body
+        headers[.contentLength] = String(body.readableBytes)
+        if request.method == .head {
+            return Response(status: .ok, headers: headers, body: .init())
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+}

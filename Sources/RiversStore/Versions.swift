@@ -1,0 +1,328 @@
+import Crypto
+import Foundation
+import PostgresNIO
+import RiversCore
+
+/// One published version of an app's rivers.json: immutable.
+public struct PublishedVersion: Sendable {
+    public var number: Int
+    public var sha256: String
+    public var document: [UInt8]
+    public var gzip: [UInt8]
+    public var publishedBy: String
+    public var note: String
+    public var rollbackOf: Int?
+    public var createdAt: Date
+    /// Sizes in bytes (also known when a listing leaves the bytes out).
+    public var size: Int
+    public var gzipSize: Int
+
+    public init(number: Int, sha256: String, document: [UInt8], gzip: [UInt8], publishedBy: String, note: String, rollbackOf: Int?, createdAt: Date, size: Int? = nil, gzipSize: Int? = nil) {
+        self.number = number
+        self.sha256 = sha256
+        self.document = document
+        self.gzip = gzip
+        self.publishedBy = publishedBy
+        self.note = note
+        self.rollbackOf = rollbackOf
+        self.createdAt = createdAt
+        self.size = size ?? document.count
+        self.gzipSize = gzipSize ?? gzip.count
+    }
+
+    /// What the API shows of a version (without its bytes).
+    public func json(slug: String, baseURL: String) -> JSONValue {
+        [
+            "number": .number(Double(number)), "sha256": .string(sha256),
+            "size": .number(Double(size)), "gzip_size": .number(Double(gzipSize)),
+            "published_by": .string(publishedBy), "note": .string(note),
+            "rollback_of": rollbackOf.map { .number(Double($0)) } ?? .null,
+            "created_at": .string(Timestamp.format(createdAt)),
+            "url": .string("\(baseURL)/rivers/\(slug)/v\(number)/rivers.json"),
+        ]
+    }
+}
+
+/// What a publish did: a new version, or nothing because the document did not change.
+public enum PublishOutcome: Sendable {
+    case published(PublishedVersion)
+    case unchanged(PublishedVersion)
+}
+
+/// The channel every server process listens on; the payload is the app's slug.
+public let publishedChannel = "rivers_published"
+
+public func sha256Hex(_ bytes: [UInt8]) -> String {
+    SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+}
+
+extension Store {
+    /// The document as it would be published now, and the problems that would stop a publish.
+    public func draft(appId: String) async throws -> (document: JSONValue, problems: [FieldError]) {
+        try await client.withConnection { connection in
+            let content = try await self.content(appId: appId, on: connection)
+            return (makeDocument(content, appId: appId), checkProblems(content, appId: appId))
+        }
+    }
+
+    func makeDocument(_ content: AppContent, appId: String) -> JSONValue {
+        RiversDocument.make(
+            screens: content.screens, families: content.families,
+            screenPlugins: content.registry.screenPluginInfo)
+    }
+
+    func checkProblems(_ content: AppContent, appId: String) -> [FieldError] {
+        PublishCheck.problems(
+            screens: content.screens, families: content.families,
+            knownScreenTypes: Screen.builtInTypes.union(content.registry.screenPlugins.keys), catalog: content.registry.catalog)
+    }
+
+    /// Checks the whole app and stores its document as the next version, unless it is the same as
+    /// the current one. Concurrent publishes queue on the app's row and get consecutive numbers.
+    public func publish(appId: String, note: String, publishedBy: String) async throws -> PublishOutcome {
+        try await client.transaction(logger: logger) { connection in
+            _ = try await lockApp(appId, on: connection)
+            let content = try await self.content(appId: appId, on: connection)
+            let problems = checkProblems(content, appId: appId)
+            if !problems.isEmpty { throw StoreError.invalid(problems) }
+            let bytes = makeDocument(content, appId: appId).serialized()
+            return try await storeVersion(appId: appId, bytes: bytes, note: note, publishedBy: publishedBy, rollbackOf: nil, on: connection)
+        }
+    }
+
+    /// Publishes version `number`'s content again as a new version; the stable URL switches to it
+    /// in the same transaction.
+    public func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome {
+        try await client.transaction(logger: logger) { connection in
+            _ = try await lockApp(appId, on: connection)
+            guard let old = try await version(appId: appId, number: number, on: connection) else {
+                throw StoreError.notFound("no version \(number) of this app")
+            }
+            return try await storeVersion(
+                appId: appId, bytes: old.document, note: note.isEmpty ? "rollback to version \(number)" : note,
+                publishedBy: publishedBy, rollbackOf: number, on: connection)
+        }
+    }
+
+    func storeVersion(appId: String, bytes: [UInt8], note: String, publishedBy: String, rollbackOf: Int?, on connection: PostgresConnection) async throws -> PublishOutcome {
+        let sha = sha256Hex(bytes)
+        if let current = try await currentVersion(appId: appId, on: connection), current.sha256 == sha {
+            return .unchanged(current)
+        }
+        var next = 1
+        for try await n in try await connection.query(
+            "SELECT coalesce(max(number), 0) + 1 FROM versions WHERE app_id = \(appId)::uuid", logger: logger
+        ).decode(Int.self) { next = n }
+        let gzip = Gzip.compress(bytes)
+        let rows = try await connection.query(
+            """
+            INSERT INTO versions (app_id, number, document, sha256, gzip, published_by, note, rollback_of)
+            VALUES (\(appId)::uuid, \(next), \(Data(bytes)), \(sha), \(Data(gzip)), \(publishedBy), \(note), \(rollbackOf))
+            RETURNING created_at
+            """, logger: logger)
+        var createdAt = Date()
+        for try await date in rows.decode(Date.self) { createdAt = date }
+        let slugRows = try await connection.query(
+            "UPDATE apps SET current_version = \(next) WHERE id = \(appId)::uuid RETURNING slug", logger: logger)
+        for try await slug in slugRows.decode(String.self) {
+            // Delivered at commit to every server process, which then serves the new version.
+            try await connection.query("SELECT pg_notify(\(publishedChannel), \(slug))", logger: logger)
+        }
+        return .published(PublishedVersion(
+            number: next, sha256: sha, document: bytes, gzip: gzip, publishedBy: publishedBy, note: note,
+            rollbackOf: rollbackOf, createdAt: createdAt))
+    }
+
+    func currentVersion(appId: String, on connection: PostgresConnection) async throws -> PublishedVersion? {
+        let rows = try await connection.query(
+            """
+            SELECT v.number, v.sha256, v.document, v.gzip, v.published_by, v.note, v.rollback_of, v.created_at
+            FROM versions v JOIN apps a ON a.id = v.app_id AND a.current_version = v.number
+            WHERE a.id = \(appId)::uuid
+            """, logger: logger)
+        return try await Self.versions(from: rows).first
+    }
+
+    func version(appId: String, number: Int, on connection: PostgresConnection) async throws -> PublishedVersion? {
+        let rows = try await connection.query(
+            """
+            SELECT number, sha256, document, gzip, published_by, note, rollback_of, created_at
+            FROM versions WHERE app_id = \(appId)::uuid AND number = \(number)
+            """, logger: logger)
+        return try await Self.versions(from: rows).first
+    }
+
+    static func versions(from rows: PostgresRowSequence) async throws -> [PublishedVersion] {
+        var result: [PublishedVersion] = []
+        for try await (number, sha, document, gzip, by, note, rollbackOf, created) in rows.decode(
+            (Int, String, ByteBuffer, ByteBuffer, String, String, Int?, Date).self)
+        {
+            result.append(PublishedVersion(
+                number: number, sha256: sha, document: Array(buffer: document), gzip: Array(buffer: gzip),
+                publishedBy: by, note: note, rollbackOf: rollbackOf, createdAt: created))
+        }
+        return result
+    }
+
+    public func version(appId: String, number: Int) async throws -> PublishedVersion {
+        guard let v = try await client.withConnection({ try await self.version(appId: appId, number: number, on: $0) }) else {
+            throw StoreError.notFound("no version \(number) of this app")
+        }
+        return v
+    }
+
+    public func currentVersion(appId: String) async throws -> PublishedVersion? {
+        try await client.withConnection { try await self.currentVersion(appId: appId, on: $0) }
+    }
+
+    /// Versions, newest first, without their bytes.
+    public func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int) {
+        let rows = try await client.query(
+            """
+            SELECT number, sha256, published_by, note, rollback_of, created_at, length(document), length(gzip), count(*) OVER ()
+            FROM versions WHERE app_id = \(appId)::uuid ORDER BY number DESC LIMIT \(limit) OFFSET \(offset)
+            """, logger: logger)
+        var versions: [PublishedVersion] = []
+        var total = 0
+        for try await (number, sha, by, note, rollbackOf, created, size, gzipSize, count) in rows.decode(
+            (Int, String, String, String, Int?, Date, Int, Int, Int).self)
+        {
+            versions.append(PublishedVersion(
+                number: number, sha256: sha, document: [], gzip: [], publishedBy: by, note: note, rollbackOf: rollbackOf,
+                createdAt: created, size: size, gzipSize: gzipSize))
+            total = count
+        }
+        if versions.isEmpty {
+            for try await n in try await client.query(
+                "SELECT count(*) FROM versions WHERE app_id = \(appId)::uuid", logger: logger
+            ).decode(Int.self) { total = n }
+        }
+        return (versions, total)
+    }
+
+    // MARK: Serving
+
+    /// The current document of every app that has one (a server process loads these at start).
+    public func allCurrentDocuments() async throws -> [(slug: String, version: PublishedVersion)] {
+        let rows = try await client.query(
+            """
+            SELECT a.slug, v.number, v.sha256, v.document, v.gzip, v.published_by, v.note, v.rollback_of, v.created_at
+            FROM apps a JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
+            """, logger: logger)
+        var result: [(String, PublishedVersion)] = []
+        for try await (slug, number, sha, document, gzip, by, note, rollbackOf, created) in rows.decode(
+            (String, Int, String, ByteBuffer, ByteBuffer, String, String, Int?, Date).self)
+        {
+            result.append((slug, PublishedVersion(
+                number: number, sha256: sha, document: Array(buffer: document), gzip: Array(buffer: gzip),
+                publishedBy: by, note: note, rollbackOf: rollbackOf, createdAt: created)))
+        }
+        return result
+    }
+
+    /// The current document of one app by slug.
+    public func currentDocument(slug: String) async throws -> PublishedVersion? {
+        guard let app = try await findApp(slug) else { return nil }
+        return try await currentVersion(appId: app.id)
+    }
+
+    /// Version `number` of an app by slug.
+    public func document(slug: String, number: Int) async throws -> PublishedVersion? {
+        guard let app = try await findApp(slug) else { return nil }
+        return try await client.withConnection { try await self.version(appId: app.id, number: number, on: $0) }
+    }
+}
+
+// MARK: - Import
+
+extension Store {
+    /// What an import created.
+    public struct ImportResult: Sendable {
+        public var screens: [Record]
+        public var familiesCreated: [String]
+        public var familiesExtended: [String]
+        public var warnings: [FieldError]
+    }
+
+    /// Creates the screens of an existing rivers.json (same ids, components in the same order),
+    /// their navigations and hooks, and the families they name. One transaction: all or nothing.
+    public func importDocument(appId: String, json: JSONValue) async throws -> ImportResult {
+        try await client.transaction(logger: logger) { connection in
+            var number = try await lockApp(appId, on: connection)
+            let registry = try await registry(appId: appId, on: connection)
+            let imported: ImportedApp
+            do {
+                imported = try RiversImport.read(
+                    json, catalog: registry.catalog, knownScreenTypes: Screen.builtInTypes.union(registry.screenPlugins.keys))
+            } catch let failure as ValidationFailure {
+                throw StoreError.invalid(failure.errors)
+            }
+            // Families: new ones are created; existing ones gain the cell styles the screens name.
+            var created: [String] = [], extended: [String] = []
+            var families: [String: Family] = [:]
+            for family in imported.families {
+                if let existing = try await loadFamily(appId, id: family.id, on: connection) {
+                    var merged = existing
+                    let missing = family.cellStyles.filter { existing.cellStyle($0.id) == nil }
+                    if !missing.isEmpty {
+                        merged.cellStyles += missing
+                        try await connection.query(
+                            """
+                            UPDATE families SET body = \(merged.json.serializedString())::jsonb, revision = revision + 1, updated_at = now()
+                            WHERE app_id = \(appId)::uuid AND id = \(family.id)
+                            """, logger: logger)
+                        extended.append(family.id)
+                    }
+                    families[family.id] = merged
+                } else {
+                    try await connection.query(
+                        "INSERT INTO families (app_id, id, body) VALUES (\(appId)::uuid, \(family.id), \(family.json.serializedString())::jsonb)",
+                        logger: logger)
+                    created.append(family.id)
+                    families[family.id] = family
+                }
+            }
+            // Screens: every problem of every screen at once, pointers into the document.
+            var parents = try await screenParents(appId: appId, on: connection)
+            var errors: [FieldError] = []
+            for (i, screen) in imported.screens.enumerated() where parents[screen.id] != nil {
+                errors.append(FieldError("/\(i)/id", "this app has a screen \(screen.id) already"))
+            }
+            for screen in imported.screens { parents[screen.id] = .some(screen.parent) }
+            var screens: [Screen] = []
+            for (i, original) in imported.screens.enumerated() {
+                var screen = registry.preparingNew(original)
+                screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
+                number += 1
+                var problems = References.checkCellStyles(screen.uiComponents, family: families[screen.family], familyId: screen.family)
+                problems += References.checkScreenLinks(screen, parents: parents)
+                problems += registry.check(screen)
+                errors += problems.map { FieldError("/\(i)" + $0.pointer, $0.message) }
+                screens.append(screen)
+            }
+            if !errors.isEmpty { throw StoreError.invalid(errors) }
+            let hadScreens = try await count(.screens, appId: appId) > 0
+            if !hadScreens, !screens.contains(where: \.home), !screens.isEmpty { screens[0].home = true }
+            if let home = screens.first(where: \.home) { try await clearHome(appId: appId, except: home.id, on: connection) }
+            var records: [Record] = []
+            // Parents are linked in a second pass: a parent may come later in the document.
+            for screen in screens {
+                records.append(try await returnedScreen(
+                    connection.query(
+                        """
+                        INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
+                        VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), NULL,
+                                \(screen.family), \(screen.targets.sorted())::uuid[], \(Self.storedBody(screen))::jsonb)
+                        RETURNING revision, created_at, updated_at
+                        """, logger: logger), screen: screen))
+            }
+            for screen in screens where screen.parent != nil {
+                try await connection.query(
+                    "UPDATE screens SET parent = \(screen.parent)::uuid WHERE app_id = \(appId)::uuid AND id = \(screen.id)::uuid",
+                    logger: logger)
+            }
+            try await connection.query("UPDATE apps SET next_screen_number = \(number) WHERE id = \(appId)::uuid", logger: logger)
+            return ImportResult(screens: records, familiesCreated: created, familiesExtended: extended, warnings: imported.warnings)
+        }
+    }
+}

@@ -1,0 +1,265 @@
+import Testing
+
+@testable import RiversCore
+
+@Suite struct DocumentTests {
+    typealias S = PublishSample
+
+    static func document(_ screens: [Screen] = S.app(), plugins: [String: ScreenPluginInfo] = [:]) -> JSONValue {
+        RiversDocument.make(screens: screens, families: S.families, screenPlugins: plugins)
+    }
+
+    static let allScreenKeys: Set<String> = [
+        "id", "name", "type", "home", "screen_type", "data", "styles", "ui_components", "navigations", "hooks", "rules",
+        "general", "advertising",
+    ]
+
+    @Test func topLevelIsAnArrayOfScreensInTheGivenOrder() throws {
+        let doc = Self.document()
+        let screens = try #require(doc.arrayValue)
+        #expect(screens.map { $0["id"] } == [.string(S.homeId), .string(S.showId), .string(S.settingsId)])
+        let reversed = Self.document(S.app().reversed())
+        #expect(reversed.arrayValue?.map { $0["id"] } == [.string(S.settingsId), .string(S.showId), .string(S.homeId)])
+    }
+
+    @Test func rootScreenKeyByKey() throws {
+        let screen = try #require(Self.document().at(0)?.objectValue)
+        #expect(Set(screen.keys) == Self.allScreenKeys)
+        #expect(screen["id"] == .string(S.homeId))
+        #expect(screen["name"] == .string("Home"))
+        #expect(screen["type"] == .string("general_content"))
+        #expect(screen["home"] == .bool(true))
+        #expect(screen["screen_type"] == .string("home_1"))
+        #expect(screen["data"] == .object([:]))
+        #expect(screen["styles"] == ["background_color": "#FF000000", "family": "FAMILY_1"])
+        #expect(screen["rules"] == ["refresh": "pull"])
+        #expect(screen["general"] == ["nav_bar_id": "nb1"])
+        #expect(screen["advertising"] == ["display_interstitial_once": .bool(true)])
+        #expect(screen["hooks"] == ["preload_plugins": [], "postload_plugins": []])
+        #expect(screen["navigations"] == .array(S.home().navigations))
+
+        let components = try #require(screen["ui_components"]?.arrayValue)
+        #expect(components.count == 3)
+        let hero = try #require(components[0].objectValue)
+        #expect(Set(hero.keys) == ["component_type", "id", "position", "data", "styles", "rules"])
+        #expect(hero["component_type"] == .string("hero"))
+        #expect(hero["id"] == .string("hero-1"))
+        #expect(hero["position"] == .number(1))
+        #expect(hero["data"] == [
+            "source": "3119", "type": "APPLICASTER_COLLECTION", "target": .string(S.showId), "connected": .bool(false),
+        ])
+        #expect(hero["styles"] == [
+            "family": "FAMILY_1", "cell_styles": ["HERO_CELL_1"], "layout": "HERO_1",
+            "header": ["visible": .bool(true), "style": "HEADER_1"], "footer": ["visible": .bool(false), "style": .null],
+        ])
+        #expect(hero["rules"] == ["item_limit": .string("6")])
+
+        let grid = try #require(components[1].objectValue)
+        #expect(grid["position"] == .number(2))
+        #expect(grid["data"] == ["source": "3139", "type": "APPLICASTER_COLLECTION"])
+        #expect(grid["styles"]?["layout"] == nil)
+        #expect(grid["styles"]?["cell_styles"] == ["GRID_1"])
+        #expect(grid["rules"] == .object([:]))
+
+        let banner = try #require(components[2].objectValue)
+        #expect(banner["position"] == .number(3))
+        #expect(banner["data"] == ["source": "", "type": ""])
+        #expect(banner["styles"]?["cell_styles"] == .array([]))
+        #expect(banner["styles"]?["header"] == ["visible": .bool(false), "style": .null])
+    }
+
+    @Test func connectedScreenKeyByKey() throws {
+        let screen = try #require(Self.document().at(1)?.objectValue)
+        #expect(Set(screen.keys) == Self.allScreenKeys)
+        #expect(screen["home"] == .bool(false))
+        #expect(screen["data"] == ["connected": .bool(true), "parent": .string(S.homeId)])
+        #expect(screen["styles"] == ["family": "FAMILY_1"])
+        #expect(screen["navigations"] == .array([]))
+        let components = try #require(screen["ui_components"]?.arrayValue)
+        // Sources are blanked and `connected` dropped; the target stays.
+        #expect(components[0]["data"] == ["source": "", "type": "", "target": .string(S.homeId)])
+        #expect(components[0]["rules"] == ["item_limit": "1"])
+        #expect(components[1]["data"] == ["source": "", "type": ""])
+        #expect(components[1]["styles"]?["cell_body_component_type"] == "list")
+        #expect(components[1]["styles"]?["cell_body_styles"] == ["LIST_2"])
+        #expect(components[1]["styles"]?["family"] == "FAMILY_1")
+    }
+
+    @Test func connectedScreenDataIsExactlyConnectedAndParent() {
+        var screen = S.show()
+        screen.data = ["feed": "x", "connected": false]
+        let doc = Self.document([S.home(), screen])
+        #expect(doc.at(1, "data") == ["connected": .bool(true), "parent": .string(S.homeId)])
+    }
+
+    @Test func rootScreenDataIsEmptyEvenWithStoredValues() {
+        var screen = S.home()
+        screen.data = ["leftover": "x"]
+        #expect(Self.document([screen]).at(0, "data") == .object([:]))
+    }
+
+    @Test func pluginScreenMatchesTheFieldEntry() throws {
+        let entry = try #require(try PublishFixtures.json("devportal_screen_plugin_rivers_entry.json").objectValue)
+        let screen = Screen(
+            id: "7e8bca21-5f98-4f1b-8541-ce084fffffa6", name: "settings_contact_us_legacy", type: "settings_contact_us_legacy",
+            screenType: "settings_contact_us_legacy_1", family: "FAMILY_1", styles: ["presentation": "push"],
+            uiComponents: [Component(id: "x", componentType: "grid")])
+        let published = try #require(Self.document([screen]).at(0)?.objectValue)
+        #expect(Set(entry.keys).isSubset(of: Set(published.keys)))
+        #expect(Set(published.keys) == Self.allScreenKeys)
+        for (key, value) in entry {
+            #expect(published[key] == value, "key \(key)")
+        }
+        #expect(published["ui_components"] == .array([]))
+        #expect(published["home"] == .bool(false))
+        #expect(published["styles"]?["presentation"] == "push")
+    }
+
+    @Test func pluginScreenDataAndComponents() {
+        let doc = Self.document()
+        #expect(doc.at(2, "type") == "settings_contact_us_legacy")
+        #expect(doc.at(2, "data") == ["feed": "abc"])
+        #expect(doc.at(2, "ui_components") == .array([]))
+        #expect(doc.at(2, "styles") == ["presentation": "push", "family": "FAMILY_1"])
+        // A plugin whose screens hold components publishes them.
+        let withComponents = Self.document(plugins: ["settings_contact_us_legacy": ScreenPluginInfo(canHaveComponents: true)])
+        #expect(withComponents.at(2, "ui_components")?.arrayValue?.count == 1)
+        #expect(withComponents.at(2, "ui_components", 0, "id") == "plugin-grid")
+        #expect(withComponents.at(2, "ui_components", 0, "styles", "family") == "FAMILY_1")
+        let without = Self.document(plugins: ["settings_contact_us_legacy": ScreenPluginInfo(canHaveComponents: false)])
+        #expect(without.at(2, "ui_components") == .array([]))
+    }
+
+    @Test func screenPluginInfoFromRealManifests() throws {
+        let withComponents = try PluginManifest.parse(try PublishFixtures.json("devportal_snippet_screen-with-ui-components.json"))
+        let without = try PluginManifest.parse(try PublishFixtures.json("manifest_zee5_home_screen_native_ios.json"))
+        let registry = PluginRegistry([
+            withComponents.identifier: .init(currentVersion: withComponents.manifestVersion, versions: [withComponents.manifestVersion: withComponents]),
+            without.identifier: .init(currentVersion: without.manifestVersion, versions: [without.manifestVersion: without]),
+        ])
+        let info = registry.screenPluginInfo
+        #expect(info == [withComponents.identifier: ScreenPluginInfo(canHaveComponents: true), without.identifier: ScreenPluginInfo(canHaveComponents: false)])
+        let screens = [
+            Screen(id: S.homeId, name: "A", type: withComponents.identifier, screenType: "a", home: true, family: "FAMILY_1",
+                   uiComponents: [Component(id: "c", componentType: "banner")]),
+            Screen(id: S.showId, name: "B", type: without.identifier, screenType: "b", family: "FAMILY_1",
+                   uiComponents: [Component(id: "d", componentType: "banner")]),
+        ]
+        let doc = RiversDocument.make(screens: screens, families: S.families, screenPlugins: info)
+        #expect(doc.at(0, "ui_components")?.arrayValue?.count == 1)
+        #expect(doc.at(1, "ui_components") == .array([]))
+    }
+
+    @Test func favoritesIsBuiltInNotAPlugin() {
+        let screen = Screen(id: S.otherId, name: "Favs", type: "favorites", screenType: "favs_9", family: "FAMILY_1",
+                            data: ["x": 1], uiComponents: [Component(id: "f", componentType: "list")])
+        let doc = Self.document([screen])
+        #expect(doc.at(0, "ui_components")?.arrayValue?.count == 1)
+        #expect(doc.at(0, "data") == .object([:]))
+    }
+
+    @Test func groupsCarryTheirChildrenOthersDoNot() throws {
+        var screen = S.home()
+        screen.uiComponents = [
+            Component(id: "g", componentType: "group", uiComponents: [
+                Component(id: "c1", componentType: "list", cellStyles: ["LIST_2"], data: ComponentData(source: "1", type: "APPLICASTER_COLLECTION")),
+                Component(id: "c2", componentType: "grid", itemLimit: 12, data: ComponentData(source: "2", type: "APPLICASTER_COLLECTION")),
+            ]),
+            Component(id: "empty-group", componentType: "group"),
+            Component(id: "l", componentType: "list"),
+        ]
+        let doc = Self.document([screen])
+        let children = try #require(doc.at(0, "ui_components", 0, "ui_components")?.arrayValue)
+        #expect(children.map { $0["id"] } == ["c1", "c2"])
+        #expect(children.map { $0["position"] } == [.number(1), .number(2)])
+        #expect(children[1]["rules"] == ["item_limit": "12"])
+        #expect(children[0]["styles"]?["family"] == "FAMILY_1")
+        #expect(doc.at(0, "ui_components", 1, "ui_components") == .array([]))
+        #expect(doc.at(0, "ui_components", 2)?["ui_components"] == nil)
+    }
+
+    @Test func componentFamilyIsAlwaysTheScreens() {
+        var screen = S.home()
+        screen.family = "FAMILY_7"
+        screen.styles["family"] = "FAMILY_OLD"
+        screen.uiComponents = [Component(id: "c", componentType: "banner", styles: ["family": "FAMILY_9", "cell_styles": "x", "color": "#FF00FF00"])]
+        let doc = Self.document([screen])
+        #expect(doc.at(0, "styles", "family") == "FAMILY_7")
+        #expect(doc.at(0, "ui_components", 0, "styles", "family") == "FAMILY_7")
+        #expect(doc.at(0, "ui_components", 0, "styles", "cell_styles") == .array([]))
+        #expect(doc.at(0, "ui_components", 0, "styles", "color") == "#FF00FF00")
+    }
+
+    @Test func hooksAlwaysHaveBothLists() {
+        var screen = S.home()
+        screen.hooks = ["preload_plugins": [["identifier": "login", "type": "login", "weight": 1]]]
+        let doc = Self.document([screen])
+        #expect(doc.at(0, "hooks") == ["preload_plugins": [["identifier": "login", "type": "login", "weight": 1]], "postload_plugins": []])
+        screen.hooks = .null
+        #expect(Self.document([screen]).at(0, "hooks") == ["preload_plugins": [], "postload_plugins": []])
+    }
+
+    @Test func itemLimitIsAStringAndZeroIsKept() {
+        var screen = S.home()
+        screen.uiComponents[0].itemLimit = 0
+        let doc = Self.document([screen])
+        #expect(doc.at(0, "ui_components", 0, "rules", "item_limit") == .string("0"))
+        #expect(doc.at(0, "ui_components", 0, "rules", "item_limit")?.numberValue == nil)
+        #expect(doc.serializedString().contains("\"item_limit\":\"0\""))
+    }
+
+    /// Every `home`, `connected` and `visible` is a JSON boolean; every `id`, `parent`, `target` and
+    /// `item_limit` a string, anywhere in the document.
+    @Test func typesAreExactEverywhere() {
+        let doc = Self.document()
+        var counts: [String: Int] = [:]
+        func walk(_ value: JSONValue) {
+            switch value {
+            case .object(let o):
+                for (key, v) in o {
+                    switch key {
+                    case "home", "connected", "visible":
+                        #expect(v.boolValue != nil, "\(key) = \(v)")
+                        counts[key, default: 0] += 1
+                    case "id", "parent", "target", "item_limit", "component_type", "screen_type", "name", "type", "source":
+                        #expect(v.stringValue != nil, "\(key) = \(v)")
+                        counts[key, default: 0] += 1
+                    default: break
+                    }
+                    walk(v)
+                }
+            case .array(let a): a.forEach(walk)
+            default: break
+            }
+        }
+        walk(doc)
+        #expect(counts["home"] == 3)
+        #expect(counts["item_limit"] == 2)
+        #expect((counts["connected"] ?? 0) >= 2)
+        #expect((counts["target"] ?? 0) >= 2)
+        #expect(doc.serializedString().contains("\"home\":true"))
+        #expect(doc.serializedString().contains("\"connected\":true"))
+    }
+
+    @Test func deterministicBytes() {
+        let first = Self.document().serialized()
+        let second = Self.document().serialized()
+        #expect(first == second)
+        // Same screens rebuilt from scratch (dictionaries built in another order) give the same bytes.
+        var home = S.home()
+        home.styles = [:]
+        home.styles["family"] = "ignored"
+        home.styles["background_color"] = "#FF000000"
+        home.styles.removeValue(forKey: "family")
+        let third = RiversDocument.make(screens: [home, S.show(), S.settings()], families: S.families, screenPlugins: [:]).serialized()
+        #expect(first == third)
+        // And a change shows.
+        home.name = "Home 2"
+        #expect(RiversDocument.make(screens: [home, S.show(), S.settings()], families: S.families, screenPlugins: [:]).serialized() != first)
+    }
+
+    @Test func publishedDocumentParsesBack() throws {
+        let doc = Self.document()
+        #expect(try JSONValue.parse(doc.serialized()) == doc)
+    }
+}

@@ -1,0 +1,127 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import RiversCore
+import RiversStore
+import Testing
+
+/// A real `rivers serve` process on a port of its own.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    init(databaseURL: String) throws {
+        let binary = ProcessInfo.processInfo.environment["RIVERS_BIN"] ?? repositoryRoot.appendingPathComponent(".build/debug/rivers").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw SetupError(description: "no rivers binary at \(binary): build it (make test does) or set RIVERS_BIN")
+        }
+        port = Int.random(in: 20_000...39_999)
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--migrate"]
+        var env = ProcessInfo.processInfo.environment
+        env["DATABASE_URL"] = databaseURL
+        env["HOST"] = "127.0.0.1"
+        env["PORT"] = String(port)
+        env["LOG_LEVEL"] = "critical"
+        env["PUBLIC_DIR"] = repositoryRoot.appendingPathComponent("Public").path
+        env["RIVERS_MIGRATIONS_DIR"] = repositoryRoot.appendingPathComponent("Migrations").path
+        process.environment = env
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    /// Waits until `/health` answers (at most 20 s).
+    func ready(_ http: HTTPClient) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            guard process.isRunning else { throw SetupError(description: "rivers serve on port \(port) exited") }
+            if let response = try? await http.get(url: "\(base)/health").get(), response.status == .ok { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw SetupError(description: "rivers serve on port \(port) did not become ready")
+    }
+
+    func get(_ http: HTTPClient, _ path: String) async throws -> HTTPClient.Response {
+        try await http.get(url: base + path).get()
+    }
+}
+
+@Suite("Several server processes")
+struct MultiProcessTests {
+    @Test("a publish through one process is served by another within a second; a later one serves it at once; documents outlive the database")
+    func twoProcesses() async throws {
+        let (client, url) = try await TestDatabase.freshDatabase(prefix: "rivers_multi")
+        try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
+        let store = Store(client: client, logger: testLogger)
+        let app = try await store.createApp(slug: "multi", name: "Multi")
+        let token = try await store.createToken(appId: app.id)
+        _ = try await store.createFamily(appId: app.id, body: phoneFamily)
+        let home = try await store.createScreen(appId: app.id, body: screenBody("Home", components: [component("list", source: "1")]))
+        let homeId = home.body["id"]!.stringValue!
+
+        let http = HTTPClient.shared
+        let a = try ServerProcess(databaseURL: url.urlString)
+        let b = try ServerProcess(databaseURL: url.urlString)
+        var later: ServerProcess?
+        defer {
+            a.stop(); b.stop(); later?.stop()
+        }
+        try await a.ready(http)
+        try await b.ready(http)
+        let path = "/rivers/multi/rivers.json"
+        #expect(try await b.get(http, path).status == .notFound)
+
+        func publish(through server: ServerProcess) async throws -> Int {
+            var request = try HTTPClient.Request(url: "\(server.base)/api/v1/apps/multi/publish", method: .POST)
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            let response = try await http.execute(request: request).get()
+            #expect(response.status == .created)
+            let json = try JSONValue.parse(response.body.map { Array(buffer: $0) } ?? [])
+            return Int(json["version"]?["number"]?.numberValue ?? 0)
+        }
+
+        /// How long until `server` serves version `number` at the current URL.
+        func propagation(to server: ServerProcess, number: Int) async throws -> Duration {
+            let start = ContinuousClock.now
+            while ContinuousClock.now - start < .seconds(5) {
+                let response = try await server.get(http, path)
+                if response.headers.first(name: "X-Rivers-Version") == String(number) { return ContinuousClock.now - start }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return .seconds(5)
+        }
+
+        #expect(try await publish(through: a) == 1)
+        #expect(try await propagation(to: b, number: 1) < .seconds(1))
+        _ = try await store.updateScreen(appId: app.id, id: homeId, precondition: .none) { $0.mergePatched(with: ["name": "Start"]) }
+        #expect(try await publish(through: a) == 2)
+        #expect(try await propagation(to: b, number: 2) < .seconds(1))
+
+        let c = try ServerProcess(databaseURL: url.urlString)
+        later = c
+        try await c.ready(http)
+        #expect(try await c.get(http, path).headers.first(name: "X-Rivers-Version") == "2", "a process started later serves the current version at once")
+
+        // The database goes away: what was published stays served.
+        let admin = PostgresClient(configuration: try TestDatabase.serverURL().clientConfiguration(), backgroundLogger: testLogger)
+        let adminTask = Task { await admin.run() }
+        defer { adminTask.cancel() }
+        try await admin.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(url.database) WITH (FORCE)"), logger: testLogger)
+        for server in [b, c] {
+            let response = try await server.get(http, path)
+            #expect(response.status == .ok)
+            #expect(response.headers.first(name: "X-Rivers-Version") == "2")
+            let body = try JSONValue.parse(response.body.map { Array(buffer: $0) } ?? [])
+            #expect(body.arrayValue?.first?["name"] == "Start")
+        }
+    }
+}

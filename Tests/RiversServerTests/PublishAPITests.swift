@@ -1,0 +1,245 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RiversCore
+import RiversStore
+import Testing
+
+/// An app with a family, a home screen with three components and a connected screen under it.
+func buildPublishableApp(_ api: TestAPI) async throws -> (home: String, show: String) {
+    try await api.create("families", phoneFamily)
+    let home = try await api.create("screens", screenBody("Home", components: [
+        component("hero", ["LIST_1"], source: "3119", extra: ["layout": "HERO_1"]),
+        component("grid", ["GRID_1", "LIST_1"], source: "3139", extra: ["rules": ["item_limit": 6], "header": ["visible": true, "style": "HEADER_1"]]),
+        component("banner", []),
+    ]))
+    let homeId = home["id"]!.stringValue!
+    let show = try await api.create("screens", screenBody("Show", components: [component("list"), component("grid", ["GRID_1"])], extra: [
+        "connected": true, "parent": .string(homeId),
+    ]))
+    return (homeId, show["id"]!.stringValue!)
+}
+
+@Suite("Publishing API")
+struct PublishAPITests {
+    @Test("the published document follows the format key by key and type by type")
+    func documentFormat() async throws {
+        try await withAPI { api in
+            let (homeId, showId) = try await buildPublishableApp(api)
+            let published = try await api.request(.post, "publish", json: ["note": "first"])
+            #expect(published.status == .created, "\(published.text)")
+            #expect(published["changed"] == true)
+            #expect(published["version"]?["number"] == 1)
+            #expect(published["version"]?["note"] == "first")
+            #expect(published["version"]?["published_by"]?.stringValue?.hasPrefix("token ") == true)
+
+            let served = try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false)
+            #expect(served.status == .ok)
+            let screens = try #require(served.json.arrayValue, "a top-level array")
+            #expect(screens.count == 2)
+            let home = screens[0], show = screens[1]
+            for screen in screens {
+                for key in ["id", "name", "type", "home", "data", "styles", "ui_components", "navigations", "hooks", "rules", "general", "advertising"] {
+                    #expect(screen[key] != nil, "screen key \(key)")
+                }
+                #expect(screen["styles"]?["family"] == "FAMILY_1")
+                #expect(screen["navigations"]?.arrayValue != nil)
+                #expect(screen["hooks"] == ["preload_plugins": [], "postload_plugins": []])
+            }
+            #expect(home["id"] == .string(homeId))
+            #expect(home["home"] == true)
+            #expect(show["home"] == false)
+            #expect(home["type"] == "general_content")
+            #expect(home["data"] == [:])
+            #expect(show["data"] == ["connected": true, "parent": .string(homeId)])
+            #expect(show["id"] == .string(showId))
+
+            let components = try #require(home["ui_components"]?.arrayValue)
+            #expect(components.map { $0["component_type"] } == ["hero", "grid", "banner"])
+            let grid = components[1]
+            #expect(grid["rules"]?["item_limit"] == "6", "item_limit is a string")
+            #expect(grid["styles"]?["family"] == "FAMILY_1")
+            #expect(grid["styles"]?["cell_styles"] == ["GRID_1", "LIST_1"])
+            #expect(grid["styles"]?["header"] == ["visible": true, "style": "HEADER_1"])
+            #expect(grid["data"] == ["source": "3139", "type": "APPLICASTER_COLLECTION"])
+            #expect(grid["id"]?.stringValue != nil)
+            #expect(components[0]["styles"]?["layout"] == "HERO_1")
+            #expect(components[2]["rules"] == [:])
+            for c in show["ui_components"]?.arrayValue ?? [] {
+                #expect(c["data"] == ["source": "", "type": ""], "a connected screen's components have no source")
+            }
+            // The draft is what would be published now: the same bytes.
+            let draft = try await api.request(.get, "draft.json")
+            #expect(draft.text == served.text)
+        }
+    }
+
+    @Test("the check lists every problem, and publishing refuses until they are fixed")
+    func problems() async throws {
+        try await withAPI { api in
+            let empty = try await api.request(.post, "publish")
+            #expect(empty.status == .unprocessableContent)
+            #expect(empty.pointers == ["/screens"])
+            try await api.create("families", phoneFamily)
+            let home = try await api.create("screens", screenBody("Home", components: [component("list"), component("grid", ["GRID_1"], source: "1")]))
+            let listed = try await api.request(.get, "problems")
+            #expect(listed["count"] == 1)
+            #expect(listed["problems"]?.arrayValue?.first?["pointer"] == .string("/screens/\(home["id"]!.stringValue!)/ui_components/0/data"))
+            let refused = try await api.request(.post, "publish")
+            #expect(refused.status == .unprocessableContent)
+            #expect(try await api.request(.get, "versions").json["total"] == 0)
+            #expect(try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false).status == .notFound)
+        }
+    }
+
+    @Test("unchanged publishes add nothing; versions, diff and rollback")
+    func versions() async throws {
+        try await withAPI { api in
+            let (homeId, _) = try await buildPublishableApp(api)
+            #expect(try await api.request(.post, "publish").status == .created)
+            let again = try await api.request(.post, "publish", json: ["note": "again"])
+            #expect(again.status == .ok)
+            #expect(again["changed"] == false)
+            #expect(again["version"]?["number"] == 1)
+
+            #expect(try await api.request(.patch, "screens/\(homeId)", json: ["name": "Start"]).status == .ok)
+            let second = try await api.request(.post, "publish")
+            #expect(second["version"]?["number"] == 2)
+            let list = try await api.request(.get, "versions")
+            #expect(list["items"]?.arrayValue?.map { $0["number"] } == [2, 1])
+            #expect(list["items"]?.arrayValue?.first?["url"]?.stringValue?.hasSuffix("/rivers/\(api.app.slug)/v2/rivers.json") == true)
+
+            let diff = try await api.request(.get, "versions/diff?from=1&to=2")
+            #expect(diff.status == .ok, "\(diff.text)")
+            let changed = diff["screens"]?["changed"]?.arrayValue
+            #expect(changed?.map { $0["id"] } == [.string(homeId)])
+            #expect(changed?.first?["changed_keys"]?.arrayValue?.contains("name") == true)
+            #expect(try await api.request(.get, "versions/diff?from=1")["field"] == "to")
+
+            let one = try await api.request(.get, "versions/1")
+            #expect(one["document"]?.arrayValue?.first?["name"] == "Home")
+            let rollback = try await api.request(.post, "versions/1/rollback")
+            #expect(rollback.status == .created)
+            #expect(rollback["version"]?["number"] == 3)
+            #expect(rollback["version"]?["rollback_of"] == 1)
+            #expect(rollback["version"]?["sha256"] == one["sha256"])
+            let current = try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false)
+            #expect(current.json.arrayValue?.first?["name"] == "Home", "the current URL serves version 1's content")
+            #expect(current.headers[HTTPField.Name("X-Rivers-Version")!] == "3")
+            let v2 = try await api.request(.get, "/rivers/\(api.app.slug)/v2/rivers.json", authorized: false)
+            #expect(v2.json.arrayValue?.first?["name"] == "Start", "a version's URL never changes")
+            #expect(try await api.request(.post, "versions/9/rollback").status == .notFound)
+        }
+    }
+
+    @Test("public URL: ETag, 304, gzip, HEAD, CORS and cache headers")
+    func serving() async throws {
+        try await withAPI { api in
+            _ = try await buildPublishableApp(api)
+            let published = try await api.request(.post, "publish")
+            let sha = published["version"]!["sha256"]!.stringValue!
+            let path = "/rivers/\(api.app.slug)/rivers.json"
+            let plain = try await api.request(.get, path, authorized: false)
+            #expect(plain.etag == "\"\(sha)\"")
+            #expect(sha256Hex(Array(plain.text.utf8)) == sha)
+            #expect(plain.headers[.cacheControl]?.contains("stale-while-revalidate") == true)
+            #expect(plain.headers[.cacheControl]?.contains("stale-if-error") == true)
+            #expect(plain.headers[.accessControlAllowOrigin] == "*")
+            #expect(plain.headers[.vary] == "Accept-Encoding")
+            #expect(plain.headers[.contentEncoding] == nil)
+
+            let notModified = try await api.request(.get, path, headers: [.ifNoneMatch: plain.etag!], authorized: false)
+            #expect(notModified.status == .notModified)
+            #expect(notModified.text.isEmpty)
+
+            let gzipped = try await api.client.executeRequest(uri: path, method: .get, headers: [.acceptEncoding: "gzip, br"], body: nil)
+            #expect(gzipped.headers[.contentEncoding] == "gzip")
+            #expect(gzipped.headers[.eTag] == "\"\(sha)-gzip\"")
+            let inflated = Gzip.decompress(Array(buffer: gzipped.body), maximumSize: plain.text.utf8.count)
+            #expect(inflated == Array(plain.text.utf8))
+            let refused = try await api.request(.get, path, headers: [.acceptEncoding: "gzip;q=0"], authorized: false)
+            #expect(refused.headers[.contentEncoding] == nil)
+
+            let head = try await api.client.executeRequest(uri: path, method: .head, headers: [:], body: nil)
+            #expect(head.status == .ok)
+            #expect(head.body.readableBytes == 0)
+            #expect(head.headers[.eTag] == plain.etag)
+
+            let version = try await api.request(.get, "/rivers/\(api.app.slug)/v1/rivers.json", authorized: false)
+            #expect(version.headers[.cacheControl]?.contains("immutable") == true)
+            #expect(version.text == plain.text)
+            #expect(try await api.request(.get, "/rivers/\(api.app.slug)/v7/rivers.json", authorized: false).status == .notFound)
+            #expect(try await api.request(.get, "/rivers/\(api.app.slug)/latest/rivers.json", authorized: false).status == .notFound)
+            #expect(try await api.request(.get, "/rivers/no-such-app/rivers.json", authorized: false).status == .notFound)
+        }
+    }
+
+    @Test("concurrent publishes get distinct, consecutive numbers")
+    func concurrentPublishes() async throws {
+        try await withAPI { api in
+            let (homeId, _) = try await buildPublishableApp(api)
+            let numbers = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for i in 0..<8 {
+                    group.addTask {
+                        _ = try await api.request(.patch, "screens/\(homeId)", json: ["name": .string("Home \(i)")])
+                        let response = try await api.request(.post, "publish")
+                        return response["changed"] == true ? response["version"]?["number"]?.numberValue.map(Int.init) : nil
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { if let n = $1 { $0.append(n) } }
+            }
+            #expect(!numbers.isEmpty)
+            #expect(numbers.sorted() == Array(1...numbers.count), "\(numbers)")
+            let list = try await api.request(.get, "versions?limit=50")
+            #expect(list["total"] == .number(Double(numbers.count)))
+        }
+    }
+
+    @Test("import: fixture documents import and publish back their screens and components")
+    func importFixtures() async throws {
+        for name in ["devportal_API_md_example.json", "devportal_android_md_example.json"] {
+            try await withAPI { api in
+                let original = try fixture(name)
+                let imported = try await api.request(.post, "import", json: original)
+                #expect(imported.status == .created, "\(name): \(imported.text)")
+                #expect(imported["families_created"] == ["FAMILY_1"])
+                let problems = try await api.request(.get, "problems")
+                // Components without a data source in the field document are reported, not hidden.
+                let published = try await api.request(.get, "draft.json")
+                let screens = try #require(published.json.arrayValue)
+                let originals = try #require(original.arrayValue)
+                #expect(screens.map { $0["id"] } == originals.map { $0["id"] })
+                for (ours, theirs) in zip(screens, originals) {
+                    #expect(ours["name"] == theirs["name"])
+                    let a = ours["ui_components"]?.arrayValue ?? [], b = theirs["ui_components"]?.arrayValue ?? []
+                    #expect(a.map { $0["component_type"] } == b.map { $0["component_type"] })
+                    for (x, y) in zip(a, b) {
+                        #expect(x["data"]?["source"] == (y["data"]?["source"] ?? ""))
+                        #expect(x["rules"]?["item_limit"] == y["rules"]?["item_limit"])
+                        #expect(x["styles"]?["cell_styles"] == (y["styles"]?["cell_styles"] ?? []))
+                    }
+                }
+                #expect(problems.status == .ok)
+                let again = try await api.request(.post, "import", json: original)
+                #expect(again.status == .unprocessableContent, "the same screen ids exist now")
+            }
+        }
+    }
+
+    @Test("a broken document is refused with where, and imports nothing")
+    func importBroken() async throws {
+        try await withAPI { api in
+            let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/zapp/devportal_Rivers_md_example.json.txt")
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let broken = try await api.request(.post, "import", body: text)
+            #expect(broken.status == .badRequest)
+            #expect(broken["detail"]?.stringValue?.contains("line") == true)
+            let notArray = try await api.request(.post, "import", json: ["id": "x"])
+            #expect(notArray.status == .unprocessableContent)
+            let badType = try await api.request(.post, "import", json: [["id": .string(UUIDText.random()), "name": "X", "type": "general_content", "ui_components": [["component_type": "nope"]]]])
+            #expect(badType.pointers == ["/0/ui_components/0/component_type"])
+            #expect(try await api.request(.get, "screens").json["total"] == 0)
+            #expect(try await api.request(.get, "families").json["total"] == 0)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+"""Fixtures of the editor's browser tests (run by scripts/browser-tests.sh).
+
+The script starts a real server and passes: RIVERS_URL (its address), RIVERS_TOKEN (a fresh app's
+token), RIVERS_BIN and DATABASE_URL (so tests can make more apps with the CLI), and
+RIVERS_SCREENSHOTS (where the screenshots of the main views go).
+"""
+import json
+import os
+import pathlib
+import subprocess
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE_URL = os.environ.get("RIVERS_URL", "").rstrip("/")
+SCREENSHOTS = pathlib.Path(os.environ.get("RIVERS_SCREENSHOTS") or pathlib.Path(__file__).resolve().parents[2] / "screenshots")
+WAIT = 10
+
+if not BASE_URL:
+    pytest.skip("RIVERS_URL is not set: run these tests with scripts/browser-tests.sh", allow_module_level=True)
+
+
+class Api:
+    """A small client of the JSON API, for setting up and checking what the browser did."""
+
+    def __init__(self, token, app):
+        self.token = token
+        self.app = app
+
+    def call(self, method, path, body=None, etag=None, auth=True):
+        url = path if path.startswith("http") else f"{BASE_URL}{path if path.startswith('/') else '/api/v1/apps/' + self.app + '/' + path}"
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method)
+        if auth:
+            request.add_header("Authorization", f"Bearer {self.token}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if etag:
+            request.add_header("If-Match", etag)
+        try:
+            with urllib.request.urlopen(request, timeout=15) as response:
+                raw = response.read()
+                return response.status, (json.loads(raw) if raw and "json" in response.headers.get("Content-Type", "") else raw), response.headers
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            try:
+                payload = json.loads(raw)
+            except ValueError:
+                payload = raw
+            return error.code, payload, error.headers
+
+    def ok(self, method, path, body=None, etag=None):
+        status, payload, _ = self.call(method, path, body, etag)
+        assert 200 <= status < 300, f"{method} {path} answered {status}: {payload}"
+        return payload
+
+    def family(self, family_id=None):
+        family_id = family_id or f"FAM_{uuid.uuid4().hex[:6].upper()}"
+        return self.ok("POST", "families", {
+            "id": family_id, "name": f"Phones {family_id}",
+            "reference_size": {"width": 320, "height": 568},
+            "insets": {"top": 10, "left": 10, "bottom": 10, "right": 10},
+            "interitem_spacing": 10, "line_spacing": 10,
+            "cell_styles": [{"id": "LIST_1", "columns": 1, "height": 80}, {"id": "GRID_1", "columns": 2, "aspect_ratio": 1.7778}],
+        })
+
+    def screen(self, family_id, name="Screen", components=None, **extra):
+        body = {"name": name, "family": family_id, "ui_components": components or [], **extra}
+        return self.ok("POST", "screens", body)
+
+
+def make_app():
+    """A fresh app and its token, made with the CLI (every test gets an app of its own)."""
+    binary = os.environ.get("RIVERS_BIN")
+    if not binary:
+        pytest.skip("RIVERS_BIN is not set: run these tests with scripts/browser-tests.sh")
+    slug = f"bt-{uuid.uuid4().hex[:10]}"
+    token = subprocess.run([binary, "app", "create", slug, "--quiet"], check=True, capture_output=True, text=True).stdout.strip()
+    return Api(token, slug)
+
+
+@pytest.fixture
+def api():
+    return make_app()
+
+
+def new_driver():
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--window-size=1280,800", "--disable-dev-shm-usage", "--lang=en-US"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+    driver.implicitly_wait(0)
+    return driver
+
+
+@pytest.fixture
+def browsers(request):
+    """Makes browsers on demand (browsers() → a new one); quits them all after the test."""
+    made = []
+
+    def make():
+        driver = new_driver()
+        made.append(driver)
+        return driver
+
+    yield make
+    failed = getattr(request.node, "rep_call", None) is not None and request.node.rep_call.failed
+    for i, driver in enumerate(made):
+        if failed:
+            try:
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                driver.save_screenshot(str(SCREENSHOTS / f"failed-{request.node.name}-{i}.png"))
+                for entry in driver.get_log("browser"):
+                    print("browser console:", entry)
+            except WebDriverException:
+                pass
+        driver.quit()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+@pytest.fixture
+def browser(browsers):
+    return browsers()
+
+
+# Helpers used by the tests -----------------------------------------------------------------------
+
+def wait(driver, condition, timeout=WAIT, message=""):
+    def safe(d):
+        try:
+            return condition(d)
+        except StaleElementReferenceException:
+            return False
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(safe, message)
+
+
+def css(driver, selector):
+    return driver.find_element(By.CSS_SELECTOR, selector)
+
+
+def all_css(driver, selector):
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def visible(driver, selector, timeout=WAIT):
+    return wait(driver, lambda d: next((e for e in all_css(d, selector) if e.is_displayed()), False), timeout, f"{selector} not visible")
+
+
+def sign_in(driver, api, path="#/screens"):
+    driver.get(f"{BASE_URL}/")
+    field = visible(driver, "#token")
+    field.send_keys(api.token)
+    css(driver, "#sign-in-button").click()
+    visible(driver, "#nav a[data-nav='/screens']")
+    go(driver, path)
+
+
+def go(driver, path):
+    driver.execute_script("location.hash = arguments[0]", path.lstrip("#") if path.startswith("#") else path)
+    time.sleep(0.05)
+
+
+def shot(driver, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    time.sleep(0.2)  # let the last paint land
+    driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def set_value(element, text):
+    """Replaces an input's text the way a user would (select all, type)."""
+    element.click()
+    element.send_keys("\ue009a")  # Ctrl+A
+    element.send_keys("\ue017")  # Delete
+    if text:
+        element.send_keys(text)
+
+
+def browser_errors(driver):
+    """Console errors other than expected HTTP failures (404 of missing routes, 412, 422)."""
+    return [e for e in driver.get_log("browser")
+            if e["level"] == "SEVERE" and "Failed to load resource" not in e["message"]]

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The editor's browser tests: Selenium driving headless Chromium against a real server and database.
+#
+#   DATABASE_URL=postgres://… scripts/browser-tests.sh [pytest arguments]
+#
+# Needs DATABASE_URL (a running, throwaway PostgreSQL: the tests add apps to it) and the built
+# server at $(swift build --show-bin-path)/rivers, or RIVERS_BIN. Installs what is missing:
+# chromium and chromium-driver (Debian packages), and selenium + pytest in the venv
+# .venv-browser/. Starts the server on a free port with a fresh app and token (made with the CLI),
+# runs pytest on Tests/browser/, and stops the server on exit. Screenshots of the main views go to
+# screenshots/ on every run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+: "${DATABASE_URL:?DATABASE_URL must point at a running throwaway PostgreSQL}"
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+  else echo "browser-tests: need root (or sudo) to run: $*" >&2; return 1
+  fi
+}
+
+# Chromium and its driver, from Debian.
+if ! command -v chromium >/dev/null 2>&1 || [ ! -x /usr/bin/chromedriver ]; then
+  echo "browser-tests: installing chromium and chromium-driver" >&2
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# Selenium and pytest, in a venv of our own.
+venv="$root/.venv-browser"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import selenium, pytest' >/dev/null 2>&1; then
+  echo "browser-tests: setting up $venv (selenium, pytest)" >&2
+  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+  fi
+  "$venv/bin/pip" install -q --disable-pip-version-check selenium pytest
+fi
+
+# The server binary.
+if [ -z "${RIVERS_BIN:-}" ]; then
+  export PATH="/opt/swift/usr/bin:$PATH"
+  RIVERS_BIN="$(swift build --show-bin-path)/rivers"
+fi
+if [ ! -x "$RIVERS_BIN" ]; then
+  echo "browser-tests: no server binary at $RIVERS_BIN; run 'swift build' first or set RIVERS_BIN" >&2
+  exit 1
+fi
+
+"$RIVERS_BIN" migrate >/dev/null
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+slug="browser-$(date +%s)-$RANDOM"
+token=$("$RIVERS_BIN" app create "$slug" --quiet)
+url="http://127.0.0.1:$port"
+
+log=$(mktemp /tmp/rivers-browser-server.XXXXXX)
+HOST=127.0.0.1 PORT=$port PUBLIC_DIR="$root/Public" PUBLIC_BASE_URL="$url" LOG_LEVEL=warning \
+  "$RIVERS_BIN" serve --migrate >"$log" 2>&1 &
+server=$!
+cleanup() {
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  rm -f "$log"
+}
+trap cleanup EXIT INT TERM
+
+python3 - "$url" "$server" "$log" <<'EOF'
+import os, sys, time, urllib.request
+url, pid, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+deadline = time.time() + 30
+while time.time() < deadline:
+    try:
+        with urllib.request.urlopen(url + "/health", timeout=2) as r:
+            if r.status == 200:
+                sys.exit(0)
+    except Exception:
+        pass
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        break
+    time.sleep(0.1)
+sys.stderr.write("browser-tests: the server did not start:\n" + open(log).read()[-4000:])
+sys.exit(1)
+EOF
+
+mkdir -p "$root/screenshots"
+export RIVERS_URL="$url" RIVERS_TOKEN="$token" RIVERS_APP="$slug" RIVERS_BIN DATABASE_URL
+export RIVERS_SCREENSHOTS="$root/screenshots" PYTHONDONTWRITEBYTECODE=1
+status=0
+"$venv/bin/python" -m pytest "$root/Tests/browser" -p no:cacheprovider -q -rs "$@" || status=$?
+if [ "$status" != 0 ]; then
+  echo "browser-tests: server log (last lines):" >&2
+  tail -n 40 "$log" >&2 || true
+fi
+exit "$status"
