@@ -1,5 +1,5 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test stop bench-layout
+.PHONY: run test stop bench-layout bench-publish
 
 run:
 	scripts/run.sh
@@ -12,3 +12,6 @@ stop:
 
 bench-layout:
 	scripts/bench-layout.sh
+
+bench-publish:
+	scripts/bench-publish.sh

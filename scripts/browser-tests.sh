@@ -50,10 +50,10 @@ if [ ! -x "$RIVERS_BIN" ]; then
   exit 1
 fi
 
-"$RIVERS_BIN" migrate >/dev/null
+LOG_LEVEL=warning "$RIVERS_BIN" migrate >/dev/null
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 slug="browser-$(date +%s)-$RANDOM"
-token=$("$RIVERS_BIN" app create "$slug" --quiet)
+token=$(LOG_LEVEL=warning "$RIVERS_BIN" app create "$slug" --quiet)
 url="http://127.0.0.1:$port"
 
 log=$(mktemp /tmp/rivers-browser-server.XXXXXX)
@@ -87,11 +87,12 @@ sys.stderr.write("browser-tests: the server did not start:\n" + open(log).read()
 sys.exit(1)
 EOF
 
-mkdir -p "$root/screenshots"
+RIVERS_SCREENSHOTS="${RIVERS_SCREENSHOTS:-$root/screenshots}"
+mkdir -p "$RIVERS_SCREENSHOTS"
 export RIVERS_URL="$url" RIVERS_TOKEN="$token" RIVERS_APP="$slug" RIVERS_BIN DATABASE_URL
-export RIVERS_SCREENSHOTS="$root/screenshots" PYTHONDONTWRITEBYTECODE=1
+export RIVERS_SCREENSHOTS PYTHONDONTWRITEBYTECODE=1
 status=0
-"$venv/bin/python" -m pytest "$root/Tests/browser" -p no:cacheprovider -q -rs "$@" || status=$?
+"$venv/bin/python" -m pytest "$root/Tests/browser" -p no:cacheprovider -q -rs --tb=short "$@" || status=$?
 if [ "$status" != 0 ]; then
   echo "browser-tests: server log (last lines):" >&2
   tail -n 40 "$log" >&2 || true

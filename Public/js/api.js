@@ -94,7 +94,17 @@ export class Api {
   // Apps and catalogs -------------------------------------------------------------------------
   async apps() { return (await this.request('GET', 'apps')).data.items; }
   async getApp() { return (await this.request('GET', `apps/${encodeURIComponent(this.app)}`)).data; }
-  async componentTypes() { return (await this.request('GET', 'component-types')).data.items; }
+  /** The app's catalog (built-in types and its ui_component plugins); the global one on older servers. */
+  async componentTypes() {
+    if (this.app) {
+      try {
+        return (await this.request('GET', this.appPath('component-types'))).data.items;
+      } catch (error) {
+        if (!error.isMissingRoute) throw error;
+      }
+    }
+    return (await this.request('GET', 'component-types')).data.items;
+  }
   async devices() { return (await this.request('GET', 'devices')).data.items; }
 
   // Families, layouts, screens ------------------------------------------------------------------

@@ -1,13 +1,15 @@
 // The editor's entry point: sign-in, the top bar, and the routes of every area.
 import { api, state, loadApp, rememberToken, forgetToken, signedIn } from './state.js';
 import { initNotify, showError, clearMessages } from './notify.js';
-import { route, startRouter, stopRouter } from './router.js';
+import { route, startRouter, stopRouter, isDirty } from './router.js';
+import { confirmDialog } from './dialogs.js';
 
 route('/screens', () => import('./views/screens.js'), 'Screens');
 route('/screens/:id', () => import('./views/screens.js'), 'Screen');
 route('/families', () => import('./views/families.js'), 'Families');
 route('/families/:id', () => import('./views/families.js'), 'Family');
 route('/layouts', () => import('./views/layouts.js'), 'Layouts');
+route('/layouts/:id', () => import('./views/layouts.js'), 'Layout');
 route('/publish', () => import('./views/publish.js'), 'Publish');
 
 const $ = (id) => document.getElementById(id);
@@ -65,7 +67,14 @@ function init() {
     enter();
   });
   $('token').addEventListener('input', () => { $('token').removeAttribute('aria-invalid'); $('sign-in-error').hidden = true; });
-  $('sign-out').addEventListener('click', () => {
+  $('sign-out').addEventListener('click', async () => {
+    if (isDirty()) {
+      const leave = await confirmDialog({
+        title: 'Sign out without saving?', text: 'This page has changes that are not saved. Signing out drops them.',
+        confirm: 'Sign out and drop changes', cancel: 'Stay signed in', danger: true,
+      });
+      if (!leave) return;
+    }
     forgetToken();
     clearMessages();
     $('token').value = '';

@@ -35,7 +35,7 @@ export function confirmDialog({ title, text, confirm = 'OK', cancel = 'Cancel', 
  * or 'keep' (go on editing mine; nothing is saved).
  * @param {{kind: string, name: string, theirRevision: number|null, myRevision: number|null, changedKeys: string[]}} info
  */
-export function conflictDialog({ kind, name, theirRevision, myRevision, changedKeys = [], theirSummary = [] }) {
+export function conflictDialog({ kind, name, theirRevision, myRevision, changedKeys = [], theirSummary = [], myChangedKeys = [] }) {
   return new Promise((resolve) => {
     const titleId = 'conflict-title';
     const done = (answer) => { close(dialog); resolve(answer); };
@@ -56,6 +56,7 @@ export function conflictDialog({ kind, name, theirRevision, myRevision, changedK
         '. Nothing was overwritten.'),
       changedKeys.length ? h('p', {}, 'They changed: ', h('strong', { text: changedKeys.join(', ') }), '.') : null,
       theirSummary.length ? h('ul', { class: 'conflict-summary' }, theirSummary.map((line) => h('li', { text: line }))) : null,
+      myChangedKeys.length ? h('p', {}, 'Your unsaved changes: ', h('strong', { text: myChangedKeys.join(', ') }), '.') : null,
       h('ul', { class: 'choice-list' },
         h('li', {}, h('strong', { text: 'Reload their version' }), h('span', { id: 'conflict-reload-hint', text: ' — shows what is saved now; your unsaved changes are dropped.' })),
         h('li', {}, h('strong', { text: 'Keep editing mine' }), h('span', { id: 'conflict-keep-hint', text: ' — your changes stay on screen, unsaved; you can reload later, or save yours over theirs on purpose.' }))),

@@ -120,6 +120,7 @@ export class ResourceEditor {
       throw fetchError;
     }
     const { changed, lines } = differences(this.base, editable(theirs, this.strip), this.labels);
+    const mine = differences(this.toBody(clone(this.base)), this.toBody(clone(this.draft)), this.labels).changed;
     const choice = await conflictDialog({
       kind: this.noun,
       name: this.draft.name || this.record.name || this.record.id,
@@ -127,6 +128,7 @@ export class ResourceEditor {
       myRevision: this.revision,
       changedKeys: changed,
       theirSummary: lines,
+      myChangedKeys: mine,
     });
     if (choice === 'reload') {
       this.load(theirs, theirEtag);

@@ -24,9 +24,9 @@ export function announce(text) {
 /** A passing confirmation ("Saved."), also announced. */
 export function info(text, { timeout = 5000 } = {}) {
   if (!statusRegion) return;
-  const item = h('div', { class: 'toast toast-info' }, h('span', { text }),
-    h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Dismiss message', text: '×', onclick: () => item.remove() }));
-  statusRegion.append(item);
+  // One line in the top bar, never over the work: the newest replaces the one before.
+  const item = h('span', { class: 'status-message', text });
+  statusRegion.replaceChildren(item);
   if (timeout) setTimeout(() => item.remove(), timeout);
 }
 

@@ -8,6 +8,7 @@ let current = null; // {controller, hash}
 let lastHash = '';
 let guarding = false;
 let sequence = 0;
+let started = false;
 
 /** pattern like '/screens/:id'; load: () => import(...) returning {mount}. */
 export function route(pattern, load, name) {
@@ -80,16 +81,24 @@ async function render(force = false) {
   document.title = `${controller?.title || match.route.name} · Rivers`;
 }
 
+let listening = false;
+
 export function startRouter(outletEl) {
   outlet = outletEl;
-  window.addEventListener('hashchange', () => render());
-  window.addEventListener('beforeunload', (event) => {
-    if (isDirty()) { event.preventDefault(); event.returnValue = ''; }
-  });
+  started = true;
+  if (!listening) {
+    listening = true;
+    window.addEventListener('hashchange', () => { if (started) render(); });
+    window.addEventListener('beforeunload', (event) => {
+      if (isDirty()) { event.preventDefault(); event.returnValue = ''; }
+    });
+  }
   render(true);
 }
 
 export function stopRouter() {
+  started = false;
+  sequence += 1;
   current?.controller?.unmount?.();
   current = null;
   lastHash = '';

@@ -15,6 +15,9 @@ struct ServedDocument: Sendable {
     var gzip: ByteBuffer
     var etag: String
     var gzipETag: String
+    var numberText: String
+    var bodyLength: String
+    var gzipLength: String
 
     init(_ version: PublishedVersion) {
         number = version.number
@@ -23,6 +26,9 @@ struct ServedDocument: Sendable {
         // Strong validators, one per representation (RFC 9110 §8.8.3).
         etag = "\"\(version.sha256)\""
         gzipETag = "\"\(version.sha256)-gzip\""
+        numberText = String(version.number)
+        bodyLength = String(version.document.count)
+        gzipLength = String(version.gzip.count)
     }
 }
 
@@ -170,13 +176,35 @@ struct PublicDocumentController {
         }
     }
 
+    static let versionHeader = HTTPField.Name("X-Rivers-Version")!
+
+    /// The comma-separated members of a header, trimmed, without Foundation (this is the hot path).
+    static func members(_ header: String) -> [Substring] {
+        header.split(separator: ",").map { member in
+            var m = member[...]
+            while m.first == " " || m.first == "\t" { m = m.dropFirst() }
+            while m.last == " " || m.last == "\t" { m = m.dropLast() }
+            return m
+        }
+    }
+
     static func acceptsGzip(_ request: Request) -> Bool {
         guard let header = request.headers[.acceptEncoding] else { return false }
-        for part in header.split(separator: ",") {
-            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard pieces.first == "gzip" || pieces.first == "*" else { continue }
-            if let q = pieces.dropFirst().first(where: { $0.hasPrefix("q=") }), Double(q.dropFirst(2)) == 0 { return false }
+        for member in members(header) {
+            let parts = member.split(separator: ";")
+            guard let coding = parts.first.map({ $0.filter { $0 != " " } }), coding.lowercased() == "gzip" || coding == "*" else { continue }
+            // gzip;q=0 refuses it.
+            if parts.dropFirst().contains(where: { $0.filter { $0 != " " } == "q=0" || $0.filter { $0 != " " } == "q=0.0" }) { return false }
             return true
+        }
+        return false
+    }
+
+    static func matches(_ ifNoneMatch: String, _ document: ServedDocument) -> Bool {
+        if ifNoneMatch == document.etag || ifNoneMatch == document.gzipETag { return true }
+        for member in members(ifNoneMatch) {
+            let tag = member.hasPrefix("W/") ? member.dropFirst(2) : member
+            if tag == "*" || tag == document.etag || tag == document.gzipETag { return true }
         }
         return false
     }
@@ -188,17 +216,15 @@ struct PublicDocumentController {
             .eTag: etag, .cacheControl: cacheControl, .vary: "Accept-Encoding",
             .accessControlAllowOrigin: "*", .accessControlExposeHeaders: "ETag, X-Rivers-Version",
         ]
-        headers[HTTPField.Name("X-Rivers-Version")!] = String(document.number)
-        if let ifNoneMatch = request.headers[.ifNoneMatch] {
-            let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") }
-            if tags.contains("*") || tags.contains(document.etag) || tags.contains(document.gzipETag) {
-                return Response(status: .notModified, headers: headers)
-            }
+        headers[Self.versionHeader] = document.numberText
+        // If-None-Match compares weakly (RFC 9110 §13.1.2): W/ is ignored.
+        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, document) {
+            return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
         if gzip { headers[.contentEncoding] = "gzip" }
         let body = gzip ? document.gzip : document.body
-        headers[.contentLength] = String(body.readableBytes)
+        headers[.contentLength] = gzip ? document.gzipLength : document.bodyLength
         if request.method == .head {
             return Response(status: .ok, headers: headers, body: .init())
         }

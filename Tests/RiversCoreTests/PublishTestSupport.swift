@@ -3,54 +3,14 @@ import Testing
 
 @testable import RiversCore
 
-/// Finds `shared/fixtures/zapp` by walking up from this file: the first ancestor folder that has it
-/// as a child (`<ancestor>/shared/fixtures/zapp`) or whose parent has it
-/// (`<ancestor>/../shared/fixtures/zapp`). Works in a standalone package next to the repo and in
-/// `/work/main/Tests/RiversCoreTests/`.
+/// The fixtures, found the same way as the plugin tests find them.
 enum PublishFixtures {
-    struct NotFound: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    static func directory(from file: String = #filePath) throws -> URL {
-        let fm = FileManager.default
-        var folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-        var tried: [String] = []
-        while folder.path != "/" && !folder.path.isEmpty {
-            for candidate in [
-                folder.appendingPathComponent("shared/fixtures/zapp"),
-                folder.deletingLastPathComponent().appendingPathComponent("shared/fixtures/zapp"),
-            ] {
-                var isDirectory: ObjCBool = false
-                if fm.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                    return candidate.standardizedFileURL
-                }
-                tried.append(candidate.standardizedFileURL.path)
-            }
-            folder.deleteLastPathComponent()
-        }
-        throw NotFound(description: "fixtures folder shared/fixtures/zapp not found above \(file); looked in: \(tried.joined(separator: ", "))")
-    }
-
-    static func bytes(_ name: String) throws -> [UInt8] {
-        let url = try directory().appendingPathComponent(name)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw NotFound(description: "fixture \(name) not found at \(url.path)")
-        }
-        return Array(data)
-    }
-
-    static func json(_ name: String) throws -> JSONValue {
-        try JSONValue.parse(try bytes(name))
-    }
-
+    static func bytes(_ name: String) throws -> [UInt8] { try PluginFixtures.bytes(name) }
+    static func json(_ name: String) throws -> JSONValue { try PluginFixtures.json(name) }
+    static func parse(_ text: String) throws -> JSONValue { try PluginFixtures.parse(text) }
+    static func directory() throws -> URL { try PluginFixtures.directory() }
     static func text(_ name: String) throws -> String {
         String(decoding: try bytes(name), as: UTF8.self)
-    }
-
-    /// Parses JSON text written in a test.
-    static func parse(_ text: String) throws -> JSONValue {
-        try JSONValue.parse(Array(text.utf8))
     }
 
     /// The valid rivers documents from the field that the import must accept.
@@ -63,7 +23,6 @@ enum PublishFixtures {
     ]
 }
 
-/// Small builders for publishing tests.
 enum PublishSample {
     static let homeId = "11111111-1111-4111-8111-111111111111"
     static let showId = "22222222-2222-4222-8222-222222222222"

@@ -13,11 +13,36 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     var base: String { "http://127.0.0.1:\(port)" }
 
-    init(databaseURL: String) throws {
+    static func binary() throws -> String {
         let binary = ProcessInfo.processInfo.environment["RIVERS_BIN"] ?? repositoryRoot.appendingPathComponent(".build/debug/rivers").path
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw SetupError(description: "no rivers binary at \(binary): build it (make test does) or set RIVERS_BIN")
         }
+        return binary
+    }
+
+    /// Runs `rivers <arguments>` to the end; returns its exit status and what it printed.
+    static func run(_ arguments: [String], databaseURL: String) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try binary())
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["DATABASE_URL"] = databaseURL
+        env["RIVERS_MIGRATIONS_DIR"] = repositoryRoot.appendingPathComponent("Migrations").path
+        env["PORT"] = String(Int.random(in: 20_000...39_999))
+        env.removeValue(forKey: "AUTO_MIGRATE")
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    init(databaseURL: String) throws {
+        let binary = try Self.binary()
         port = Int.random(in: 20_000...39_999)
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve", "--migrate"]
@@ -57,6 +82,30 @@ final class ServerProcess: @unchecked Sendable {
 
 @Suite("Several server processes")
 struct MultiProcessTests {
+    @Test("rivers serve refuses a database with pending migrations; rivers migrate applies them once")
+    func pendingMigrations() async throws {
+        let (_, url) = try await TestDatabase.freshDatabase(prefix: "rivers_cli")
+        let refused = try ServerProcess.run(["serve"], databaseURL: url.urlString)
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("pending migration"), "\(refused.output)")
+        let first = try ServerProcess.run(["migrate"], databaseURL: url.urlString)
+        #expect(first.status == 0)
+        #expect(first.output.contains("applied 1_initial"))
+        let second = try ServerProcess.run(["migrate"], databaseURL: url.urlString)
+        #expect(second.output.contains("nothing to apply"))
+        let created = try ServerProcess.run(["app", "create", "cli-app", "--quiet"], databaseURL: url.urlString)
+        #expect(created.status == 0)
+        #expect(created.output.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("rvs_"))
+        let duplicate = try ServerProcess.run(["app", "create", "cli-app"], databaseURL: url.urlString)
+        #expect(duplicate.status != 0)
+        #expect(duplicate.output.contains("exists already"))
+        let versions = try ServerProcess.run(["versions", "cli-app"], databaseURL: url.urlString)
+        #expect(versions.output.contains("no published version"))
+        let publish = try ServerProcess.run(["publish", "cli-app"], databaseURL: url.urlString)
+        #expect(publish.status != 0)
+        #expect(publish.output.contains("/screens"), "an empty app is not published: \(publish.output)")
+    }
+
     @Test("a publish through one process is served by another within a second; a later one serves it at once; documents outlive the database")
     func twoProcesses() async throws {
         let (client, url) = try await TestDatabase.freshDatabase(prefix: "rivers_multi")

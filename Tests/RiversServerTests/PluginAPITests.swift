@@ -175,4 +175,34 @@ struct PluginAPITests {
             #expect(try await api.request(.delete, "plugins/parent-lock-qb").status == .conflict)
         }
     }
+
+    @Test("a screen of a screen plugin publishes like the spec's plugin-screen entry, key by key")
+    func pluginScreenPublished() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            try await api.create("screens", screenBody("Home", components: [component("list", source: "1")]))
+            try await api.create("plugins", try fixture(ftue))
+            let id = "first-time-user-expirience-screen"
+            let screen = try await api.create("screens", ["name": "Welcome", "type": .string(id), "family": "FAMILY_1", "styles": ["presentation": "push"]])
+            let published = try await api.request(.post, "publish")
+            #expect(published.status == .created, "\(published.text)")
+            let document = try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false)
+            let ours = try #require(document.json.arrayValue?.first { $0["id"] == screen["id"] })
+            let example = try fixture("devportal_screen_plugin_rivers_entry.json")
+            for (key, value) in example.objectValue ?? [:] {
+                let mine = try #require(ours[key], "missing \(key)")
+                #expect(mine.typeName == value.typeName, "\(key): \(mine.typeName) vs \(value.typeName)")
+            }
+            #expect(ours["type"] == .string(id))
+            #expect(ours["name"] == "Welcome")
+            #expect(ours["home"] == false)
+            #expect(ours["ui_components"] == [])
+            #expect(ours["data"] == [:])
+            #expect(ours["styles"]?["family"] == "FAMILY_1")
+            #expect(ours["styles"]?["presentation"] == example["styles"]?["presentation"])
+            #expect(ours["styles"]?["background_color"] == "#161b29ff", "the plugin's values go in the sections they belong to")
+            #expect(ours["general"]?["show_hook_once"] == true)
+            for key in ["advertising", "rules"] { #expect(ours[key]?.objectValue != nil) }
+        }
+    }
 }

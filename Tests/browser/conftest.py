@@ -93,6 +93,16 @@ def api():
 
 
 def new_driver():
+    if os.environ.get("RIVERS_BROWSER", "chromium") == "firefox":
+        # A manual check in Firefox: RIVERS_BROWSER=firefox GECKODRIVER=/path/to/geckodriver.
+        from selenium.webdriver.firefox.service import Service as FirefoxService
+        options = webdriver.FirefoxOptions()
+        options.add_argument("-headless")
+        options.add_argument("--width=1280")
+        options.add_argument("--height=800")
+        driver = webdriver.Firefox(service=FirefoxService(os.environ.get("GECKODRIVER", "geckodriver")), options=options)
+        driver.set_window_size(1280, 800)
+        return driver
     options = webdriver.ChromeOptions()
     for argument in ("--headless=new", "--no-sandbox", "--window-size=1280,800", "--disable-dev-shm-usage", "--lang=en-US"):
         options.add_argument(argument)
@@ -119,7 +129,7 @@ def browsers(request):
             try:
                 SCREENSHOTS.mkdir(parents=True, exist_ok=True)
                 driver.save_screenshot(str(SCREENSHOTS / f"failed-{request.node.name}-{i}.png"))
-                for entry in driver.get_log("browser"):
+                for entry in browser_log(driver):
                     print("browser console:", entry)
             except WebDriverException:
                 pass
@@ -190,7 +200,15 @@ def set_value(element, text):
         element.send_keys(text)
 
 
+def browser_log(driver):
+    """The console log (Chromium only; other browsers give none)."""
+    try:
+        return driver.get_log("browser")
+    except (WebDriverException, AttributeError):
+        return []
+
+
 def browser_errors(driver):
     """Console errors other than expected HTTP failures (404 of missing routes, 412, 422)."""
-    return [e for e in driver.get_log("browser")
+    return [e for e in browser_log(driver)
             if e["level"] == "SEVERE" and "Failed to load resource" not in e["message"]]

@@ -186,3 +186,22 @@ def test_layout_from_a_screen_starts_new_screens(browser, api):
     assert new["family"] == family["id"]
     assert {c["id"] for c in new["ui_components"]}.isdisjoint({c["id"] for c in screen["ui_components"]})
     assert not browser_errors(browser)
+
+
+def test_edit_a_layout_with_its_own_preview(browser, api):
+    family = api.family()
+    layout = api.ok("POST", "layouts", {"name": "Rails", "family": family["id"], "ui_components": [
+        {"component_type": "horizontal_list", "cell_styles": ["GRID_1"], "data": {"source": "1", "type": "FEED"}},
+        {"component_type": "list", "cell_styles": ["LIST_1"], "data": {"source": "2", "type": "FEED"}},
+    ]})
+    sign_in(browser, api, f"#/layouts/{layout['id']}")
+    set_value(visible(browser, "#layout-name"), "Rails v2")
+    wait(browser, lambda d: d.execute_script(PREVIEW_ORDER) == ["horizontal_list", "list"])
+    css(browser, "button[aria-label='Move List 2 up']").click()
+    wait(browser, lambda d: d.execute_script(PREVIEW_ORDER) == ["list", "horizontal_list"], message="layout preview follows")
+    css(browser, ".resource-form button[type='submit']").click()
+    wait(browser, lambda d: css(d, "#save-status").text.startswith("Saved · revision 2"))
+    saved = api.ok("GET", f"layouts/{layout['id']}")
+    assert saved["name"] == "Rails v2"
+    assert [c["component_type"] for c in saved["ui_components"]] == ["list", "horizontal_list"]
+    assert not browser_errors(browser)

@@ -5,6 +5,7 @@ import { state, find } from '../state.js';
 import { h, select, uuid, focusKeyOf, restoreFocus } from '../dom.js';
 import { formatSize } from '../family-math.js';
 import { announce } from '../notify.js';
+import { componentPluginSettings } from '../plugins.js';
 
 export function typeName(typeId) {
   return find.componentType(typeId)?.name || typeId;
@@ -18,6 +19,16 @@ function knownSourceTypes() {
   return [...seen].sort();
 }
 
+/** One line saying what a folded component holds. */
+function summary(c, screen) {
+  const parts = [(c.cell_styles || []).join(', ') || 'no cell style'];
+  if (c.header?.visible) parts.push('header');
+  if (c.rules?.item_limit !== undefined && c.rules?.item_limit !== null) parts.push(`limit ${c.rules.item_limit}`);
+  if (!screen.connected && (c.data?.source || c.data?.type)) parts.push(`${c.data.type || '?'} ${c.data.source || ''}`.trim());
+  if (c.data?.target) parts.push(`opens ${find.screen(c.data.target)?.name || 'a screen'}`);
+  return parts.join(' · ');
+}
+
 export class ComponentList {
   /**
    * @param {{getScreen: () => object, onChange: () => void, pointerBase?: string}} options
@@ -29,6 +40,8 @@ export class ComponentList {
     this.pointerBase = pointerBase;
     this.title = title;
     this.dragIndex = null;
+    /** Ids of the components shown folded (a summary line instead of their fields). */
+    this.folded = new Set();
     this.el = h('section', { class: 'components', 'aria-labelledby': 'components-heading', 'data-pointer': pointerBase });
     this.datalistId = 'source-types';
   }
@@ -50,7 +63,16 @@ export class ComponentList {
     this.wireDragAndDrop();
     this.el.replaceChildren(
       h('div', { class: 'section-head' },
-        h('h2', { id: 'components-heading', text: `${this.title} (${components.length})` })),
+        h('h2', { id: 'components-heading', text: `${this.title} (${components.length})` }),
+        components.length ? h('button', {
+          type: 'button', class: 'button small', 'data-focus-key': 'fold-all',
+          text: components.every((c) => this.folded.has(c.id)) ? 'Unfold all' : 'Fold all',
+          onclick: () => {
+            const foldAll = !components.every((c) => this.folded.has(c.id));
+            components.forEach((c) => (foldAll ? this.folded.add(c.id) : this.folded.delete(c.id)));
+            this.render();
+          },
+        }) : null),
       h('p', { class: 'hint', id: 'components-help', text: 'Reorder by dragging the ⠿ handle, with the ↑ ↓ buttons, or with Alt+Arrow Up/Down inside a component.' }),
       this.list,
       this.catalog(),
@@ -72,28 +94,38 @@ export class ComponentList {
         onclick: () => { if (!atEnd) this.move(i, i + dir); },
       });
     };
-    const handle = h('button', {
-      type: 'button', class: 'drag-handle', 'data-focus-key': key('handle'),
-      'aria-label': `Reorder ${name}: drag, or press Alt+Arrow Up or Down`, title: 'Drag to reorder', text: '⠿',
+    // A span, not a <button>: Firefox starts no drag from a button.
+    const handle = h('span', {
+      class: 'drag-handle', role: 'button', tabindex: '0', 'data-focus-key': key('handle'),
+      'aria-label': `Reorder ${name}: drag, or press Alt+Arrow Up or Down`, title: 'Drag to reorder (or Alt+↑ / Alt+↓)', text: '⠿',
     });
+    const folded = this.folded.has(c.id);
+    const bodyId = `${key('body')}`;
     const li = h('li', {
-      class: 'component-card', 'data-pointer': p, 'data-component-id': c.id, 'data-index': String(i),
+      class: ['component-card', folded && 'folded'], 'data-pointer': p, 'data-component-id': c.id, 'data-index': String(i),
       'data-component-type': c.component_type, 'aria-label': name,
     },
     h('div', { class: 'card-head' },
       handle,
       h('h3', {}, `${i + 1}. ${typeName(c.component_type)}`, h('span', { class: 'muted', text: ` ${c.component_type}` })),
+      folded ? h('span', { class: 'card-summary', text: summary(c, screen) }) : null,
       h('div', { class: 'card-actions' },
+        h('button', {
+          type: 'button', class: 'icon-button', 'data-focus-key': key('fold'), 'aria-expanded': folded ? 'false' : 'true',
+          'aria-controls': bodyId, 'aria-label': `${folded ? 'Show' : 'Hide'} the fields of ${name}`, title: folded ? 'Unfold' : 'Fold',
+          text: folded ? '▸' : '▾', onclick: () => { if (folded) this.folded.delete(c.id); else this.folded.add(c.id); this.render(); },
+        }),
         moveButton(-1), moveButton(1),
         h('button', {
           type: 'button', class: 'icon-button danger', 'data-focus-key': key('remove'),
           'aria-label': `Remove ${name}`, title: 'Remove', text: '✕', onclick: () => this.remove(i),
         }))),
-    h('div', { class: 'card-body' },
+    h('div', { class: 'card-body', id: bodyId, hidden: folded },
       this.cellStyleField(c, p, family, name, key),
       this.headerField(c, p, name, key),
       this.limitField(c, p, name, key),
       this.dataFields(c, p, type, screen, name, key),
+      type?.plugin ? componentPluginSettings(c, type.plugin, p, () => this.onChange()) : null,
       c.ui_components?.length ? h('p', { class: 'hint wide', text: `Holds ${c.ui_components.length} nested component(s); they are kept as they are (nested editing is not in the editor yet).` }) : null));
     handle.addEventListener('mousedown', () => { li.draggable = true; });
     handle.addEventListener('touchstart', () => { li.draggable = true; }, { passive: true });
@@ -136,14 +168,15 @@ export class ComponentList {
     c.header ??= { visible: false, style: null };
     const visible = h('input', { type: 'checkbox', id: key('hv'), 'data-focus-key': key('hv'), checked: Boolean(c.header.visible) });
     visible.dataset.pointer = `${p}/header/visible`;
-    const style = h('input', { type: 'text', id: key('hs'), 'data-focus-key': key('hs'), value: c.header.style ?? '', placeholder: 'default' });
+    const style = h('input', { type: 'text', id: key('hs'), 'data-focus-key': key('hs'), value: c.header.style ?? '', placeholder: 'style (default)' });
     style.dataset.pointer = `${p}/header/style`;
     visible.addEventListener('change', () => { c.header = { ...c.header, visible: visible.checked }; this.onChange(); });
     style.addEventListener('input', () => { c.header = { ...c.header, style: style.value === '' ? null : style.value }; this.onChange(); });
     return h('fieldset', { class: 'mini-group' },
       h('legend', { text: `Header of ${name}` }),
-      h('span', { class: 'check' }, visible, h('label', { for: visible.id, text: 'Show header' })),
-      h('div', { class: 'field' }, h('label', { for: style.id, text: 'Header style' }), style));
+      h('div', { class: 'inline-pair' },
+        h('span', { class: 'check' }, visible, h('label', { for: visible.id, text: 'Show' })),
+        h('label', { for: style.id, class: 'visually-hidden', text: `Header style of ${name}` }), style));
   }
 
   limitField(c, p, name, key) {
@@ -161,7 +194,7 @@ export class ComponentList {
     });
     return h('div', { class: 'field' },
       h('label', { for: input.id, text: 'Item limit' }), input,
-      h('p', { class: 'hint', id: `${key('limit')}-hint`, text: 'Empty: show every item.' }));
+      h('span', { class: 'visually-hidden', id: `${key('limit')}-hint`, text: 'Empty: show every item.' }));
   }
 
   setData(c, field, value) {
@@ -252,7 +285,26 @@ export class ComponentList {
     announce(`${typeName(c.component_type)} moved to position ${to + 1} of ${list.length}.`);
   }
 
+  /** Unfolds the component a pointer is in (so its field can take focus or show an error). */
+  unfoldFor(pointer) {
+    const m = new RegExp(`^${this.pointerBase}/(\\d+)`).exec(pointer || '');
+    const c = m && this.components[Number(m[1])];
+    if (c && this.folded.has(c.id)) { this.folded.delete(c.id); this.render(); }
+  }
+
+  unfoldAllWithErrors(errors) {
+    let changed = false;
+    for (const e of errors) {
+      const m = new RegExp(`^(?:/screen)?${this.pointerBase}/(\\d+)`).exec(e.pointer || '');
+      const c = m && this.components[Number(m[1])];
+      if (c && this.folded.delete(c.id)) changed = true;
+    }
+    if (changed) this.render();
+  }
+
   focusComponent(index) {
+    const c = this.components[index];
+    if (c && this.folded.has(c.id)) { this.folded.delete(c.id); this.render(); }
     const card = this.el.querySelectorAll('.component-card')[index];
     if (!card) return;
     card.scrollIntoView({ block: 'center' });

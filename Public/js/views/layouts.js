@@ -1,12 +1,18 @@
 // Layouts: templates of components that new screens start from. Made with "Save as layout" in a
-// screen; here they are listed, renamed, deleted, and used to start new screens.
-import { api, state, subscribe, find, refresh } from '../state.js';
-import { h } from '../dom.js';
-import { confirmDialog, promptDialog } from '../dialogs.js';
+// screen; here they are listed (with a small preview), edited (name, family, components),
+// deleted, and used to start new screens.
+import { api, state, subscribe, find, refresh, putItem } from '../state.js';
+import { h, field, select, clone, focusKeyOf, restoreFocus } from '../dom.js';
+import { confirmDialog } from '../dialogs.js';
 import { showError, info } from '../notify.js';
-import { typeName } from './components.js';
+import { ResourceEditor, conflictBanner } from '../editing.js';
+import { clearFieldErrors, placeErrors, showErrorSummary, focusPointer } from '../field-errors.js';
+import { navigate } from '../router.js';
+import { ComponentList, typeName } from './components.js';
+import { PreviewPanel } from './preview.js';
 
-export async function mount(root) {
+export async function mount(root, params) {
+  if (params.id) return mountEditor(root, params.id);
   const list = h('div', { class: 'layout-list' });
   const render = () => list.replaceChildren(...(state.layouts.length ? state.layouts.map(card) : [
     h('p', { class: 'empty' }, 'No layouts yet. Open a screen and use ', h('strong', { text: 'Save as layout' }), ' to keep its components as a template.'),
@@ -24,38 +30,178 @@ export async function mount(root) {
 function card(layout) {
   const family = find.family(layout.family);
   const headingId = `layout-${layout.id}`;
+  const thumb = h('div', { class: 'layout-thumb', 'aria-hidden': 'true' });
+  const smallest = state.devices[0]?.id;
+  if (smallest && layout.ui_components.length) {
+    api.previewSvg({ name: layout.name, family: layout.family, ui_components: layout.ui_components }, smallest)
+      .then((svg) => {
+        const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+        const svg = doc.documentElement;
+        if (svg.nodeName === 'svg') {
+          svg.querySelectorAll('script, foreignObject').forEach((n) => n.remove());
+          // Only the device's width: cells scrolling off to the right are cut.
+          const device = state.devices[0];
+          const box = (svg.getAttribute('viewBox') || '').split(/\s+/).map(Number);
+          if (box.length === 4 && device) {
+            svg.setAttribute('viewBox', `${box[0]} ${box[1]} ${device.width + 40} ${box[3]}`);
+            svg.removeAttribute('width');
+            svg.removeAttribute('height');
+          }
+          thumb.replaceChildren(document.importNode(svg, true));
+        }
+      })
+      .catch(() => thumb.replaceChildren(h('span', { class: 'hint', text: 'No preview' })));
+  }
   return h('article', { class: 'layout-card', 'aria-labelledby': headingId, 'data-layout-id': layout.id },
-    h('h2', { id: headingId, text: layout.name }),
-    h('p', { class: 'item-meta' }, h('code', { text: layout.id }), ` · family ${family ? family.name : layout.family} · ${layout.ui_components.length} component${layout.ui_components.length === 1 ? '' : 's'}`),
-    h('ol', { class: 'layout-components' }, layout.ui_components.map((c) => h('li', {},
-      typeName(c.component_type),
-      c.cell_styles?.length ? h('span', { class: 'muted', text: ` · ${c.cell_styles.join(', ')}` }) : null))),
-    h('div', { class: 'card-actions' },
-      h('a', { class: 'button primary', href: `#/screens?layout=${encodeURIComponent(layout.id)}`, 'aria-label': `New screen from layout ${layout.name}`, text: 'New screen from it' }),
-      h('button', { type: 'button', class: 'button', 'aria-label': `Rename layout ${layout.name}`, text: 'Rename', onclick: () => rename(layout) }),
-      h('button', { type: 'button', class: 'button danger', 'aria-label': `Delete layout ${layout.name}`, text: 'Delete', onclick: () => remove(layout) })));
+    thumb,
+    h('div', { class: 'layout-info' },
+      h('h2', { id: headingId }, h('a', { href: `#/layouts/${encodeURIComponent(layout.id)}`, text: layout.name })),
+      h('p', { class: 'hint' }, `Family ${family ? family.name : layout.family} · ${layout.ui_components.length} component${layout.ui_components.length === 1 ? '' : 's'}`),
+      h('ol', { class: 'layout-components' }, layout.ui_components.map((c) => h('li', {},
+        typeName(c.component_type),
+        c.cell_styles?.length ? h('span', { class: 'muted', text: ` · ${c.cell_styles.join(', ')}` }) : null))),
+      h('div', { class: 'card-actions' },
+        h('a', { class: 'button primary', href: `#/screens?layout=${encodeURIComponent(layout.id)}`, 'aria-label': `New screen from layout ${layout.name}`, text: 'New screen from it' }),
+        h('a', { class: 'button', href: `#/layouts/${encodeURIComponent(layout.id)}`, 'aria-label': `Edit layout ${layout.name}`, text: 'Edit' }),
+        h('button', { type: 'button', class: 'button danger', 'aria-label': `Delete layout ${layout.name}`, text: 'Delete', onclick: () => remove(layout) }))));
 }
 
-async function rename(layout) {
-  const name = await promptDialog({ title: `Rename layout “${layout.name}”`, label: 'Layout name', value: layout.name, confirm: 'Rename' });
-  if (!name || name === layout.name) return;
-  try {
-    await api.patch('layouts', layout.id, { name }, `"${layout.revision}"`);
-    info(`Layout renamed to “${name}”.`);
-  } catch (error) {
-    showError(error, error.isConflict ? 'Renaming the layout (it changed meanwhile; the list is reloaded, try again)' : 'Renaming the layout');
-  }
-  await refresh('layouts').catch((error) => showError(error, 'Loading layouts'));
-}
-
-async function remove(layout) {
+async function remove(layout, etag) {
   const ok = await confirmDialog({ title: `Delete layout “${layout.name}”?`, text: 'Screens made from it keep their components.', confirm: 'Delete layout', danger: true });
-  if (!ok) return;
+  if (!ok) return false;
   try {
-    await api.remove('layouts', layout.id, `"${layout.revision}"`);
+    await api.remove('layouts', layout.id, etag || `"${layout.revision}"`);
     info(`Layout “${layout.name}” deleted.`);
+    await refresh('layouts').catch((error) => showError(error, 'Loading layouts'));
+    return true;
   } catch (error) {
-    showError(error, error.isConflict ? 'Deleting the layout (it changed meanwhile; the list is reloaded)' : 'Deleting the layout');
+    showError(error, error.isConflict ? 'Deleting the layout (it changed meanwhile; reload it first)' : 'Deleting the layout');
+    await refresh('layouts').catch(() => {});
+    return false;
   }
-  await refresh('layouts').catch((error) => showError(error, 'Loading layouts'));
+}
+
+// Editing one layout ------------------------------------------------------------------------------
+
+async function mountEditor(root, id) {
+  const editor = new ResourceEditor({ kind: 'layouts', noun: 'layout', labels: { ui_components: 'components' } });
+  try {
+    const { data, etag } = await api.get('layouts', id);
+    editor.load(data, etag);
+  } catch (error) {
+    showError(error, 'Opening the layout');
+    root.append(h('div', { class: 'pane-body' }, h('p', { class: 'empty', text: 'This layout could not be opened.' }), h('a', { href: '#/layouts', text: 'Back to layouts' })));
+    return { title: 'Layout' };
+  }
+  const view = new LayoutEditor(root, editor);
+  view.render();
+  view.preview.load();
+  return {
+    get title() { return `Layout ${editor.draft.name}`; },
+    isDirty: () => editor.dirty,
+    discard: () => { editor.draft = clone(editor.base); },
+    unmount: () => view.destroy(),
+  };
+}
+
+class LayoutEditor {
+  constructor(root, editor) {
+    this.root = root;
+    this.editor = editor;
+    this.components = new ComponentList({ getScreen: () => this.screenView(), onChange: () => this.changed() });
+    this.preview = new PreviewPanel({
+      getScreen: () => ({ name: this.editor.draft.name || 'Layout', family: this.editor.draft.family, ui_components: this.editor.draft.ui_components }),
+      onPickComponent: (i) => this.components.focusComponent(i),
+      onFocusPointer: (pointer) => { this.components.unfoldFor(pointer); focusPointer(this.root, pointer); },
+    });
+    this.onKey = (event) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); }
+    };
+    document.addEventListener('keydown', this.onKey);
+  }
+
+  /** The components editor reads a screen; a layout is a root screen without id or home. */
+  screenView() {
+    const d = this.editor.draft;
+    d.ui_components ??= [];
+    return d;
+  }
+
+  destroy() {
+    document.removeEventListener('keydown', this.onKey);
+    this.preview.destroy();
+  }
+
+  changed() {
+    const dirty = this.editor.dirty;
+    this.status.textContent = dirty ? 'Unsaved changes' : `Saved · revision ${this.editor.revision}`;
+    this.status.classList.toggle('dirty', dirty);
+    this.preview.refresh();
+  }
+
+  render() {
+    const focus = focusKeyOf(this.root);
+    const d = this.editor.draft;
+    const name = h('input', { type: 'text', id: 'layout-name', 'data-focus-key': 'name', value: d.name ?? '' });
+    name.addEventListener('input', () => { d.name = name.value; this.changed(); });
+    const familyOptions = state.families.map((f) => ({ value: f.id, text: `${f.name} (${f.id})` }));
+    if (!find.family(d.family)) familyOptions.unshift({ value: d.family || '', text: `${d.family || '(none)'} — not in this app` });
+    const family = select(familyOptions, d.family, { id: 'layout-family', 'data-focus-key': 'family' });
+    family.addEventListener('change', () => { d.family = family.value; this.components.render(); this.changed(); });
+
+    this.status = h('p', { class: 'save-status', id: 'save-status', role: 'status', 'aria-live': 'polite' });
+    this.saveButton = h('button', { type: 'submit', class: 'button primary', 'data-focus-key': 'save', text: 'Save layout' });
+    this.errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
+    this.components.render();
+    const form = h('form', { class: 'resource-form', novalidate: true, 'aria-labelledby': 'layout-heading', onsubmit: (e) => { e.preventDefault(); this.save(); } },
+      h('div', { class: 'toolbar' },
+        h('div', { class: 'toolbar-title' }, h('a', { href: '#/layouts', text: 'Layouts' }), ' › ', h('h1', { id: 'layout-heading', text: `Layout: ${d.name}` })),
+        h('div', { class: 'toolbar-actions' },
+          this.status,
+          h('a', { class: 'button', href: `#/screens?layout=${encodeURIComponent(d.id)}`, text: 'New screen from it' }),
+          h('button', {
+            type: 'button', class: 'button danger', text: 'Delete',
+            onclick: async () => { if (await remove(this.editor.record, this.editor.etag)) { this.editor.draft = clone(this.editor.base); navigate('/layouts'); } },
+          }),
+          this.saveButton)),
+      conflictBanner(this.editor, {
+        onReload: () => { this.editor.acceptTheirs(); this.render(); this.preview.refresh.flush(); info('Reloaded their version.'); },
+        onOverwrite: () => this.save({ overwrite: true }),
+      }),
+      h('div', { class: 'editor-grid' },
+        h('div', { class: 'editor-main' },
+          this.errorsHost,
+          h('fieldset', { class: 'group' }, h('legend', { text: 'Layout' }),
+            h('div', { class: 'row' }, field('Name', name, { pointer: '/name', className: 'grow' }), field('Family', family, { pointer: '/family' }))),
+          this.components.el),
+        this.preview.el));
+    this.root.replaceChildren(h('div', { class: 'pane-body wide' }, form));
+    this.changed();
+    restoreFocus(this.root, focus);
+  }
+
+  async save({ overwrite = false } = {}) {
+    if (this.busy) return;
+    this.busy = true;
+    this.saveButton.disabled = true;
+    clearFieldErrors(this.root);
+    try {
+      const result = await this.editor.save({ overwrite });
+      if (result.status !== 'conflict-kept') putItem('layouts', result.record);
+      this.render();
+      if (result.status === 'saved') { restoreFocus(this.root, 'save'); info(`Layout “${result.record.name}” saved.`); }
+      if (result.status === 'reloaded') info('Reloaded their version; your changes were dropped.');
+      this.preview.refresh.flush();
+    } catch (error) {
+      if (error.isValidation && error.errors.length) {
+        this.components.unfoldAllWithErrors(error.errors);
+        const unplaced = placeErrors(this.root, error.errors);
+        showErrorSummary(this.errorsHost, this.root, error.errors);
+        if (unplaced.length) showError(error, 'Saving the layout');
+      } else showError(error, 'Saving the layout');
+    } finally {
+      this.busy = false;
+      if (this.saveButton) this.saveButton.disabled = false;
+    }
+  }
 }

@@ -26,10 +26,10 @@ export class PreviewPanel {
     const device = select(state.devices.map((d) => ({ value: d.id, text: d.name })), state.device, { id: 'preview-device' });
     device.addEventListener('change', () => { setDevice(device.value); this.refresh.flush(); });
     const fit = h('input', { type: 'checkbox', id: 'preview-fit', checked: this.fit });
-    fit.addEventListener('change', () => { this.fit = fit.checked; this.frame.classList.toggle('fit', this.fit); });
+    fit.addEventListener('change', () => { this.fit = fit.checked; this.applyZoom(); });
     this.status = h('p', { class: 'preview-status', id: 'preview-status', role: 'status', 'aria-live': 'polite', text: 'Loading…' });
     this.frame = h('div', {
-      class: 'preview-frame fit', id: 'preview-frame', 'data-testid': 'preview-svg',
+      class: 'preview-frame', id: 'preview-frame', 'data-testid': 'preview-svg',
       role: 'group', 'aria-label': 'Preview drawing; click a section to edit its component',
     });
     this.frame.addEventListener('click', (event) => {
@@ -37,12 +37,14 @@ export class PreviewPanel {
       if (section) this.onPickComponent(Number(section.dataset.componentIndex));
     });
     this.warnings = h('div', { class: 'preview-warnings', id: 'preview-warnings' });
+    this.resizeObserver = new ResizeObserver(() => this.applyZoom());
+    this.resizeObserver.observe(this.frame);
     this.errors = h('div', { class: 'preview-errors', id: 'preview-errors' });
     return h('aside', { class: 'preview-panel', 'aria-labelledby': 'preview-heading' },
       h('div', { class: 'preview-head' },
         h('h2', { id: 'preview-heading', text: 'Preview' }),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-device', text: 'Device' }), device),
-        h('div', { class: 'field inline check' }, fit, h('label', { for: 'preview-fit', text: 'Fit' }))),
+        h('div', { class: 'field inline check' }, fit, h('label', { for: 'preview-fit', text: 'Fit the screen’s width' }))),
       this.status,
       this.errors,
       this.frame,
@@ -50,6 +52,7 @@ export class PreviewPanel {
   }
 
   destroy() {
+    this.resizeObserver.disconnect();
     this.refresh.cancel();
     this.controller?.abort();
     this.sequence += 1;
@@ -92,7 +95,29 @@ export class PreviewPanel {
     this.lastSvg = svgText;
     this.frame.dataset.svgLength = String(svgText.length);
     this.frame.replaceChildren(document.importNode(svg, true));
+    this.applyZoom();
     this.showWarnings([...svg.querySelectorAll('text.warning')].map((t) => t.textContent.replace(/^⚠\s*/, '')));
+  }
+
+  /**
+   * Fit: the device's width (plus the drawing's 20-point margins) fills the frame; cells that
+   * scroll beyond the screen stay to the right, reachable by scrolling. Otherwise 1 point = 1 pixel.
+   */
+  applyZoom() {
+    const svg = this.frame.querySelector('svg');
+    if (!svg) return;
+    const box = svg.viewBox?.baseVal;
+    const device = state.devices.find((d) => d.id === state.device);
+    if (!this.fit || !box || !box.width || !device) {
+      svg.style.width = '';
+      svg.style.height = '';
+      return;
+    }
+    const available = this.frame.clientWidth - 2;
+    if (available <= 0) return;
+    const scale = Math.min(available / (device.width + 40), 4);
+    svg.style.width = `${box.width * scale}px`;
+    svg.style.height = `${box.height * scale}px`;
   }
 
   showWarnings(list) {

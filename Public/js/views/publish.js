@@ -202,23 +202,23 @@ class PublishView {
       this.versionsBox.replaceChildren(h('p', { class: 'hint', text: 'No versions yet.' }));
       return;
     }
-    this.versionsBox.replaceChildren(h('table', { class: 'data-table versions-table' },
+    this.versionsBox.replaceChildren(...[h('table', { class: 'data-table versions-table' },
       h('caption', { class: 'visually-hidden', text: 'Published versions, newest first' }),
       h('thead', {}, h('tr', {}, ['Version', 'Published', 'By', 'Note', 'Size (gzip)', 'SHA-256', ''].map((t) => h('th', { scope: 'col', text: t })))),
       h('tbody', {}, versions.map((v) => h('tr', { 'data-version': String(v.number) },
         h('th', { scope: 'row' }, String(v.number), v.number === current ? h('span', { class: 'badge home', text: 'live' }) : null),
         h('td', { text: formatDate(v.created_at) }),
         h('td', { text: v.published_by || '–' }),
-        h('td', {}, v.note || '', v.rollback_of ? h('span', { class: 'muted', text: ` (rollback to ${v.rollback_of})` }) : null),
+        h('td', {}, v.rollback_of ? h('span', { class: 'badge', title: `Republishes version ${v.rollback_of}`, text: `↺ rollback to ${v.rollback_of}` }) : null, v.rollback_of && v.note ? ' ' : '', v.note || (v.rollback_of ? '' : '–')),
         h('td', { text: `${formatBytes(v.size)} (${formatBytes(v.gzip_size)})` }),
         h('td', {}, h('code', { title: v.sha256, text: (v.sha256 || '').slice(0, 12) })),
-        h('td', { class: 'actions' },
+        h('td', {}, h('div', { class: 'actions' },
           v.url ? h('a', { href: v.url, target: '_blank', rel: 'noopener', 'aria-label': `Open version ${v.number}`, text: 'JSON' }) : null,
           v.number === current ? null : h('button', {
             type: 'button', class: 'button small', 'aria-label': `Roll back to version ${v.number}`, text: 'Roll back to this',
             onclick: () => this.rollback(v),
-          })))))),
-    hasMore ? h('button', { type: 'button', class: 'button small', text: 'Show older versions', onclick: () => this.loadVersions(true) }) : null);
+          }))))))),
+    hasMore ? h('button', { type: 'button', class: 'button small', text: 'Show older versions', onclick: () => this.loadVersions(true) }) : null].filter(Boolean));
   }
 
   async rollback(v) {
@@ -231,7 +231,11 @@ class PublishView {
     try {
       const { data } = await api.rollback(v.number);
       const number = data?.number ?? data?.version?.number ?? data?.version;
-      info(number ? `Rolled back: version ${number} serves version ${v.number}’s document.` : `Rolled back to version ${v.number}.`);
+      const text = data?.changed === false
+        ? `Nothing to roll back: version ${number} already serves the same document as version ${v.number}.`
+        : (number ? `Rolled back: version ${number} serves version ${v.number}’s document.` : `Rolled back to version ${v.number}.`);
+      info(text);
+      this.result.replaceChildren(h('p', { class: 'ok', id: 'publish-message', 'data-version': String(number ?? ''), text }));
       try { state.app = { ...state.app, ...(await api.getApp()) }; } catch { /* keep */ }
       await this.loadVersions();
     } catch (error) {

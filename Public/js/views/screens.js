@@ -109,6 +109,15 @@ function createPanel(query) {
   const parent = select([{ value: '', text: '(choose a parent screen)' }, ...state.screens.map((s) => ({ value: s.id, text: s.name }))], query.parent || '', { id: 'new-screen-parent' });
   const layoutFamily = select([{ value: '', text: '(the layout’s family)' }, ...state.families.map((f) => ({ value: f.id, text: `${f.name} (${f.id})` }))], '', { id: 'new-screen-layout-family' });
 
+  const screenType = select([{ value: '', text: 'Components (general content)' }], '', { id: 'new-screen-type' });
+  const typeField = field('Screen type', screenType, { pointer: '/type', hint: 'Screen plugins registered in the app are listed too.' });
+  typeField.hidden = true;
+  api.plugins().then((plugins) => {
+    const screens = plugins.filter((p) => p.screen);
+    if (!screens.length) return;
+    screens.forEach((p) => screenType.append(h('option', { value: p.identifier, text: `Plugin: ${p.name || p.identifier}` })));
+    typeField.hidden = mode === 'layout';
+  }).catch((error) => { if (!error.isMissingRoute) showError(error, 'Loading the screen plugins'); });
   const familyField = field('Family', family, { pointer: '/family' });
   const layoutField = field('Layout', layout, { pointer: '/from_layout' });
   const layoutFamilyField = field('Family', layoutFamily, { hint: 'Leave as is to use the layout’s family.' });
@@ -127,6 +136,7 @@ function createPanel(query) {
     layoutField.hidden = mode !== 'layout';
     layoutFamilyField.hidden = mode !== 'layout';
     parentField.hidden = mode !== 'connected';
+    if (screenType.options.length > 1) typeField.hidden = mode === 'layout';
   };
   update();
   const button = h('button', { type: 'submit', class: 'button primary', text: 'Create screen' });
@@ -141,6 +151,7 @@ function createPanel(query) {
         if (layoutFamily.value) body.family = layoutFamily.value;
       } else {
         body.family = family.value;
+        if (screenType.value) body.type = screenType.value;
         if (mode === 'connected') { body.connected = true; body.parent = parent.value || null; body.ui_components = []; }
       }
       const local = [];
@@ -167,7 +178,7 @@ function createPanel(query) {
   h('h2', { id: 'create-screen-heading', text: 'New screen' }),
   errorsHost,
   field('Name', name, { pointer: '/name' }),
-  radios, familyField, layoutField, layoutFamilyField, parentField,
+  radios, typeField, familyField, layoutField, layoutFamilyField, parentField,
   h('div', { class: 'form-actions' }, button));
 
   const rows = state.screens.map((s) => h('tr', {},
@@ -217,7 +228,7 @@ class ScreenEditor {
     this.preview = new PreviewPanel({
       getScreen: () => this.editor.draft,
       onPickComponent: (i) => this.components.focusComponent(i),
-      onFocusPointer: (pointer) => focusPointer(this.pane, pointer),
+      onFocusPointer: (pointer) => this.focusPointer(pointer),
     });
     this.onKey = (event) => {
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); }
@@ -233,9 +244,15 @@ class ScreenEditor {
   start(query) {
     this.preview.load();
     if (query.focus !== undefined) {
+      this.components.unfoldFor(query.focus);
       if (query.message) placeErrors(this.pane, [{ pointer: query.focus, message: query.message }]);
       requestAnimationFrame(() => focusPointer(this.pane, query.focus));
     }
+  }
+
+  focusPointer(pointer) {
+    this.components.unfoldFor(pointer);
+    return focusPointer(this.pane, pointer);
   }
 
   get draft() { return this.editor.draft; }
@@ -286,7 +303,12 @@ class ScreenEditor {
       h('div', { class: 'editor-main' },
         this.errorsHost,
         this.screenFields(d, base, kind),
-        kind === 'plugin' ? pluginSettings(d, () => this.changed()) : null,
+        kind === 'plugin' ? pluginSettings(d, () => this.changed(), (form) => {
+          // A screen plugin that holds no components shows no component editor (unless it has some).
+          if (form.can_have_components === false && !(d.ui_components || []).length) {
+            this.components.el.replaceChildren(h('p', { class: 'hint', text: `${form.name || d.type} holds no components.` }));
+          }
+        }) : null,
         this.components.el),
       this.preview.el));
     this.pane.replaceChildren(h('div', { class: 'pane-body wide' }, this.form));
@@ -305,12 +327,13 @@ class ScreenEditor {
 
     const wasHome = Boolean(base.home);
     const currentHome = state.screens.find((s) => s.home && s.id !== d.id);
-    const home = h('input', { type: 'checkbox', id: 'screen-home', 'data-focus-key': 'home', checked: Boolean(d.home), disabled: wasHome, 'aria-describedby': 'screen-home-hint' });
+    const home = h('input', { type: 'checkbox', id: 'screen-home', 'data-focus-key': 'home', checked: Boolean(d.home), disabled: wasHome || (d.connected && !d.home), 'aria-describedby': 'screen-home-hint' });
     home.dataset.pointer = '/home';
     home.addEventListener('change', () => { d.home = home.checked; this.changed(); });
     const homeHint = wasHome
       ? 'This is the app’s home screen. To move home, make another screen home.'
-      : `Saving moves home here${currentHome ? ` from “${currentHome.name}”` : ''}.`;
+      : (d.connected ? 'A connected screen cannot be home: nothing sends it items.'
+        : `Checking it and saving moves home here${currentHome ? ` from “${currentHome.name}”` : ''}.`);
 
     d.styles ??= {};
     const presentation = select([
@@ -349,10 +372,10 @@ class ScreenEditor {
       h('legend', { text: 'Screen' }),
       h('div', { class: 'row' },
         field('Name', name, { pointer: '/name', className: 'grow' }),
-        field('Family', family, { pointer: '/family' })),
+        field('Family', family, { pointer: '/family' }),
+        field('Presentation', presentation, { pointer: '/styles/presentation' })),
       h('div', { class: 'row' },
-        field('Presentation', presentation, { pointer: '/styles/presentation' }),
-        h('div', { class: 'field check' }, home, h('label', { for: 'screen-home', text: 'Home screen' }), h('p', { class: 'hint', id: 'screen-home-hint', text: homeHint })),
+        h('div', { class: 'field check home-field' }, home, h('label', { for: 'screen-home', text: 'Home screen' }), h('p', { class: 'hint', id: 'screen-home-hint', text: homeHint })),
         parentField),
       h('p', { class: 'hint' }, kindText, ' Screen type ', h('code', { text: d.screen_type || '–' }), '.'));
   }
@@ -388,6 +411,7 @@ class ScreenEditor {
       }
     } catch (error) {
       if (error.isValidation && error.errors.length) {
+        this.components.unfoldAllWithErrors(error.errors);
         const unplaced = placeErrors(this.pane, error.errors);
         showErrorSummary(this.errorsHost, this.pane, error.errors);
         if (unplaced.length) showError(error, 'Saving the screen');

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Publishing benchmark (not a test): prints figures, measured side by side in one run.
+#  1. document generation for an app of 200 screens × 20 components (RiversPublishBench);
+#  2. requests per second of the public URL (a ~100 KB document, gzip, keep-alive) from a release
+#     build, and of its 304 path, against nginx serving the same bytes as a static file — with wrk.
+# Targets: generation under 50 ms; the public URL at least half of nginx's requests per second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+scripts/install-deps.sh
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v bc >/dev/null || need+=(bc)
+[ -x /usr/sbin/nginx ] || need+=(nginx-light)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+DURATION=${BENCH_SECONDS:-8}
+CONNECTIONS=${BENCH_CONNECTIONS:-32}
+
+swift build -c release --product rivers 2>&1 | tail -1
+swift build -c release --product RiversPublishBench 2>&1 | tail -1
+bin=$(swift build -c release --show-bin-path)
+
+echo "== 1. generation"
+"$bin/RiversPublishBench"
+
+tmp=$(mktemp -d /tmp/rivers-bench.XXXXXX); chmod 755 "$tmp"
+port=$((46000 + RANDOM % 1000)); app_port=$((47000 + RANDOM % 1000)); nginx_port=$((48000 + RANDOM % 1000))
+cleanup() {
+  [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null || true
+  [ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null || true
+  scripts/pg.sh stop "$tmp/pg" || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$port" rivers
+export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" rivers)
+"$bin/rivers" migrate >/dev/null
+token=$("$bin/rivers" app create bench --quiet)
+"$bin/RiversPublishBench" --emit-document "$tmp/source.json" --screens 26
+HOST=127.0.0.1 PORT=$app_port LOG_LEVEL=error "$bin/rivers" serve >"$tmp/server.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 50); do curl -fs "http://127.0.0.1:$app_port/health" >/dev/null && break; sleep 0.2; done
+api="http://127.0.0.1:$app_port/api/v1/apps/bench"
+curl -fs "$api/import" -H "Authorization: Bearer $token" --json @"$tmp/source.json" >/dev/null
+curl -fs -X POST "$api/publish" -H "Authorization: Bearer $token" >/dev/null
+url="http://127.0.0.1:$app_port/rivers/bench/rivers.json"
+curl -fs "$url" -o "$tmp/rivers.json"
+etag=$(curl -fsI "$url" -H 'Accept-Encoding: gzip' | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+
+# nginx: the same bytes, precompressed, keep-alive, one worker per core.
+mkdir -p "$tmp/www/rivers/bench"
+cp "$tmp/rivers.json" "$tmp/www/rivers/bench/rivers.json"
+gzip -9 -k "$tmp/www/rivers/bench/rivers.json"
+cat > "$tmp/nginx.conf" <<CONF
+worker_processes auto;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on; tcp_nopush on; keepalive_requests 100000;
+  default_type application/json;
+  gzip_static on;
+  etag on;
+  client_body_temp_path $tmp/nginx-tmp; proxy_temp_path $tmp/nginx-tmp; fastcgi_temp_path $tmp/nginx-tmp;
+  uwsgi_temp_path $tmp/nginx-tmp; scgi_temp_path $tmp/nginx-tmp;
+  server { listen 127.0.0.1:$nginx_port; root $tmp/www; }
+}
+CONF
+mkdir -p "$tmp/nginx-tmp"
+/usr/sbin/nginx -c "$tmp/nginx.conf"
+nginx_url="http://127.0.0.1:$nginx_port/rivers/bench/rivers.json"
+nginx_etag=$(curl -fsI "$nginx_url" -H 'Accept-Encoding: gzip' | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+
+size=$(stat -c %s "$tmp/rivers.json"); gz=$(stat -c %s "$tmp/www/rivers/bench/rivers.json.gz")
+echo "== 2. serving a ${size}-byte document (${gz} bytes gzip), ${CONNECTIONS} connections, ${DURATION}s each, wrk and servers on this machine's 2 cores"
+rps() { wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" "$@" | awk '/Requests\/sec/{print $2}'; }
+r_gzip=$(rps -H 'Accept-Encoding: gzip' "$url")
+n_gzip=$(rps -H 'Accept-Encoding: gzip' "$nginx_url")
+r_304=$(rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url")
+n_304=$(rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url")
+printf "%-22s %12s %12s %8s\n" "" "rivers r/s" "nginx r/s" "ratio"
+printf "%-22s %12s %12s %8.2f\n" "gzip 200" "$r_gzip" "$n_gzip" "$(echo "$r_gzip / $n_gzip" | bc -l)"
+printf "%-22s %12s %12s %8.2f\n" "304 (If-None-Match)" "$r_304" "$n_304" "$(echo "$r_304 / $n_304" | bc -l)"
+echo "target: ratio ≥ 0.50"
