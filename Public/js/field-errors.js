@@ -26,8 +26,22 @@ export function findTarget(root, pointer) {
   }
 }
 
-function unescapePointer(rest) {
-  return rest.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join(' › ');
+const ITEM_NAMES = { cell_styles: 'cell style', ui_components: 'component', errors: 'error', navigations: 'navigation', nav_items: 'item' };
+
+/** "/ui_components/0/data/source" → "component 1 › data › source". */
+export function unescapePointer(rest) {
+  const parts = rest.split('/').filter((p, i) => i > 0 || p !== '').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const words = [];
+  for (let i = 0; i < parts.length; i += 1) {
+    const item = ITEM_NAMES[parts[i]];
+    if (item && /^\d+$/.test(parts[i + 1] || '')) {
+      words.push(`${item} ${Number(parts[i + 1]) + 1}`);
+      i += 1;
+    } else {
+      words.push(parts[i].replace(/_/g, ' '));
+    }
+  }
+  return words.filter(Boolean).join(' › ');
 }
 
 function describeBy(control, id) {

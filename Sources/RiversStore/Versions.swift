@@ -61,14 +61,12 @@ extension Store {
     public func draft(appId: String) async throws -> (document: JSONValue, problems: [FieldError]) {
         try await client.withConnection { connection in
             let content = try await self.content(appId: appId, on: connection)
-            return (makeDocument(content, appId: appId), checkProblems(content, appId: appId))
+            return (try JSONValue.parse(makeDocument(content, appId: appId)), checkProblems(content, appId: appId))
         }
     }
 
-    func makeDocument(_ content: AppContent, appId: String) -> JSONValue {
-        RiversDocument.make(
-            screens: content.screens, families: content.families,
-            screenPlugins: content.registry.screenPluginInfo)
+    func makeDocument(_ content: AppContent, appId: String) -> [UInt8] {
+        RiversDocument.bytes(screens: content.screens, screenPlugins: content.registry.screenPluginInfo)
     }
 
     func checkProblems(_ content: AppContent, appId: String) -> [FieldError] {
@@ -85,7 +83,7 @@ extension Store {
             let content = try await self.content(appId: appId, on: connection)
             let problems = checkProblems(content, appId: appId)
             if !problems.isEmpty { throw StoreError.invalid(problems) }
-            let bytes = makeDocument(content, appId: appId).serialized()
+            let bytes = makeDocument(content, appId: appId)
             return try await storeVersion(appId: appId, bytes: bytes, note: note, publishedBy: publishedBy, rollbackOf: nil, on: connection)
         }
     }

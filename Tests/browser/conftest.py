@@ -212,3 +212,24 @@ def browser_errors(driver):
     """Console errors other than expected HTTP failures (404 of missing routes, 412, 422)."""
     return [e for e in browser_log(driver)
             if e["level"] == "SEVERE" and "Failed to load resource" not in e["message"]]
+
+
+UNLABELLED = """
+const named = (el) => {
+  const by = (el.getAttribute('aria-labelledby') || '').split(/\\s+/).filter(Boolean)
+    .map((id) => document.getElementById(id)?.textContent || '').join('');
+  if ((el.getAttribute('aria-label') || '').trim() || by.trim()) return true;
+  if (el.labels && [...el.labels].some((l) => l.textContent.trim())) return true;
+  if (el.matches('button, a, [role=button], summary')) return Boolean(el.textContent.trim());
+  return false;
+};
+return [...document.querySelectorAll('input, select, textarea, button, a[href], [role=button], summary')]
+  .filter((el) => el.type !== 'hidden' && el.getClientRects().length > 0)
+  .filter((el) => !named(el))
+  .map((el) => el.outerHTML.slice(0, 160));
+"""
+
+
+def unlabelled_controls(driver):
+    """Visible controls without an accessible name (label, aria-label(ledby) or text)."""
+    return driver.execute_script(UNLABELLED)

@@ -1,7 +1,7 @@
 """Two people edit the same screen: the second save meets a 412, sees it, and chooses."""
 from selenium.webdriver.support.ui import Select
 
-from conftest import css, set_value, shot, sign_in, visible, wait
+from conftest import css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 
 def open_screen(driver, api, sid):
@@ -29,6 +29,7 @@ def test_second_save_sees_the_conflict_and_reload_shows_the_other_change(browser
     assert "changed this screen first" in dialog.text
     assert "name" in dialog.text  # what they changed
     shot(bob, "07-conflict")
+    assert unlabelled_controls(bob) == []
     assert api.ok("GET", f"screens/{screen['id']}")["name"] == "Shared — Alice"
 
     # Keep editing: his changes stay, unsaved, with a banner offering the choices again.

@@ -1,7 +1,7 @@
 """Signing in, and creating a family with live cell sizes."""
 import os
 
-from conftest import BASE_URL, Api, all_css, browser_errors, css, set_value, shot, sign_in, visible, wait
+from conftest import BASE_URL, Api, all_css, browser_errors, css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 
 def test_sign_in_rejects_a_bad_token_then_accepts_the_real_one(browser):
@@ -13,6 +13,7 @@ def test_sign_in_rejects_a_bad_token_then_accepts_the_real_one(browser):
     assert "401" in error.text
     assert css(browser, "#token").get_attribute("aria-invalid") == "true"
     shot(browser, "01-sign-in")
+    assert unlabelled_controls(browser) == []
     set_value(css(browser, "#token"), api.token)
     css(browser, "#sign-in-button").click()
     visible(browser, "#nav a[data-nav='/screens']")
@@ -69,6 +70,7 @@ def test_create_family_with_sizes_computed_as_you_type(browser, api):
     assert [s["id"] for s in family["cell_styles"]] == ["LIST_1", "GRID_1"]
     assert family["cell_styles"][1]["computed"]["width"] == 145
     shot(browser, "02-family")
+    assert unlabelled_controls(browser) == []
 
     # A rule the server keeps (a cell style wider than the insets allow) shows at its field.
     from selenium.webdriver.support.ui import Select as S

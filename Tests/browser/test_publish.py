@@ -5,7 +5,7 @@ import urllib.request
 
 import pytest
 
-from conftest import all_css, browser_errors, css, set_value, shot, sign_in, visible, wait
+from conftest import all_css, browser_errors, css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 
 def require_publishing(api):
@@ -62,6 +62,7 @@ def test_publish_with_a_note_and_fetch_the_public_url(browser, api):
     status, document = fetch(url)
     assert "Start" not in json.dumps(document)
     shot(browser, "09-versions")
+    assert unlabelled_controls(browser) == []
     assert not browser_errors(browser)
 
 

@@ -6,7 +6,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from conftest import all_css, browser_errors, css, set_value, shot, sign_in, visible, wait
+from conftest import all_css, browser_errors, css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 PREVIEW_ORDER = "return [...document.querySelectorAll('#preview-frame svg > g.section')].map(g => g.dataset.componentType)"
 CARD_ORDER = "return [...document.querySelectorAll('.component-list > .component-card')].map(li => li.dataset.componentType)"
@@ -86,6 +86,7 @@ def test_components_added_reordered_and_the_preview_follows(browser, api):
     wait(browser, lambda d: d.execute_script(PREVIEW_ORDER) == ["grid", "hero", "list"], message="preview follows the drop")
     assert preview_svg(browser) not in (before, after_keyboard)
     shot(browser, "04-screen-editor")
+    assert unlabelled_controls(browser) == []
 
     css(browser, "#save-screen").click()
     wait_saved(browser)
@@ -132,6 +133,17 @@ def test_screen_fields_validation_and_connected_screens(browser, api):
     assert saved["ui_components"][0]["rules"]["item_limit"] == 4
     assert saved["ui_components"][0]["header"]["visible"] is True
 
+    # Layout warnings of the unsaved state are listed; each leads to its component.
+    style_box = css(browser, ".component-card input[type='checkbox'][id$='-LIST_1']")
+    style_box.click()
+    warning = wait(browser, lambda d: next((b for b in all_css(d, "#preview-warnings button") if "no cell styles" in b.text), False), message="warning listed")
+    shot(browser, "05a-preview-warning")
+    warning.click()
+    assert browser.execute_script("return document.activeElement.closest('.component-card')?.dataset.index") == "0"
+    css(browser, ".component-card input[type='checkbox'][id$='-LIST_1']").click()
+    wait(browser, lambda d: "No layout warnings" in css(d, "#preview-warnings").text)
+    wait(browser, lambda d: css(d, "#save-status").text.startswith("Saved"), message="back to the saved state")
+
     # A connected screen under it: its components show no data-source fields.
     css(browser, "a[href^='#/screens?parent=']").click()
     visible(browser, "#new-screen-parent")
@@ -154,6 +166,7 @@ def test_screen_fields_validation_and_connected_screens(browser, api):
     child = parent_item.find_element("css selector", "ul.nested li")
     assert "Show page" in child.text and "Connected" in child.text
     shot(browser, "05-connected-screen")
+    assert unlabelled_controls(browser) == []
     assert not browser_errors(browser)
 
 
@@ -175,6 +188,7 @@ def test_layout_from_a_screen_starts_new_screens(browser, api):
     card = visible(browser, ".layout-card")
     assert "Catalog layout" in card.text and "Hero" in card.text and "Grid" in card.text
     shot(browser, "06-layouts")
+    assert unlabelled_controls(browser) == []
     card.find_element("css selector", "a[href^='#/screens?layout=']").click()
     visible(browser, "#new-screen-layout")
     assert css(browser, "#mode-layout").is_selected()

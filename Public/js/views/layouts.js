@@ -34,8 +34,8 @@ function card(layout) {
   const smallest = state.devices[0]?.id;
   if (smallest && layout.ui_components.length) {
     api.previewSvg({ name: layout.name, family: layout.family, ui_components: layout.ui_components }, smallest)
-      .then((svg) => {
-        const doc = new DOMParser().parseFromString(svg, 'image/svg+xml');
+      .then((text) => {
+        const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
         const svg = doc.documentElement;
         if (svg.nodeName === 'svg') {
           svg.querySelectorAll('script, foreignObject').forEach((n) => n.remove());
@@ -50,7 +50,7 @@ function card(layout) {
           thumb.replaceChildren(document.importNode(svg, true));
         }
       })
-      .catch(() => thumb.replaceChildren(h('span', { class: 'hint', text: 'No preview' })));
+      .catch((error) => thumb.replaceChildren(h('span', { class: 'hint', title: error.detail || error.message, text: `No preview: ${error.title || error.message}` })));
   }
   return h('article', { class: 'layout-card', 'aria-labelledby': headingId, 'data-layout-id': layout.id },
     thumb,
@@ -76,7 +76,7 @@ async function remove(layout, etag) {
     return true;
   } catch (error) {
     showError(error, error.isConflict ? 'Deleting the layout (it changed meanwhile; reload it first)' : 'Deleting the layout');
-    await refresh('layouts').catch(() => {});
+    await refresh('layouts').catch((e) => showError(e, 'Reloading the layouts'));
     return false;
   }
 }

@@ -3,6 +3,7 @@
 // warnings are listed, and a click on a section or warning goes to its component.
 import { api, state, setDevice } from '../state.js';
 import { h, select, debounce } from '../dom.js';
+import { typeName } from './components.js';
 
 const DELAY = 300;
 
@@ -70,7 +71,7 @@ export class PreviewPanel {
       if (mine !== this.sequence) return;
       this.show(svg);
       this.errors.replaceChildren();
-      this.status.textContent = 'Preview of your unsaved changes.';
+      this.status.textContent = 'Live: drawn by the server from the form as it is now, unsaved changes included.';
       this.el.dataset.state = 'ok';
     } catch (error) {
       if (error.name === 'AbortError' || mine !== this.sequence) return;
@@ -128,10 +129,13 @@ export class PreviewPanel {
     this.warnings.replaceChildren(
       h('h3', { text: `Warnings (${list.length})` }),
       h('ul', { class: 'warning-list' }, list.map((text) => {
-        const m = /^component (\d+):/.exec(text);
-        return h('li', {}, m
-          ? h('button', { type: 'button', class: 'link-button', text, onclick: () => this.onPickComponent(Number(m[1])) })
-          : text);
+        const m = /^component (\d+): ?(.*)$/.exec(text);
+        if (!m) return h('li', { text });
+        // The server counts from 0; the form from 1.
+        const index = Number(m[1]);
+        const c = (this.getScreen().ui_components || [])[index];
+        const label = `Component ${index + 1}${c ? ` (${typeName(c.component_type)})` : ''}: ${m[2]}`;
+        return h('li', {}, h('button', { type: 'button', class: 'link-button', text: label, onclick: () => this.onPickComponent(index) }));
       })));
   }
 

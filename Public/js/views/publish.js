@@ -109,7 +109,7 @@ class PublishView {
   }
 
   async loadAll() {
-    await Promise.all([this.loadProblems(), this.loadVersions(), refresh('screens').catch(() => {})]);
+    await Promise.all([this.loadProblems(), this.loadVersions(), refresh('screens').catch((e) => showError(e, 'Loading the screens'))]);
   }
 
   markUnavailable() {
@@ -236,7 +236,7 @@ class PublishView {
         : (number ? `Rolled back: version ${number} serves version ${v.number}’s document.` : `Rolled back to version ${v.number}.`);
       info(text);
       this.result.replaceChildren(h('p', { class: 'ok', id: 'publish-message', 'data-version': String(number ?? ''), text }));
-      try { state.app = { ...state.app, ...(await api.getApp()) }; } catch { /* keep */ }
+      try { state.app = { ...state.app, ...(await api.getApp()) }; } catch (e) { showError(e, 'Reloading the app'); }
       await this.loadVersions();
     } catch (error) {
       showError(error, `Rolling back to version ${v.number}`);

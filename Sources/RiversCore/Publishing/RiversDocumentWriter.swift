@@ -1,0 +1,146 @@
+/// Writes the published document straight to bytes: the same bytes as
+/// `RiversDocument.make(…).serialized()` (a test holds them equal), without building and sorting a
+/// dictionary for every screen and component. Members whose keys are fixed are written in sorted
+/// order by hand; only free-form objects (styles, rules, …) are sorted.
+extension RiversDocument {
+    public static func bytes(screens: [Screen], screenPlugins: [String: ScreenPluginInfo]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(screens.count * 4096)
+        out.append(UInt8(ascii: "["))
+        for (i, screen) in screens.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            writeScreen(screen, screenPlugins: screenPlugins, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    @inline(__always)
+    static func key(_ name: StaticString, first: Bool = false, _ out: inout [UInt8]) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    static func writeScreen(_ screen: Screen, screenPlugins: [String: ScreenPluginInfo], to out: inout [UInt8]) {
+        let isPlugin = !Screen.builtInTypes.contains(screen.type)
+        out.append(UInt8(ascii: "{"))
+        // Keys in sorted order: advertising, data, general, home, hooks, id, name, navigations,
+        // rules, screen_type, styles, type, ui_components.
+        key("advertising", first: true, &out)
+        JSONValue.object(screen.advertising).write(to: &out)
+        key("data", &out)
+        if screen.connected {
+            out.append(contentsOf: Array(#"{"connected":true,"parent":"#.utf8))
+            JSONValue.writeString(screen.parent ?? "", to: &out)
+            out.append(UInt8(ascii: "}"))
+        } else if isPlugin {
+            var values = screen.data
+            values.removeValue(forKey: "connected")
+            values.removeValue(forKey: "parent")
+            JSONValue.object(values).write(to: &out)
+        } else {
+            out.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
+        }
+        key("general", &out)
+        JSONValue.object(screen.general).write(to: &out)
+        key("home", &out)
+        out.append(contentsOf: Array((screen.home ? "true" : "false").utf8))
+        key("hooks", &out)
+        hooksObject(screen.hooks).write(to: &out)
+        key("id", &out)
+        JSONValue.writeString(screen.id, to: &out)
+        key("name", &out)
+        JSONValue.writeString(screen.name, to: &out)
+        key("navigations", &out)
+        JSONValue.array(screen.navigations).write(to: &out)
+        key("rules", &out)
+        JSONValue.object(screen.rules).write(to: &out)
+        key("screen_type", &out)
+        JSONValue.writeString(screen.screenType, to: &out)
+        key("styles", &out)
+        var styles = screen.styles
+        styles["family"] = .string(screen.family)
+        JSONValue.object(styles).write(to: &out)
+        key("type", &out)
+        JSONValue.writeString(screen.type, to: &out)
+        key("ui_components", &out)
+        let publishesComponents = !isPlugin || (screenPlugins[screen.type]?.canHaveComponents ?? false)
+        writeComponents(publishesComponents ? screen.uiComponents : [], screen: screen, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    static func writeComponents(_ list: [Component], screen: Screen, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (i, component) in list.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            writeComponent(component, position: i + 1, screen: screen, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
+    static func writeComponent(_ component: Component, position: Int, screen: Screen, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        // Keys in sorted order: component_type, data, id, position, rules, styles, ui_components.
+        key("component_type", first: true, &out)
+        JSONValue.writeString(component.componentType, to: &out)
+        key("data", &out)
+        // Data keys in sorted order: connected, source, target, type.
+        out.append(UInt8(ascii: "{"))
+        if screen.connected {
+            key("source", first: true, &out)
+            JSONValue.writeString("", to: &out)
+            if let target = component.data?.target {
+                key("target", &out)
+                JSONValue.writeString(target, to: &out)
+            }
+            key("type", &out)
+            JSONValue.writeString("", to: &out)
+        } else {
+            let data = component.data ?? ComponentData()
+            var first = true
+            if let connected = data.connected {
+                key("connected", first: true, &out)
+                out.append(contentsOf: Array((connected ? "true" : "false").utf8))
+                first = false
+            }
+            key("source", first: first, &out)
+            JSONValue.writeString(data.source, to: &out)
+            if let target = data.target {
+                key("target", &out)
+                JSONValue.writeString(target, to: &out)
+            }
+            key("type", &out)
+            JSONValue.writeString(data.type, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        key("id", &out)
+        JSONValue.writeString(component.id, to: &out)
+        key("position", &out)
+        JSONValue.writeNumber(Double(position), to: &out)
+        key("rules", &out)
+        if let limit = component.itemLimit {
+            out.append(UInt8(ascii: "{"))
+            key("item_limit", first: true, &out)
+            JSONValue.writeString(String(limit), to: &out)
+            out.append(UInt8(ascii: "}"))
+        } else {
+            out.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
+        }
+        key("styles", &out)
+        var styles = component.styles
+        for reserved in reservedComponentStyles { styles.removeValue(forKey: reserved) }
+        styles["family"] = .string(screen.family)
+        styles["cell_styles"] = .array(component.cellStyles.map(JSONValue.string))
+        styles["header"] = component.header.json
+        styles["footer"] = component.footer.json
+        if let layout = component.layout { styles["layout"] = .string(layout) }
+        JSONValue.object(styles).write(to: &out)
+        if holdsChildren(component) {
+            key("ui_components", &out)
+            writeComponents(component.uiComponents, screen: screen, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+}

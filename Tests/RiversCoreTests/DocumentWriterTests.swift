@@ -1,0 +1,37 @@
+import Testing
+
+@testable import RiversCore
+
+@Suite("Document writer")
+struct DocumentWriterTests {
+    @Test("writing straight to bytes gives exactly the bytes of the document value")
+    func sameBytes() throws {
+        var screens = PublishSample.app()
+        // Every branch: connected with a target, a plugin screen with and without components,
+        // groups, components without data, data with `connected`, free-form styles and rules.
+        var group = Component(id: "g", componentType: "group", uiComponents: [
+            Component(id: "g1", componentType: "list", cellStyles: ["LIST_2"], itemLimit: 3,
+                      data: ComponentData(source: "x", type: "T", target: PublishSample.showId, connected: true)),
+            Component(id: "g2", componentType: "banner", layout: "B_1", styles: ["tint": "#fff", "zz": [1, "a\"b\n"]]),
+        ])
+        group.header = SectionDecoration(visible: true, style: "HEADER_1")
+        screens[0].uiComponents.append(group)
+        screens[0].rules = ["refresh": "pull", "refresh_rate": 30]
+        screens[0].advertising = ["banner_ad_unit_id": "u/1", "display_interstitial_once": true]
+        var connected = screens[1]
+        connected.uiComponents.append(Component(id: "c9", componentType: "grid", data: ComponentData(target: PublishSample.homeId)))
+        screens[1] = connected
+        let plugins = ["settings_contact_us_legacy": ScreenPluginInfo(canHaveComponents: false), "with_components": ScreenPluginInfo(canHaveComponents: true)]
+        var pluginWithComponents = screens[2]
+        pluginWithComponents.id = PublishSample.otherId
+        pluginWithComponents.type = "with_components"
+        pluginWithComponents.data = ["source": "s", "connected": true, "parent": "p"]
+        pluginWithComponents.uiComponents = [Component(id: "p1", componentType: "list")]
+        screens.append(pluginWithComponents)
+
+        let written = RiversDocument.bytes(screens: screens, screenPlugins: plugins)
+        let reference = RiversDocument.make(screens: screens, families: [:], screenPlugins: plugins).serialized()
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
+        #expect(RiversDocument.bytes(screens: [], screenPlugins: [:]) == Array("[]".utf8))
+    }
+}
