@@ -50,15 +50,16 @@ if [ ! -x "$RIVERS_BIN" ]; then
   exit 1
 fi
 
-LOG_LEVEL=warning "$RIVERS_BIN" migrate >/dev/null
+log=$(mktemp /tmp/rivers-browser-server.XXXXXX)
+# The CLI's chatter goes to the log, shown only when something fails.
+LOG_LEVEL=warning "$RIVERS_BIN" migrate >"$log" 2>&1 || { cat "$log" >&2; rm -f "$log"; exit 1; }
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 slug="browser-$(date +%s)-$RANDOM"
-token=$(LOG_LEVEL=warning "$RIVERS_BIN" app create "$slug" --quiet)
+token=$(LOG_LEVEL=warning "$RIVERS_BIN" app create "$slug" --quiet 2>>"$log") || { cat "$log" >&2; rm -f "$log"; exit 1; }
 url="http://127.0.0.1:$port"
 
-log=$(mktemp /tmp/rivers-browser-server.XXXXXX)
 HOST=127.0.0.1 PORT=$port PUBLIC_DIR="$root/Public" PUBLIC_BASE_URL="$url" LOG_LEVEL=warning \
-  "$RIVERS_BIN" serve --migrate >"$log" 2>&1 &
+  "$RIVERS_BIN" serve --migrate >>"$log" 2>&1 &
 server=$!
 cleanup() {
   kill "$server" 2>/dev/null || true
@@ -89,6 +90,7 @@ EOF
 
 RIVERS_SCREENSHOTS="${RIVERS_SCREENSHOTS:-$root/screenshots}"
 mkdir -p "$RIVERS_SCREENSHOTS"
+rm -f "$RIVERS_SCREENSHOTS"/failed-*.png  # left by an earlier failing run
 export RIVERS_URL="$url" RIVERS_TOKEN="$token" RIVERS_APP="$slug" RIVERS_BIN DATABASE_URL
 export RIVERS_SCREENSHOTS PYTHONDONTWRITEBYTECODE=1
 status=0

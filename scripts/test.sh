@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test: a throwaway PostgreSQL in a temporary folder (removed afterwards, also on failure),
-# then the whole suite against it.
+# then the whole suite against it: the Swift suites, then the editor's browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -14,3 +14,5 @@ PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$port" postgres
 export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" postgres)
 swift build --build-tests
 swift test --skip-build "$@"
+# The editor, in a real browser against a real server on the same throwaway database.
+scripts/browser-tests.sh

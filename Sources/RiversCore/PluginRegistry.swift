@@ -70,9 +70,33 @@ public struct PluginRegistry: Sendable {
         return screen
     }
 
+    /// Components of `ui_component` plugins get the style values their manifest starts them with,
+    /// where they have none of their own (applied on every write, so it holds for components
+    /// added later too).
+    public func fillingComponentStyles(_ screen: Screen) -> Screen {
+        var screen = screen
+        screen.uiComponents = screen.uiComponents.map(fillingStyles)
+        return screen
+    }
+
+    func fillingStyles(_ component: Component) -> Component {
+        var component = component
+        if let manifest = plugins[component.componentType]?.current, manifest.isUIComponent {
+            let normalized = manifest.normalizeValues(.object(component.styles), section: "styles").values.objectValue ?? component.styles
+            component.styles = manifest.initialValues(section: "styles").merging(normalized) { _, given in given }
+        }
+        component.uiComponents = component.uiComponents.map(fillingStyles)
+        return component
+    }
+
     /// Everything about a screen that depends on the registry.
     public func check(_ screen: Screen) -> [FieldError] {
         var errors: [FieldError] = []
+        screen.uiComponents.walk(at: "/ui_components") { component, pointer in
+            if let manifest = plugins[component.componentType]?.current, manifest.isUIComponent {
+                errors += manifest.validateValues(.object(component.styles), section: "styles", pointerPrefix: pointer + "/styles")
+            }
+        }
         if !Screen.builtInTypes.contains(screen.type) {
             if let plugin = plugins[screen.type] {
                 if let version = screen.pluginVersion, plugin.versions[version] == nil {

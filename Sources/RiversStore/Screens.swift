@@ -25,7 +25,7 @@ extension Store {
             }
             let registry = try await registry(appId: appId, on: connection)
             var screen = try Self.readScreen(body, options: registry.readOptions, registry: registry)
-            screen = registry.preparingNew(screen)
+            screen = registry.fillingComponentStyles(registry.preparingNew(screen))
             screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
             if try await fetchIfPresent(.screens, appId: appId, id: screen.id, on: connection, lock: .none) != nil {
                 throw StoreError.conflict("a screen \(screen.id) exists already in this app", usedBy: [])
@@ -71,6 +71,7 @@ extension Store {
             } else if screen.pluginVersion == nil, let version = current.body["plugin_version"]?.stringValue {
                 screen.pluginVersion = version
             }
+            screen = registry.fillingComponentStyles(screen)
             let currentType = current.body["screen_type"]?.stringValue ?? ""
             if !screen.screenType.isEmpty, screen.screenType != currentType {
                 throw StoreError.invalid([FieldError("/screen_type", "was generated when the screen was created and cannot change (it is \(currentType))")])

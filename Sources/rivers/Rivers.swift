@@ -18,7 +18,7 @@ struct Rivers: AsyncParsableCommand {
 /// Opens a database client from `DATABASE_URL`, runs `body` while the client runs, then stops it.
 func withDatabase<T: Sendable>(_ configuration: ServerConfiguration, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
     let url = try DatabaseURL(configuration.databaseURL)
-    let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+    let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: quiet(logger))
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
         defer { group.cancelAll() }
@@ -34,6 +34,14 @@ func withDatabase<T: Sendable>(_ configuration: ServerConfiguration, logger: Log
 struct CLIError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A short-lived command's database client starts its `run()` beside the first query; PostgresNIO
+/// warns about that race, which is harmless here. Errors still reach the command as thrown errors.
+func quiet(_ logger: Logger) -> Logger {
+    var quiet = logger
+    quiet.logLevel = max(logger.logLevel, .error)
+    return quiet
 }
 
 func makeLogger(_ configuration: ServerConfiguration) -> Logger {
@@ -53,7 +61,7 @@ struct Serve: AsyncParsableCommand {
         configuration.autoMigrate = configuration.autoMigrate || migrate
         let logger = makeLogger(configuration)
         let url = try DatabaseURL(configuration.databaseURL)
-        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger)
+        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: quiet(logger))
         // Check the schema before taking requests: a server on an old schema would fail at random.
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }

@@ -21,8 +21,9 @@ final class ServerProcess: @unchecked Sendable {
         return binary
     }
 
-    /// Runs `rivers <arguments>` to the end; returns its exit status and what it printed.
-    static func run(_ arguments: [String], databaseURL: String) throws -> (status: Int32, output: String) {
+    /// Runs `rivers <arguments>` to the end; returns its exit status, what it printed on standard
+    /// output and on both outputs.
+    static func run(_ arguments: [String], databaseURL: String) throws -> (status: Int32, output: String, stdout: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try binary())
         process.arguments = arguments
@@ -32,13 +33,18 @@ final class ServerProcess: @unchecked Sendable {
         env["PORT"] = String(Int.random(in: 20_000...39_999))
         env.removeValue(forKey: "AUTO_MIGRATE")
         process.environment = env
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        // Standard error goes to a file, so the one pipe left can be read to its end without either blocking.
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("rivers-cli-\(UUIDText.random()).log")
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let stderr = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        return (process.terminationStatus, stdout + stderr, stdout)
     }
 
     init(databaseURL: String) throws {
@@ -95,7 +101,8 @@ struct MultiProcessTests {
         #expect(second.output.contains("nothing to apply"))
         let created = try ServerProcess.run(["app", "create", "cli-app", "--quiet"], databaseURL: url.urlString)
         #expect(created.status == 0)
-        #expect(created.output.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("rvs_"))
+        #expect(created.stdout.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("rvs_"), "--quiet prints only the token: \(created.output)")
+        #expect(!created.output.contains("warning"), "no warnings from a plain command: \(created.output)")
         let duplicate = try ServerProcess.run(["app", "create", "cli-app"], databaseURL: url.urlString)
         #expect(duplicate.status != 0)
         #expect(duplicate.output.contains("exists already"))

@@ -120,8 +120,16 @@ struct PluginAPITests {
             let catalog = try await api.request(.get, "component-types")
             #expect(catalog["items"]?.arrayValue?.last?["id"] == .string(banner))
             #expect(catalog["items"]?.arrayValue?.last?["plugin"] == .string(banner))
-            let screen = try await api.create("screens", screenBody("Home", components: [component(banner)]))
+            let screen = try await api.create("screens", screenBody("Home", components: [component(banner, [], extra: ["styles": ["title_text": "Ad"]])]))
+            let styles = screen["ui_components"]?.arrayValue?.first?["styles"]
             #expect(screen["ui_components"]?.arrayValue?.first?["component_type"] == .string(banner))
+            #expect(styles?["title_text"] == "Ad", "a given value wins")
+            #expect(styles?["title_fontsize"] == 9, "the manifest's initial values fill the rest, normalised")
+            #expect(styles?["background"] == false)
+            let badStyles = try await api.request(.patch, "screens/\(screen["id"]!.stringValue!)", json: ["ui_components": [
+                component(banner, [], extra: ["styles": ["banner_ad_type": "giant_banner", "title_fontsize": "big"]]),
+            ]])
+            #expect(Set(badStyles.pointers) == ["/ui_components/0/styles/banner_ad_type", "/ui_components/0/styles/title_fontsize"], "\(badStyles.text)")
             #expect(try await api.request(.delete, "plugins/\(banner)").status == .conflict)
             #expect(try await api.request(.delete, "screens/\(screen["id"]!.stringValue!)").status == .noContent)
             #expect(try await api.request(.delete, "plugins/\(banner)").status == .noContent)

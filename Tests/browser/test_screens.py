@@ -185,11 +185,11 @@ def test_layout_from_a_screen_starts_new_screens(browser, api):
     wait(browser, lambda d: "Catalog layout" in css(d, "#status").text, message="layout saved message")
 
     css(browser, "#nav a[data-nav='/layouts']").click()
-    card = visible(browser, ".layout-card")
-    assert "Catalog layout" in card.text and "Hero" in card.text and "Grid" in card.text
+    wait(browser, lambda d: all(w in css(d, ".layout-card").text for w in ("Catalog layout", "Hero", "Grid")), message="the layout listed")
+    wait(browser, lambda d: css(d, ".layout-thumb svg"), message="its preview")
     shot(browser, "06-layouts")
     assert unlabelled_controls(browser) == []
-    card.find_element("css selector", "a[href^='#/screens?layout=']").click()
+    css(browser, ".layout-card a[href^='#/screens?layout=']").click()
     visible(browser, "#new-screen-layout")
     assert css(browser, "#mode-layout").is_selected()
     set_value(css(browser, "#new-screen-name"), "Catalog 2")

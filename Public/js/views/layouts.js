@@ -2,7 +2,7 @@
 // screen; here they are listed (with a small preview), edited (name, family, components),
 // deleted, and used to start new screens.
 import { api, state, subscribe, find, refresh, putItem } from '../state.js';
-import { h, field, select, clone, focusKeyOf, restoreFocus } from '../dom.js';
+import { h, field, select, clone, focusKeyOf, restoreFocus, stableStringify } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info } from '../notify.js';
 import { ResourceEditor, conflictBanner } from '../editing.js';
@@ -14,9 +14,16 @@ import { PreviewPanel } from './preview.js';
 export async function mount(root, params) {
   if (params.id) return mountEditor(root, params.id);
   const list = h('div', { class: 'layout-list' });
-  const render = () => list.replaceChildren(...(state.layouts.length ? state.layouts.map(card) : [
+  let shown = null;
+  const render = () => {
+    // Draw again only when something changed (a refresh that finds the same list leaves it be).
+    const key = stableStringify([state.layouts, state.families.map((f) => [f.id, f.name])]);
+    if (key === shown) return;
+    shown = key;
+    list.replaceChildren(...(state.layouts.length ? state.layouts.map(card) : [
     h('p', { class: 'empty' }, 'No layouts yet. Open a screen and use ', h('strong', { text: 'Save as layout' }), ' to keep its components as a template.'),
-  ]));
+    ]));
+  };
   render();
   const unsubscribe = subscribe((kind) => { if (kind === 'layouts' || kind === 'families') render(); });
   root.append(h('div', { class: 'pane-body' },
