@@ -44,6 +44,17 @@ func quiet(_ logger: Logger) -> Logger {
     return quiet
 }
 
+/// Runs `body` with the store and the app named by `key` (slug or id), settings from the environment.
+func withApp(_ key: String, _ body: @escaping @Sendable (Store, App, ServerConfiguration) async throws -> Void) async throws {
+    let configuration = try ServerConfiguration.fromEnvironment()
+    let logger = makeLogger(configuration)
+    try await withDatabase(configuration, logger: logger) { client in
+        let store = Store(client: client, logger: logger)
+        guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+        try await body(store, app, configuration)
+    }
+}
+
 func makeLogger(_ configuration: ServerConfiguration) -> Logger {
     var logger = Logger(label: "rivers")
     logger.logLevel = configuration.logLevel
@@ -161,12 +172,8 @@ struct TokenCommand: AsyncParsableCommand {
         var label = ""
 
         func run() async throws {
-            let configuration = try ServerConfiguration.fromEnvironment()
-            let logger = makeLogger(configuration)
-            let (key, label) = (app, label)
-            try await withDatabase(configuration, logger: logger) { client in
-                let store = Store(client: client, logger: logger)
-                guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+            let label = self.label
+            try await withApp(app) { store, app, _ in
                 print(try await store.createToken(appId: app.id, label: label))
             }
         }
@@ -183,12 +190,8 @@ struct Publish: AsyncParsableCommand {
     var note = ""
 
     func run() async throws {
-        let configuration = try ServerConfiguration.fromEnvironment()
-        let logger = makeLogger(configuration)
-        let (key, note) = (app, note)
-        try await withDatabase(configuration, logger: logger) { client in
-            let store = Store(client: client, logger: logger)
-            guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+        let note = self.note
+        try await withApp(app) { store, app, configuration in
             let outcome: PublishOutcome
             do {
                 outcome = try await store.publish(appId: app.id, note: note, publishedBy: "cli")
@@ -217,12 +220,8 @@ struct Versions: AsyncParsableCommand {
     var limit = 20
 
     func run() async throws {
-        let configuration = try ServerConfiguration.fromEnvironment()
-        let logger = makeLogger(configuration)
-        let (key, limit) = (app, max(1, min(self.limit, 200)))
-        try await withDatabase(configuration, logger: logger) { client in
-            let store = Store(client: client, logger: logger)
-            guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+        let limit = max(1, min(self.limit, 200))
+        try await withApp(app) { store, app, _ in
             let (versions, total) = try await store.listVersions(appId: app.id, limit: limit, offset: 0)
             if versions.isEmpty { print("\(app.slug) has no published version yet") }
             for v in versions {

@@ -90,13 +90,7 @@ public enum RiversDocument {
             data = ["source": "", "type": ""]
         }
 
-        var styles = component.styles
-        for key in reservedComponentStyles { styles.removeValue(forKey: key) }
-        styles["family"] = .string(screen.family)
-        styles["cell_styles"] = .array(component.cellStyles.map(JSONValue.string))
-        styles["header"] = component.header.json
-        styles["footer"] = component.footer.json
-        if let layout = component.layout { styles["layout"] = .string(layout) }
+        let styles = componentStyles(component, screen: screen)
 
         var rules: [String: JSONValue] = [:]
         if let limit = component.itemLimit { rules["item_limit"] = .string(String(limit)) }
@@ -113,6 +107,19 @@ public enum RiversDocument {
             object["ui_components"] = .array(componentList(component.uiComponents, screen: screen))
         }
         return .object(object)
+    }
+
+    /// A component's `styles`: its own values, then the members that come from its fields (the
+    /// screen's family, cell styles, header, footer, layout).
+    static func componentStyles(_ component: Component, screen: Screen) -> [String: JSONValue] {
+        var styles = component.styles
+        for key in reservedComponentStyles { styles.removeValue(forKey: key) }
+        styles["family"] = .string(screen.family)
+        styles["cell_styles"] = .array(component.cellStyles.map(JSONValue.string))
+        styles["header"] = component.header.json
+        styles["footer"] = component.footer.json
+        if let layout = component.layout { styles["layout"] = .string(layout) }
+        return styles
     }
 
     /// Groups (built-in types that hold children) always carry `ui_components`; any other component

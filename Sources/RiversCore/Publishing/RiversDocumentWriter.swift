@@ -129,14 +129,7 @@ extension RiversDocument {
             out.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
         }
         key("styles", &out)
-        var styles = component.styles
-        for reserved in reservedComponentStyles { styles.removeValue(forKey: reserved) }
-        styles["family"] = .string(screen.family)
-        styles["cell_styles"] = .array(component.cellStyles.map(JSONValue.string))
-        styles["header"] = component.header.json
-        styles["footer"] = component.footer.json
-        if let layout = component.layout { styles["layout"] = .string(layout) }
-        JSONValue.object(styles).write(to: &out)
+        JSONValue.object(componentStyles(component, screen: screen)).write(to: &out)
         if holdsChildren(component) {
             key("ui_components", &out)
             writeComponents(component.uiComponents, screen: screen, to: &out)
