@@ -127,7 +127,8 @@ public struct PublishListener: Service {
                     }
                 }
             } catch {
-                if Task.isCancelled { return }
+                // Shutting down closes the pool under the listener: nothing to report then.
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
                 logger.warning("listening for publishes failed; serving what is loaded and retrying: \(String(reflecting: error))")
             }
             try? await Task.sleep(for: .seconds(1))
