@@ -213,33 +213,48 @@ public struct Screen: Sendable, Hashable {
 }
 
 /// Checks of a screen or layout against the rest of its app: the family and its cell styles,
-/// the parent and the screens components point at. Pure: the caller loads what it needs.
+/// the parent and the screens it points at. They read the JSON of the body, so they can run on a
+/// body as sent, beside its other problems, with pointers into it. Pure: the caller loads what
+/// it needs.
 public enum References {
     /// Every cell style a component names must be in the family.
-    public static func checkCellStyles(_ components: [Component], family: Family?, familyId: String, familyPointer: String = "/family") -> [FieldError] {
+    public static func checkCellStyles(json components: JSONValue?, family: Family?, familyId: String, familyPointer: String = "/family") -> [FieldError] {
         guard let family else {
             return [FieldError(familyPointer, "no family \"\(familyId)\" in this app")]
         }
         var errors: [FieldError] = []
-        components.walk(at: "/ui_components") { component, pointer in
-            for (i, style) in component.cellStyles.enumerated() where family.cellStyle(style) == nil {
-                errors.append(FieldError(
-                    JSONPointer.join(JSONPointer.join(pointer, "cell_styles"), i),
-                    "no cell style \"\(style)\" in family \(family.id) (it has \(family.cellStyles.map(\.id).joined(separator: ", ")))"))
+        func visit(_ list: JSONValue?, at pointer: String) {
+            for (i, component) in (list?.arrayValue ?? []).enumerated() {
+                let p = JSONPointer.join(pointer, i)
+                for (j, style) in (component["cell_styles"]?.arrayValue ?? []).enumerated() {
+                    if let id = style.stringValue, family.cellStyle(id) == nil {
+                        errors.append(FieldError(
+                            p + "/cell_styles/\(j)",
+                            "no cell style \"\(id)\" in family \(family.id) (it has \(family.cellStyles.map(\.id).joined(separator: ", ")))"))
+                    }
+                }
+                visit(component["ui_components"], at: p + "/ui_components")
             }
         }
+        visit(components, at: "/ui_components")
         return errors
     }
 
-    /// The parent and every target must be screens of the app; parents must not form a cycle.
-    /// `parents` maps each existing screen id to its parent.
-    public static func checkScreenLinks(_ screen: Screen, parents: [String: String?]) -> [FieldError] {
+    public static func checkCellStyles(_ components: [Component], family: Family?, familyId: String, familyPointer: String = "/family") -> [FieldError] {
+        checkCellStyles(json: .array(components.map(\.json)), family: family, familyId: familyId, familyPointer: familyPointer)
+    }
+
+    /// The parent and every target (components, nav items, hook screens) must be screens of the
+    /// app; parents must not form a cycle. `parents` maps each screen id to its parent.
+    public static func checkScreenLinks(json body: JSONValue, id: String, parents: [String: String?]) -> [FieldError] {
         var errors: [FieldError] = []
-        if let parent = screen.parent {
-            if parents[parent] == nil {
+        func exists(_ target: String) -> Bool { target == id || parents[target] != nil }
+        func screenId(_ value: JSONValue?) -> String? { value?.stringValue.flatMap(UUIDText.normalize) }
+        if let parent = screenId(body["parent"]) {
+            if !exists(parent) {
                 errors.append(FieldError("/parent", "no screen \(parent) in this app"))
             } else {
-                var seen: Set<String> = [screen.id]
+                var seen: Set<String> = [id]
                 var current: String? = parent
                 while let c = current {
                     if seen.contains(c) {
@@ -251,32 +266,40 @@ public enum References {
                 }
             }
         }
-        func exists(_ target: String) -> Bool { target == screen.id || parents[target] != nil }
-        screen.uiComponents.walk(at: "/ui_components") { component, pointer in
-            if let target = component.data?.target, !exists(target) {
-                errors.append(FieldError(JSONPointer.join(JSONPointer.join(pointer, "data"), "target"), "no screen \(target) in this app"))
-            }
-        }
-        func visit(_ items: [JSONValue], at pointer: String) {
-            for (i, item) in items.enumerated() {
+        func visitComponents(_ list: JSONValue?, at pointer: String) {
+            for (i, component) in (list?.arrayValue ?? []).enumerated() {
                 let p = JSONPointer.join(pointer, i)
-                if let target = item["data"]?["target"]?.stringValue, !exists(target) {
+                if let target = screenId(component["data"]?["target"]), !exists(target) {
                     errors.append(FieldError(p + "/data/target", "no screen \(target) in this app"))
                 }
-                visit(item["nav_items"]?.arrayValue ?? [], at: p + "/nav_items")
+                visitComponents(component["ui_components"], at: p + "/ui_components")
             }
         }
-        for (i, navigation) in screen.navigations.enumerated() {
-            visit(navigation["nav_items"]?.arrayValue ?? [], at: "/navigations/\(i)/nav_items")
+        visitComponents(body["ui_components"], at: "/ui_components")
+        func visitItems(_ items: [JSONValue], at pointer: String) {
+            for (i, item) in items.enumerated() {
+                let p = JSONPointer.join(pointer, i)
+                if let target = screenId(item["data"]?["target"]), !exists(target) {
+                    errors.append(FieldError(p + "/data/target", "no screen \(target) in this app"))
+                }
+                visitItems(item["nav_items"]?.arrayValue ?? [], at: p + "/nav_items")
+            }
+        }
+        for (i, navigation) in (body["navigations"]?.arrayValue ?? []).enumerated() {
+            visitItems(navigation["nav_items"]?.arrayValue ?? [], at: "/navigations/\(i)/nav_items")
         }
         for key in ["preload_plugins", "postload_plugins"] {
-            for (i, hook) in (screen.hooks[key]?.arrayValue ?? []).enumerated() {
-                if let target = hook["screen_id"]?.stringValue, !exists(target) {
+            for (i, hook) in (body["hooks"]?[key]?.arrayValue ?? []).enumerated() {
+                if let target = screenId(hook["screen_id"]), !exists(target) {
                     errors.append(FieldError("/hooks/\(key)/\(i)/screen_id", "no screen \(target) in this app"))
                 }
             }
         }
         return errors
+    }
+
+    public static func checkScreenLinks(_ screen: Screen, parents: [String: String?]) -> [FieldError] {
+        checkScreenLinks(json: screen.json, id: screen.id, parents: parents)
     }
 }
 

@@ -151,8 +151,7 @@ extension Store {
     public func createLayout(appId: String, body: JSONValue) async throws -> Record {
         try await client.transaction(logger: logger) { connection in
             let catalog = try await registry(appId: appId, on: connection).catalog
-            let layout = try validated { LayoutTemplate.read(body, catalog: catalog, problems: $0) }
-            try await checkLayoutReferences(layout, appId: appId, on: connection)
+            let layout = try await readLayout(body, catalog: catalog, appId: appId, on: connection)
             if try await fetchIfPresent(.layouts, appId: appId, id: layout.id, on: connection, lock: .none) != nil {
                 throw StoreError.conflict("a layout \(layout.id) exists already in this app", usedBy: [])
             }
@@ -172,9 +171,8 @@ extension Store {
             let current = try await fetch(.layouts, appId: appId, id: id, on: connection, lock: .update)
             try precondition.check(current.revision)
             let body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id)
-            let layout = try validated { LayoutTemplate.read(body, catalog: catalog, problems: $0) }
+            let layout = try await readLayout(body, catalog: catalog, appId: appId, on: connection)
             if layout.json == current.body.removingBookkeeping() { return current }
-            try await checkLayoutReferences(layout, appId: appId, on: connection)
             return try await returnedRecord(
                 connection.query(
                     """
@@ -194,10 +192,18 @@ extension Store {
         }
     }
 
-    func checkLayoutReferences(_ layout: LayoutTemplate, appId: String, on connection: PostgresConnection) async throws {
-        let family = try await loadFamily(appId, id: layout.family, on: connection)
-        let errors = References.checkCellStyles(layout.uiComponents, family: family, familyId: layout.family)
-        if !errors.isEmpty { throw StoreError.invalid(errors) }
+    /// Reads a layout body and checks its family and cell styles, reporting all problems at once.
+    func readLayout(_ body: JSONValue, catalog: ComponentCatalog, appId: String, on connection: PostgresConnection) async throws -> LayoutTemplate {
+        let problems = Problems()
+        let layout = LayoutTemplate.read(body, catalog: catalog, problems: problems)
+        var errors = problems.errors
+        let json = layout?.json ?? body
+        if let familyId = json["family"]?.stringValue, !familyId.isEmpty, !errors.contains(where: { $0.pointer == "/family" }) {
+            let family = try await loadFamily(appId, id: familyId, on: connection)
+            errors += References.checkCellStyles(json: json["ui_components"], family: family, familyId: familyId)
+        }
+        guard let layout, errors.isEmpty else { throw StoreError.invalid(errors) }
+        return layout
     }
 
     // MARK: Shared

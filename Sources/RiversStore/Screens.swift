@@ -24,14 +24,14 @@ extension Store {
                 throw StoreError.invalid([FieldError("/screen_type", "is generated when the screen is created; leave it out")])
             }
             let registry = try await registry(appId: appId, on: connection)
-            var screen = try Self.readScreen(body, options: registry.readOptions, registry: registry)
-            screen = registry.fillingComponentStyles(registry.preparingNew(screen))
+            let parents = try await screenParents(appId: appId, on: connection)
+            var screen = try await readScreen(body, options: registry.readOptions, registry: registry, appId: appId, parents: parents, on: connection) {
+                registry.fillingComponentStyles(registry.preparingNew($0))
+            }
             screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
-            if try await fetchIfPresent(.screens, appId: appId, id: screen.id, on: connection, lock: .none) != nil {
+            if parents[screen.id] != nil {
                 throw StoreError.conflict("a screen \(screen.id) exists already in this app", usedBy: [])
             }
-            let parents = try await screenParents(appId: appId, on: connection)
-            try await checkScreenReferences(screen, appId: appId, parents: parents, registry: registry, on: connection)
             if parents.isEmpty { screen.home = true }
             if screen.home { try await clearHome(appId: appId, except: screen.id, on: connection) }
             try await connection.query(
@@ -64,26 +64,29 @@ extension Store {
             var options = registry.readOptions
             // A screen keeps reading while its plugin is gone; the check below says so.
             if let type = current.body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
-            var screen = try Self.readScreen(body, options: options, registry: registry)
-            if screen.type != current.body["type"]?.stringValue {
-                screen.pluginVersion = nil
-                screen = registry.preparingNew(screen)
-            } else if screen.pluginVersion == nil, let version = current.body["plugin_version"]?.stringValue {
-                screen.pluginVersion = version
+            let parents = try await screenParents(appId: appId, on: connection)
+            let currentType = current.body["type"]?.stringValue
+            let currentVersion = current.body["plugin_version"]?.stringValue
+            var screen = try await readScreen(body, options: options, registry: registry, appId: appId, parents: parents, on: connection) { read in
+                var screen = read
+                if screen.type != currentType {
+                    screen.pluginVersion = nil
+                    screen = registry.preparingNew(screen)
+                } else if screen.pluginVersion == nil {
+                    screen.pluginVersion = currentVersion
+                }
+                return registry.fillingComponentStyles(screen)
             }
-            screen = registry.fillingComponentStyles(screen)
-            let currentType = current.body["screen_type"]?.stringValue ?? ""
-            if !screen.screenType.isEmpty, screen.screenType != currentType {
-                throw StoreError.invalid([FieldError("/screen_type", "was generated when the screen was created and cannot change (it is \(currentType))")])
+            let currentScreenType = current.body["screen_type"]?.stringValue ?? ""
+            if !screen.screenType.isEmpty, screen.screenType != currentScreenType {
+                throw StoreError.invalid([FieldError("/screen_type", "was generated when the screen was created and cannot change (it is \(currentScreenType))")])
             }
-            screen.screenType = currentType
+            screen.screenType = currentScreenType
             let wasHome = current.body["home"]?.boolValue ?? false
             if wasHome, !screen.home {
                 throw StoreError.invalid([FieldError("/home", "an app has exactly one home screen: make another screen home instead")])
             }
             if screen.json == current.body.removingBookkeeping() { return current }
-            let parents = try await screenParents(appId: appId, on: connection)
-            try await checkScreenReferences(screen, appId: appId, parents: parents, registry: registry, on: connection)
             if screen.home, !wasHome { try await clearHome(appId: appId, except: screen.id, on: connection) }
             return try await returnedScreen(
                 connection.query(
@@ -131,13 +134,32 @@ extension Store {
 
     // MARK: Helpers
 
-    /// Reads a screen body and checks its navigations and hooks against the registry, reporting
-    /// the problems of both together.
-    static func readScreen(_ body: JSONValue, options: Screen.ReadOptions, registry: PluginRegistry) throws -> Screen {
+    /// Reads a screen body and checks it against the rest of the app (family and cell styles,
+    /// parent and targets, plugins, navigations and hooks), reporting every problem of the body at
+    /// once. `prepare` turns the screen as read into the screen as it will be stored.
+    func readScreen(
+        _ body: JSONValue, options: Screen.ReadOptions, registry: PluginRegistry, appId: String, parents: [String: String?],
+        on connection: PostgresConnection, prepare: (Screen) -> Screen
+    ) async throws -> Screen {
         let problems = Problems()
-        let screen = Screen.read(body, options: options, problems: problems)
-        problems.add(contentsOf: registry.checkNavigationsAndHooks(body))
-        guard let screen, problems.isEmpty else { throw StoreError.invalid(problems.errors) }
+        let screen = Screen.read(body, options: options, problems: problems).map(prepare)
+        var errors = problems.errors + registry.checkNavigationsAndHooks(body)
+        // References are checked on the screen as it will be stored or, if it could not be read,
+        // on the body as sent, so they are reported with its other problems.
+        let json = screen?.json ?? body
+        if let familyId = json["family"]?.stringValue, !familyId.isEmpty {
+            let family = try await loadFamily(appId, id: familyId, on: connection)
+            errors += References.checkCellStyles(json: json["ui_components"], family: family, familyId: familyId)
+        }
+        let id = screen?.id ?? json["id"]?.stringValue.flatMap(UUIDText.normalize) ?? ""
+        var known = parents
+        known[id] = .some(json["parent"]?.stringValue.flatMap(UUIDText.normalize))
+        errors += References.checkScreenLinks(json: json, id: id, parents: known)
+        if let screen { errors += registry.check(screen) }
+        // One problem a place: a malformed value is not also reported as a missing reference.
+        var seen: Set<String> = []
+        errors = errors.filter { seen.insert($0.pointer).inserted }
+        guard let screen, errors.isEmpty else { throw StoreError.invalid(errors) }
         return screen
     }
 
@@ -159,16 +181,6 @@ extension Store {
         var parents: [String: String?] = [:]
         for try await (id, parent) in rows.decode((String, String?).self) { parents[id] = parent }
         return parents
-    }
-
-    func checkScreenReferences(_ screen: Screen, appId: String, parents: [String: String?], registry: PluginRegistry, on connection: PostgresConnection) async throws {
-        let family = try await loadFamily(appId, id: screen.family, on: connection)
-        var errors = References.checkCellStyles(screen.uiComponents, family: family, familyId: screen.family)
-        errors += registry.check(screen)
-        var known = parents
-        known[screen.id] = .some(screen.parent)
-        errors += References.checkScreenLinks(screen, parents: known)
-        if !errors.isEmpty { throw StoreError.invalid(errors) }
     }
 
     /// Takes the home flag from every other screen; their representation changes, so their

@@ -65,6 +65,28 @@ struct ScreenAPITests {
         }
     }
 
+    @Test("shape problems and reference problems come back together, at their pointers")
+    func everyProblemAtOnce() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let stranger = UUIDText.random()
+            let response = try await api.request(.post, "screens", json: [
+                "name": "", "family": "FAMILY_1", "colour": 1, "parent": .string(stranger),
+                "ui_components": [
+                    ["component_type": "nope", "cell_styles": ["NOPE"]],
+                    component("grid", ["GRID_1", "MISSING"], extra: ["data": ["source": "1", "type": "T", "target": .string(stranger)]]),
+                ],
+            ])
+            #expect(response.status == .unprocessableContent)
+            #expect(Set(response.pointers) == [
+                "/name", "/colour", "/parent", "/ui_components/0/component_type", "/ui_components/0/cell_styles/0",
+                "/ui_components/1/cell_styles/1", "/ui_components/1/data/target",
+            ], "\(response.pointers)")
+            let wrongFamily = try await api.request(.post, "screens", json: ["name": "X", "family": "lower case", "ui_components": [component("list", ["NOPE"])]])
+            #expect(wrongFamily.pointers == ["/family"], "a malformed family id is one problem, not also a missing family")
+        }
+    }
+
     @Test("a connected screen's components carry no data source")
     func connectedScreensHaveNoDataSource() async throws {
         try await withAPI { api in
@@ -215,6 +237,8 @@ struct ScreenAPITests {
             let bad = try await api.request(.post, "layouts", json: ["id": "L", "name": "L", "family": "FAMILY_1", "ui_components": [component("grid", ["NOPE"])]])
             #expect(bad.status == .unprocessableContent)
             #expect(bad.pointers == ["/ui_components/0/cell_styles/0"])
+            let both = try await api.request(.post, "layouts", json: ["id": "L", "family": "FAMILY_1", "ui_components": [component("grid", ["NOPE"]), ["component_type": "nope"]]])
+            #expect(Set(both.pointers) == ["/name", "/ui_components/0/cell_styles/0", "/ui_components/1/component_type"], "\(both.pointers)")
             let layout = try await api.create("layouts", ["id": "L", "name": "L", "family": "FAMILY_1", "ui_components": [component("grid", ["GRID_1"])]])
             let put = try await api.request(.put, "layouts/L", json: ["name": "Renamed", "family": "FAMILY_1"], headers: [.ifMatch: layout.etag!])
             #expect(put.status == .ok)
