@@ -29,7 +29,15 @@ struct PublishController {
         }
         routes.on(.post, "apps/{app}/import") { request, context in
             let app = try await helpers.app(context)
-            let result = try await store.importDocument(appId: app.id, json: try await helpers.body(request))
+            // The body is the document under review: a broken one is a 422 saying where, like any
+            // other problem of the document (elsewhere malformed JSON is a 400).
+            let document: JSONValue
+            do {
+                document = try await helpers.body(request)
+            } catch let problem as Problem where problem.type == "malformed-json" {
+                throw Problem.invalid([FieldError("", problem.detail)])
+            }
+            let result = try await store.importDocument(appId: app.id, json: document)
             return JSONResponse([
                 "screens": .array(result.screens.map { ["id": $0.body["id"] ?? .null, "name": $0.body["name"] ?? .null, "screen_type": $0.body["screen_type"] ?? .null] }),
                 "families_created": .array(result.familiesCreated.map(JSONValue.string)),
