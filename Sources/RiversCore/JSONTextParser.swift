@@ -126,6 +126,18 @@ struct JSONTextParser {
 
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
+        // Most strings have no escapes: find the closing quote and take the bytes whole.
+        var end = index
+        while end < bytes.count {
+            let b = bytes[end]
+            if b == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[index..<end], as: UTF8.self)
+                index = end + 1
+                return text
+            }
+            if b == UInt8(ascii: "\\") || b < 0x20 { break }
+            end += 1
+        }
         var scalars = String.UnicodeScalarView()
         var runStart = index
         var result = ""

@@ -29,6 +29,9 @@ struct ModelTests {
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("{\"a\": 1,}".utf8)) }
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("[1] x".utf8)) }
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(#"{"a":1,"a":2}"#.utf8)) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("[\"a\tb\"]".utf8)) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("[\"unterminated]".utf8)) }
+        #expect(try JSONValue.parse(Array(#"["plain", "", "esc\\aped", "ünï"]"#.utf8)) == ["plain", "", "esc\\aped", "ünï"])
         do {
             _ = try JSONValue.parse(Array("{\n  \"a\": tru\n}".utf8))
             Issue.record("parsed invalid JSON")
