@@ -2,7 +2,7 @@
 // move buttons, Alt+ArrowUp/Down), and edit cell styles, header, item limit, data source and
 // target. Edits change the draft in place and call onChange; nothing is saved here.
 import { state, find } from '../state.js';
-import { h, select, uuid, focusKeyOf, restoreFocus } from '../dom.js';
+import { h, select, uuid, uid, focusKeyOf, restoreFocus } from '../dom.js';
 import { formatSize } from '../family-math.js';
 import { announce } from '../notify.js';
 import { componentPluginSettings } from '../plugins.js';
@@ -34,22 +34,52 @@ export class ComponentList {
    * @param {{getScreen: () => object, onChange: () => void, pointerBase?: string}} options
    *   getScreen returns the draft (its ui_components are edited in place).
    */
-  constructor({ getScreen, onChange, pointerBase = '/ui_components', title = 'Components' }) {
+  constructor({ getScreen, onChange, pointerBase = '/ui_components', title = 'Components', getOwner = null, parentName = null }) {
     this.getScreen = getScreen;
+    /** What holds the edited ui_components: the screen, or a group component (nested lists). */
+    this.getOwner = getOwner || getScreen;
+    this.parentName = parentName;
+    this.nested = Boolean(parentName);
     this.onChange = onChange;
     this.pointerBase = pointerBase;
     this.title = title;
     this.dragIndex = null;
     /** Ids of the components shown folded (a summary line instead of their fields). */
     this.folded = new Set();
-    this.el = h('section', { class: 'components', 'aria-labelledby': 'components-heading', 'data-pointer': pointerBase });
+    /** The lists of the children of group components, by the group's id. */
+    this.children = new Map();
+    this.headingId = this.nested ? uid('children-heading') : 'components-heading';
+    this.helpId = this.nested ? uid('children-help') : 'components-help';
+    this.el = h('section', { class: ['components', this.nested && 'nested-components'], 'aria-labelledby': this.headingId, 'data-pointer': pointerBase });
     this.datalistId = 'source-types';
   }
 
   get components() {
-    const screen = this.getScreen();
-    screen.ui_components ??= [];
-    return screen.ui_components;
+    const owner = this.getOwner();
+    owner.ui_components ??= [];
+    return owner.ui_components;
+  }
+
+  /** The list editing the children of group component `c` at pointer `p` (kept across renders). */
+  childList(c, p, name) {
+    let list = this.children.get(c.id);
+    if (!list || list.pointerBase !== `${p}/ui_components` || list.parentName !== name) {
+      const folded = list?.folded;
+      list = new ComponentList({
+        getScreen: this.getScreen, getOwner: () => c, onChange: this.onChange,
+        pointerBase: `${p}/ui_components`, parentName: name,
+      });
+      if (folded) list.folded = folded;
+      this.children.set(c.id, list);
+    }
+    list.getOwner = () => c;
+    list.render();
+    return list.el;
+  }
+
+  /** The cards of this list (not those of nested lists). */
+  ownCards() {
+    return this.list ? [...this.list.children].filter((el) => el.classList.contains('component-card')) : [];
   }
 
   render() {
@@ -57,10 +87,21 @@ export class ComponentList {
     const screen = this.getScreen();
     const components = this.components;
     const family = find.family(screen.family);
-    this.list = h('ol', { class: 'component-list', 'aria-describedby': 'components-help' },
+    this.list = h('ol', { class: 'component-list', 'aria-describedby': this.helpId },
       components.map((c, i) => this.card(c, i, components.length, family, screen)));
-    if (!components.length) this.list.append(h('li', { class: 'empty', text: 'No components yet: add one from the catalog below.' }));
+    if (!components.length) this.list.append(h('li', { class: 'empty', text: this.nested ? `${this.parentName} holds no components yet.` : 'No components yet: add one from the catalog below.' }));
     this.wireDragAndDrop();
+    const ids = new Set(components.map((c) => c.id));
+    for (const id of [...this.children.keys()]) if (!ids.has(id)) this.children.delete(id);
+    if (this.nested) {
+      this.el.replaceChildren(
+        h('h4', { id: this.headingId, text: `Components in ${this.parentName} (${components.length})` }),
+        h('p', { class: 'visually-hidden', id: this.helpId, text: `Nested components of ${this.parentName}: reorder with the ↑ ↓ buttons or Alt+Arrow Up/Down.` }),
+        this.list,
+        this.nestedCatalog());
+      restoreFocus(this.el, focus);
+      return;
+    }
     this.el.replaceChildren(
       h('div', { class: 'section-head' },
         h('h2', { id: 'components-heading', text: `${this.title} (${components.length})` }),
@@ -83,7 +124,8 @@ export class ComponentList {
   card(c, i, count, family, screen) {
     const p = `${this.pointerBase}/${i}`;
     const type = find.componentType(c.component_type);
-    const name = `${typeName(c.component_type)} ${i + 1}`;
+    const name = `${typeName(c.component_type)} ${i + 1}${this.nested ? ` in ${this.parentName}` : ''}`;
+    const holdsChildren = c.component_type === 'group' || Boolean(type?.holds_children);
     const key = (suffix) => `c-${c.id}-${suffix}`;
     const moveButton = (dir) => {
       const atEnd = dir < 0 ? i === 0 : i === count - 1;
@@ -107,7 +149,7 @@ export class ComponentList {
     },
     h('div', { class: 'card-head' },
       handle,
-      h('h3', {}, `${i + 1}. ${typeName(c.component_type)}`, h('span', { class: 'muted', text: ` ${c.component_type}` })),
+      h(this.nested ? 'h5' : 'h3', {}, `${i + 1}. ${typeName(c.component_type)}`, h('span', { class: 'muted', text: ` ${c.component_type}` })),
       folded ? h('span', { class: 'card-summary', text: summary(c, screen) }) : null,
       h('div', { class: 'card-actions' },
         h('button', {
@@ -126,7 +168,7 @@ export class ComponentList {
       this.limitField(c, p, name, key),
       this.dataFields(c, p, type, screen, name, key),
       type?.plugin ? componentPluginSettings(c, type.plugin, p, () => this.onChange()) : null,
-      c.ui_components?.length ? h('p', { class: 'hint wide', text: `Holds ${c.ui_components.length} nested component(s); they are kept as they are (nested editing is not in the editor yet).` }) : null));
+      holdsChildren || c.ui_components?.length ? h('div', { class: 'wide' }, this.childList(c, p, name)) : null));
     handle.addEventListener('mousedown', () => { li.draggable = true; });
     handle.addEventListener('touchstart', () => { li.draggable = true; }, { passive: true });
     li.addEventListener('mouseup', () => { li.draggable = false; });
@@ -134,6 +176,7 @@ export class ComponentList {
       const up = event.key === 'ArrowUp';
       const down = event.key === 'ArrowDown';
       if (!up && !down) return;
+      if (event.target.closest('.component-card') !== li) return; // a nested card's own keys
       if (!event.altKey && event.target !== handle) return;
       event.preventDefault();
       const to = i + (up ? -1 : 1);
@@ -232,6 +275,20 @@ export class ComponentList {
       h('legend', { text: `Data of ${name}` }), parts);
   }
 
+  /** A compact "add" for the components of a group: a type and a button. */
+  nestedCatalog() {
+    const types = state.componentTypes;
+    const ownerId = this.getOwner().id;
+    const choice = select(types.map((t) => ({ value: t.id, text: t.name })), types.some((t) => t.id === 'list') ? 'list' : types[0]?.id,
+      { id: uid('nested-type'), 'data-focus-key': `nested-type-${ownerId}` });
+    return h('div', { class: 'nested-add' },
+      h('label', { for: choice.id, text: `Component type to add to ${this.parentName}` }), choice,
+      h('button', {
+        type: 'button', class: 'button small', 'data-focus-key': `nested-add-${ownerId}`, text: '+ Add component',
+        'aria-label': `Add the chosen component type to ${this.parentName}`, onclick: () => this.add(choice.value),
+      }));
+  }
+
   catalog() {
     const screen = this.getScreen();
     return h('div', { class: 'catalog', role: 'group', 'aria-labelledby': 'catalog-heading' },
@@ -269,9 +326,9 @@ export class ComponentList {
     this.render();
     this.onChange();
     announce(`${typeName(removed.component_type)} ${i + 1} removed.`);
-    const cards = this.el.querySelectorAll('.component-card');
+    const cards = this.ownCards();
     const next = cards[Math.min(i, cards.length - 1)];
-    (next?.querySelector('.drag-handle') || this.el.querySelector('.catalog-item'))?.focus();
+    (next?.querySelector('.drag-handle') || this.el.querySelector('.catalog-item, .nested-add select'))?.focus();
   }
 
   /** Moves component `from` to index `to` (keeping focus where it was). */
@@ -290,6 +347,7 @@ export class ComponentList {
     const m = new RegExp(`^${this.pointerBase}/(\\d+)`).exec(pointer || '');
     const c = m && this.components[Number(m[1])];
     if (c && this.folded.has(c.id)) { this.folded.delete(c.id); this.render(); }
+    if (c) this.children.get(c.id)?.unfoldFor(pointer);
   }
 
   unfoldAllWithErrors(errors) {
@@ -300,12 +358,13 @@ export class ComponentList {
       if (c && this.folded.delete(c.id)) changed = true;
     }
     if (changed) this.render();
+    for (const list of this.children.values()) list.unfoldAllWithErrors(errors);
   }
 
   focusComponent(index) {
     const c = this.components[index];
     if (c && this.folded.has(c.id)) { this.folded.delete(c.id); this.render(); }
-    const card = this.el.querySelectorAll('.component-card')[index];
+    const card = this.ownCards()[index];
     if (!card) return;
     card.scrollIntoView({ block: 'center' });
     card.classList.add('flash');
@@ -316,15 +375,25 @@ export class ComponentList {
   wireDragAndDrop() {
     const list = this.list;
     const clear = () => list.querySelectorAll('.drop-before, .drop-after, .dragging').forEach((el) => el.classList.remove('drop-before', 'drop-after', 'dragging'));
+    const ownCard = (target) => {
+      const card = target.closest?.('.component-card');
+      return card && card.parentElement === list ? card : null;
+    };
+    // Over a nested card: the card of this list that holds it.
+    const enclosingCard = (target) => {
+      let card = target.closest?.('.component-card');
+      while (card && card.parentElement !== list) card = card.parentElement?.closest('.component-card');
+      return card || null;
+    };
     const dropIndex = (event) => {
-      const card = event.target.closest?.('.component-card');
+      const card = enclosingCard(event.target);
       if (!card) return null;
       const rect = card.getBoundingClientRect();
       const before = event.clientY < rect.top + rect.height / 2;
       return { card, before, index: Number(card.dataset.index) + (before ? 0 : 1) };
     };
     list.addEventListener('dragstart', (event) => {
-      const card = event.target.closest?.('.component-card');
+      const card = ownCard(event.target);
       if (!card) return;
       this.dragIndex = Number(card.dataset.index);
       event.dataTransfer.effectAllowed = 'move';

@@ -9,6 +9,7 @@ import { confirmDialog, promptDialog } from '../dialogs.js';
 import { showError, info } from '../notify.js';
 import { navigate } from '../router.js';
 import { ComponentList } from './components.js';
+import { NavigationEditor, HooksEditor, pluginLoader } from './navigation.js';
 import { PreviewPanel } from './preview.js';
 import { pluginSettings } from '../plugins.js';
 
@@ -225,6 +226,9 @@ class ScreenEditor {
     this.pane = pane;
     this.editor = editor;
     this.components = new ComponentList({ getScreen: () => this.editor.draft, onChange: () => this.changed() });
+    const plugins = pluginLoader();
+    this.navigation = new NavigationEditor({ getScreen: () => this.editor.draft, onChange: () => this.changed(), plugins });
+    this.hooks = new HooksEditor({ getScreen: () => this.editor.draft, onChange: () => this.changed(), plugins });
     this.preview = new PreviewPanel({
       getScreen: () => this.editor.draft,
       onPickComponent: (i) => this.components.focusComponent(i),
@@ -294,6 +298,8 @@ class ScreenEditor {
     });
 
     this.components.render();
+    this.navigation.render();
+    this.hooks.render();
     this.form = h('form', {
       class: 'resource-form screen-form', novalidate: true, 'aria-labelledby': 'screen-heading',
       onsubmit: (e) => { e.preventDefault(); this.save(); },
@@ -309,7 +315,9 @@ class ScreenEditor {
             this.components.el.replaceChildren(h('p', { class: 'hint', text: `${form.name || d.type} holds no components.` }));
           }
         }) : null,
-        this.components.el),
+        this.components.el,
+        this.navigation.el,
+        this.hooks.el),
       this.preview.el));
     this.pane.replaceChildren(h('div', { class: 'pane-body wide' }, this.form));
     this.updateStatus();
