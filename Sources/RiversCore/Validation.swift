@@ -12,11 +12,6 @@ public final class Problems {
     }
 
     public var isEmpty: Bool { errors.isEmpty }
-
-    /// Throws the collected problems, if any.
-    public func check() throws(ValidationFailure) {
-        if !errors.isEmpty { throw ValidationFailure(errors) }
-    }
 }
 
 /// Reads the members of one JSON object, checking types and recording problems at their pointers.

@@ -13,13 +13,15 @@ struct PublishController {
     func register(on routes: RouteRegistrar) {
         routes.on(.get, "apps/{app}/problems") { _, context in
             let app = try await helpers.app(context)
-            let problems = try await store.draft(appId: app.id).problems
+            let problems = try await store.problems(appId: app.id)
             return JSONResponse(["problems": .array(problems.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
                                  "count": .number(Double(problems.count))])
         }
         routes.on(.get, "apps/{app}/draft.json") { _, context in
             let app = try await helpers.app(context)
-            return JSONResponse(try await store.draft(appId: app.id).document)
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try await store.draftDocument(appId: app.id))))
         }
         routes.on(.post, "apps/{app}/publish") { request, context in
             let app = try await helpers.app(context)

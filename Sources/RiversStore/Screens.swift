@@ -36,14 +36,14 @@ extension Store {
             if screen.home { try await clearHome(appId: appId, except: screen.id, on: connection) }
             try await connection.query(
                 "UPDATE apps SET next_screen_number = next_screen_number + 1 WHERE id = \(appId)::uuid", logger: logger)
-            return try await returnedScreen(
+            return try await returnedRecord(
                 connection.query(
                     """
                     INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
                     VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(screen.parent)::uuid,
                             \(screen.family), \(screen.targets.sorted())::uuid[], \(Self.storedBody(screen))::jsonb)
                     RETURNING revision, created_at, updated_at
-                    """, logger: logger), screen: screen)
+                    """, logger: logger), body: screen.json)
         }
     }
 
@@ -88,7 +88,7 @@ extension Store {
             }
             if screen.json == current.body.removingBookkeeping() { return current }
             if screen.home, !wasHome { try await clearHome(appId: appId, except: screen.id, on: connection) }
-            return try await returnedScreen(
+            return try await returnedRecord(
                 connection.query(
                     """
                     UPDATE screens SET home = \(screen.home), parent = \(screen.parent)::uuid, family = \(screen.family),
@@ -96,7 +96,7 @@ extension Store {
                         revision = revision + 1, updated_at = now()
                     WHERE app_id = \(appId)::uuid AND id = \(screen.id)::uuid
                     RETURNING revision, created_at, updated_at
-                    """, logger: logger), screen: screen)
+                    """, logger: logger), body: screen.json)
         }
     }
 
@@ -170,9 +170,6 @@ extension Store {
         return JSONValue.object(o).serializedString()
     }
 
-    func returnedScreen(_ rows: PostgresRowSequence, screen: Screen) async throws -> Record {
-        try await returnedRecord(rows, body: screen.json)
-    }
 
     /// Every screen of the app with its parent.
     func screenParents(appId: String, on connection: PostgresConnection) async throws -> [String: String?] {

@@ -57,11 +57,17 @@ public func sha256Hex(_ bytes: [UInt8]) -> String {
 }
 
 extension Store {
-    /// The document as it would be published now, and the problems that would stop a publish.
-    public func draft(appId: String) async throws -> (document: JSONValue, problems: [FieldError]) {
+    /// The problems that would stop a publish now.
+    public func problems(appId: String) async throws -> [FieldError] {
         try await client.withConnection { connection in
-            let content = try await self.content(appId: appId, on: connection)
-            return (try JSONValue.parse(makeDocument(content, appId: appId)), checkProblems(content, appId: appId))
+            checkProblems(try await self.content(appId: appId, on: connection), appId: appId)
+        }
+    }
+
+    /// The document as it would be published now: the bytes a publish would store.
+    public func draftDocument(appId: String) async throws -> [UInt8] {
+        try await client.withConnection { connection in
+            makeDocument(try await self.content(appId: appId, on: connection), appId: appId)
         }
     }
 
@@ -305,14 +311,14 @@ extension Store {
             var records: [Record] = []
             // Parents are linked in a second pass: a parent may come later in the document.
             for screen in screens {
-                records.append(try await returnedScreen(
+                records.append(try await returnedRecord(
                     connection.query(
                         """
                         INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
                         VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), NULL,
                                 \(screen.family), \(screen.targets.sorted())::uuid[], \(Self.storedBody(screen))::jsonb)
                         RETURNING revision, created_at, updated_at
-                        """, logger: logger), screen: screen))
+                        """, logger: logger), body: screen.json))
             }
             for screen in screens where screen.parent != nil {
                 try await connection.query(
