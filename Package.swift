@@ -14,6 +14,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         // Already in the graph through HummingbirdTesting; the multi-process tests use its client.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Already in the graph through Hummingbird; named here for header names and the HTTP parts
+        // a connection's channel handler sees (timeouts, connection cap).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Already in the graph through PostgresNIO; named here for SHA-256 (API tokens).
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
@@ -32,6 +37,7 @@ let package = Package(
         .target(name: "RiversStore", dependencies: [
             "RiversCore", "CGzip",
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -39,6 +45,8 @@ let package = Package(
         .target(name: "RiversServer", dependencies: [
             "RiversCore", "RiversStore", "RiversLayout",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),
         ], resources: [.copy("openapi.json")]),
         // The `rivers` command: serve, migrate, app create, token create.

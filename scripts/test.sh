@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test: a throwaway PostgreSQL in a temporary folder (removed afterwards, also on failure),
-# then the whole suite against it: the Swift suites, then the editor's browser tests.
+# then the whole suite against it: the Swift suites, the hostile-client suite, then the editor's
+# browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -14,5 +15,8 @@ PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$port" postgres
 export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" postgres)
 swift build --build-tests
 swift test --skip-build "$@"
+# Hostile clients against a real `rivers serve`: every request that once crashed, stalled or
+# exhausted the server gets a small 4xx problem, fast, and the process stays alive and small.
+scripts/hostile-tests.sh
 # The editor, in a real browser against a real server on the same throwaway database.
 scripts/browser-tests.sh

@@ -22,8 +22,9 @@ export class ApiError extends Error {
   get isConflict() { return this.status === 412 || this.type === '/problems/stale-revision'; }
   get isValidation() { return this.status === 422; }
   get isNotFound() { return this.status === 404; }
-  /** True when the route itself does not exist (a feature the server does not have yet). */
-  get isMissingRoute() { return this.status === 404 && /^no route /.test(this.problem.detail || ''); }
+  /** True when the route itself does not exist (a feature the server does not have yet), told
+   *  apart from a missing resource by the problem's type. */
+  get isMissingRoute() { return this.status === 404 && this.type === '/problems/no-route'; }
 }
 
 const BASE = '/api/v1';

@@ -150,7 +150,16 @@ public struct Component: Sendable, Hashable {
     ]
 
     /// Reads a list of components; ids missing from the body are generated.
+    /// A screen's or layout's list (`depth` 0) holds at most `Limits.maxComponentsPerScreen`
+    /// components, group children included: counted before any is read.
     public static func readList(_ value: [JSONValue], at pointer: String, catalog: ComponentCatalog, problems: Problems, depth: Int = 0) -> [Component] {
+        if depth == 0 {
+            let total = count(value)
+            if total > Limits.maxComponentsPerScreen {
+                problems.add(pointer, "a screen holds at most \(Limits.maxComponentsPerScreen) components, group children included (got \(total))")
+                return []
+            }
+        }
         var result: [Component] = []
         var seen: [String: String] = [:]
         for (index, item) in value.enumerated() {
@@ -165,10 +174,15 @@ public struct Component: Sendable, Hashable {
         return result
     }
 
+    /// Components in a list as sent, children of groups included.
+    static func count(_ list: [JSONValue]) -> Int {
+        list.reduce(list.count) { total, item in total + count(item["ui_components"]?.arrayValue ?? []) }
+    }
+
     static func read(_ json: JSONValue, at pointer: String, catalog: ComponentCatalog, problems: Problems, depth: Int) -> Component? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         r.rejectUnknownKeys(keys)
-        let before = problems.errors.count
+        let before = problems.count
         let id = r.identifier("id", allowed: IdentifierRules.isToken, describe: "letters, digits, '_', '-' or '.'") ?? UUIDText.random()
         let typeId = r.string("component_type", required: true)
         var type: ComponentType?
@@ -178,14 +192,14 @@ public struct Component: Sendable, Hashable {
                 problems.add(r.at("component_type"), "unknown component type \"\(typeId)\"; see GET /api/v1/component-types")
             }
         }
-        let cellStyles = r.stringArray("cell_styles") ?? []
+        let cellStyles = r.stringArray("cell_styles", maxCount: Limits.maxCellStylesPerComponent) ?? []
         let layout = r.string("layout")
         let header = readDecoration(r, "header")
         let footer = readDecoration(r, "footer")
         var itemLimit: Int?
         if let rules = ObjectReader(r.object["rules"], at: r.at("rules"), problems: problems, required: false) {
             rules.rejectUnknownKeys(["item_limit"])
-            itemLimit = rules.integer("item_limit", minimum: 0, acceptNumericString: true)
+            itemLimit = rules.integer("item_limit", minimum: 0, maximum: Limits.maxItemLimit, acceptNumericString: true)
         }
         var data: ComponentData?
         if let d = ObjectReader(r.object["data"], at: r.at("data"), problems: problems, required: false) {
@@ -208,7 +222,7 @@ public struct Component: Sendable, Hashable {
                 children = readList(list, at: r.at("ui_components"), catalog: catalog, problems: problems, depth: depth + 1)
             }
         }
-        guard problems.errors.count == before, let typeId else { return nil }
+        guard problems.count == before, let typeId else { return nil }
         return Component(
             id: id, componentType: typeId, cellStyles: cellStyles, layout: layout, header: header, footer: footer,
             itemLimit: itemLimit, data: data, styles: styles, uiComponents: children)

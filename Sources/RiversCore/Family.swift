@@ -59,7 +59,17 @@ public struct Family: Sendable, Hashable {
     public var insets: Insets
     public var interitemSpacing: Double
     public var lineSpacing: Double
-    public var cellStyles: [CellStyle]
+    /// The cell styles in order; looked up by id through an index, since a request may name many.
+    public var cellStyles: [CellStyle] {
+        didSet { cellStyleIndex = Self.index(cellStyles) }
+    }
+    private var cellStyleIndex: [String: Int]
+
+    private static func index(_ styles: [CellStyle]) -> [String: Int] {
+        var index: [String: Int] = [:]
+        for (i, style) in styles.enumerated() where index[style.id] == nil { index[style.id] = i }
+        return index
+    }
 
     public init(
         id: String, name: String, referenceSize: Size, insets: Insets = Insets(), interitemSpacing: Double = 0,
@@ -72,10 +82,11 @@ public struct Family: Sendable, Hashable {
         self.interitemSpacing = interitemSpacing
         self.lineSpacing = lineSpacing
         self.cellStyles = cellStyles
+        self.cellStyleIndex = Self.index(cellStyles)
     }
 
     public func cellStyle(_ id: String) -> CellStyle? {
-        cellStyles.first { $0.id == id }
+        cellStyleIndex[id].map { cellStyles[$0] }
     }
 
     /// The width available to cells on a line at the reference size.
@@ -117,19 +128,22 @@ extension Family {
         var referenceSize: Size?
         if let s = ObjectReader(r.object["reference_size"], at: r.at("reference_size"), problems: problems) {
             s.rejectUnknownKeys(["width", "height"])
-            let w = s.number("width", required: true, exclusiveMinimum: 0)
-            let h = s.number("height", required: true, exclusiveMinimum: 0)
+            // From 1 point: the scale factor W ÷ width stays within 10,000, so no scaled length overflows.
+            let w = s.number("width", required: true, minimum: 1, maximum: Limits.maxLength)
+            let h = s.number("height", required: true, minimum: 1, maximum: Limits.maxLength)
             if let w, let h { referenceSize = Size(width: w, height: h) }
         }
         var insets = Insets()
         if let i = ObjectReader(r.object["insets"], at: r.at("insets"), problems: problems, required: false) {
             i.rejectUnknownKeys(["top", "left", "bottom", "right"])
             insets = Insets(
-                top: i.number("top", minimum: 0) ?? 0, left: i.number("left", minimum: 0) ?? 0,
-                bottom: i.number("bottom", minimum: 0) ?? 0, right: i.number("right", minimum: 0) ?? 0)
+                top: i.number("top", minimum: 0, maximum: Limits.maxLength) ?? 0,
+                left: i.number("left", minimum: 0, maximum: Limits.maxLength) ?? 0,
+                bottom: i.number("bottom", minimum: 0, maximum: Limits.maxLength) ?? 0,
+                right: i.number("right", minimum: 0, maximum: Limits.maxLength) ?? 0)
         }
-        let interitem = r.number("interitem_spacing", minimum: 0) ?? 0
-        let line = r.number("line_spacing", minimum: 0) ?? 0
+        let interitem = r.number("interitem_spacing", minimum: 0, maximum: Limits.maxLength) ?? 0
+        let line = r.number("line_spacing", minimum: 0, maximum: Limits.maxLength) ?? 0
 
         var family = Family(
             id: id ?? "", name: name ?? id ?? "", referenceSize: referenceSize ?? Size(width: 1, height: 1),
@@ -139,7 +153,12 @@ extension Family {
         }
 
         var seen: [String: Int] = [:]
-        for (index, item) in (r.array("cell_styles") ?? []).enumerated() {
+        var styles = r.array("cell_styles") ?? []
+        if styles.count > Limits.maxCellStylesPerFamily {
+            problems.add("/cell_styles", "a family holds at most \(Limits.maxCellStylesPerFamily) cell styles (got \(styles.count))")
+            styles = []
+        }
+        for (index, item) in styles.enumerated() {
             let pointer = JSONPointer.join("/cell_styles", index)
             guard let c = ObjectReader(item, at: pointer, problems: problems) else { continue }
             c.rejectUnknownKeys(cellStyleKeys)
@@ -151,10 +170,10 @@ extension Family {
                     seen[styleId] = index
                 }
             }
-            let columns = c.integer("columns", minimum: 1)
-            let width = c.number("width", exclusiveMinimum: 0)
-            let height = c.number("height", exclusiveMinimum: 0)
-            let ratio = c.number("aspect_ratio", exclusiveMinimum: 0)
+            let columns = c.integer("columns", minimum: 1, maximum: Limits.maxColumns)
+            let width = c.number("width", exclusiveMinimum: 0, maximum: Limits.maxLength)
+            let height = c.number("height", exclusiveMinimum: 0, maximum: Limits.maxCellHeight)
+            let ratio = c.number("aspect_ratio", minimum: Limits.aspectRatioRange.lowerBound, maximum: Limits.aspectRatioRange.upperBound)
             var cellWidth: CellWidth?
             switch (c.has("columns"), c.has("width")) {
             case (true, true): problems.add(pointer, "give either columns or width, not both")

@@ -13,8 +13,13 @@ public struct FieldError: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 /// Thrown when a document breaks one or more rules; carries every problem found, not just the first.
+/// At most `Limits.maxProblems` are carried; `count` is how many were found in all.
 public struct ValidationFailure: Error, Sendable, CustomStringConvertible {
     public var errors: [FieldError]
-    public init(_ errors: [FieldError]) { self.errors = errors }
+    public var count: Int
+    public init(_ errors: [FieldError], count: Int? = nil) {
+        self.errors = Array(errors.prefix(Limits.maxProblems))
+        self.count = max(count ?? errors.count, self.errors.count)
+    }
     public var description: String { errors.map(\.description).joined(separator: "; ") }
 }

@@ -1,10 +1,22 @@
 /// A strict RFC 8259 parser over bytes. Written by hand so that errors name the line and column
 /// and so that numbers and booleans never get confused (Foundation's bridging blurs them on Linux).
+/// It refuses what no stored document may hold: invalid UTF-8 and nesting past
+/// `Limits.maxJSONDepth` (malformed), and, at their JSON pointer, numbers too large for a Double
+/// and NUL characters (PostgreSQL cannot store them).
 struct JSONTextParser {
     let bytes: [UInt8]
     var index = 0
     var depth = 0
-    static let maxDepth = 512
+    static let maxDepth = Limits.maxJSONDepth
+
+    /// Where the parser is, kept only so that a refused value can be named by its pointer.
+    enum PathStep {
+        case key(String)
+        case index(Int)
+    }
+    var path: [PathStep] = []
+    /// Whether the last string read had a `\u0000` escape.
+    var stringHadNUL = false
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -25,6 +37,19 @@ struct JSONTextParser {
         return JSONParseError(description: "Invalid JSON at line \(line), column \(column): \(message)")
     }
 
+    /// A well-formed value that is refused, at its pointer (`key` names a refused member name).
+    func refused(_ message: String, key: String? = nil) -> JSONParseError {
+        var pointer = ""
+        for step in path {
+            switch step {
+            case .key(let k): pointer = JSONPointer.join(pointer, k)
+            case .index(let i): pointer = JSONPointer.join(pointer, i)
+            }
+        }
+        if let key { pointer = JSONPointer.join(pointer, key) }
+        return JSONParseError(description: message, pointer: pointer)
+    }
+
     mutating func skipWhitespace() {
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
             index += 1
@@ -36,7 +61,10 @@ struct JSONTextParser {
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""):
+            let s = try parseString()
+            if stringHadNUL { throw refused("must not contain a NUL character (\\u0000)") }
+            return .string(s)
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
@@ -55,7 +83,7 @@ struct JSONTextParser {
 
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         depth += 1
-        if depth > Self.maxDepth { throw error("nested too deeply") }
+        if depth > Self.maxDepth { throw error("nested more than \(Self.maxDepth) levels deep") }
         defer { depth -= 1 }
         index += 1
         var object: [String: JSONValue] = [:]
@@ -66,11 +94,15 @@ struct JSONTextParser {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted key") }
             let key = try parseString()
+            if stringHadNUL { throw refused("a member name must not contain a NUL character (\\u0000)", key: key) }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
             index += 1
             skipWhitespace()
-            if object.updateValue(try parseValue(), forKey: key) != nil { throw error("duplicate key \"\(key)\"") }
+            path.append(.key(key))
+            let value = try parseValue()
+            path.removeLast()
+            if object.updateValue(value, forKey: key) != nil { throw error("duplicate key \"\(key)\"") }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an object") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -81,7 +113,7 @@ struct JSONTextParser {
 
     mutating func parseArray() throws(JSONParseError) -> JSONValue {
         depth += 1
-        if depth > Self.maxDepth { throw error("nested too deeply") }
+        if depth > Self.maxDepth { throw error("nested more than \(Self.maxDepth) levels deep") }
         defer { depth -= 1 }
         index += 1
         var array: [JSONValue] = []
@@ -89,7 +121,9 @@ struct JSONTextParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
         while true {
             skipWhitespace()
+            path.append(.index(array.count))
             array.append(try parseValue())
+            path.removeLast()
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input in an array") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -121,17 +155,19 @@ struct JSONTextParser {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         guard let value = Double(text) else { throw error("invalid number") }
+        guard value.isFinite else { throw refused("\(text) is too large a number") }
         return value
     }
 
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
+        stringHadNUL = false
         // Most strings have no escapes: find the closing quote and take the bytes whole.
         var end = index
         while end < bytes.count {
             let b = bytes[end]
             if b == UInt8(ascii: "\"") {
-                let text = String(decoding: bytes[index..<end], as: UTF8.self)
+                guard let text = String(validating: bytes[index..<end], as: UTF8.self) else { throw invalidUTF8(from: index) }
                 index = end + 1
                 return text
             }
@@ -141,19 +177,21 @@ struct JSONTextParser {
         var scalars = String.UnicodeScalarView()
         var runStart = index
         var result = ""
-        func flush(_ end: Int) {
-            if end > runStart { result += String(decoding: bytes[runStart..<end], as: UTF8.self) }
+        func flush(_ end: Int) throws(JSONParseError) {
+            guard end > runStart else { return }
+            guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else { throw invalidUTF8(from: runStart) }
+            result += run
         }
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
-                flush(index)
+                try flush(index)
                 index += 1
                 return result
             }
             if b < 0x20 { throw error("control character in a string") }
             if b == UInt8(ascii: "\\") {
-                flush(index)
+                try flush(index)
                 index += 1
                 guard index < bytes.count else { break }
                 let e = bytes[index]
@@ -179,6 +217,7 @@ struct JSONTextParser {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                     }
                     guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                    if code == 0 { stringHadNUL = true }
                     scalars.removeAll()
                     scalars.append(scalar)
                     result += String(scalars)
@@ -190,6 +229,12 @@ struct JSONTextParser {
             index += 1
         }
         throw error("unterminated string")
+    }
+
+    /// The string starting at `start` is not UTF-8: said at the string's start, found in one pass.
+    mutating func invalidUTF8(from start: Int) -> JSONParseError {
+        index = start
+        return error("a string is not valid UTF-8")
     }
 
     mutating func hex4() throws(JSONParseError) -> UInt32 {

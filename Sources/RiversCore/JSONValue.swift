@@ -108,6 +108,9 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Ex
 
 public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     public var description: String
+    /// Set when the text is well-formed JSON but holds a value no document may hold (a number too
+    /// large for a Double, a NUL character): where it is, so the answer can be a 422 at that field.
+    public var pointer: String?
 }
 
 extension JSONValue {

@@ -100,7 +100,7 @@ public struct PluginRegistry: Sendable {
         if !Screen.builtInTypes.contains(screen.type) {
             if let plugin = plugins[screen.type] {
                 if let version = screen.pluginVersion, plugin.versions[version] == nil {
-                    errors.append(FieldError("/plugin_version", "plugin \(screen.type) has no version \(version) (it has \(plugin.versions.keys.sorted().joined(separator: ", ")))"))
+                    errors.append(FieldError("/plugin_version", "plugin \(screen.type) has no version \(version) (it has \(plugin.versions.keys.sorted().listed()))"))
                 } else if let manifest = manifest(for: screen) {
                     let values: [(String, [String: JSONValue])] = [
                         ("styles", screen.styles), ("general", screen.general), ("data", screen.data),

@@ -227,10 +227,12 @@ public enum References {
             for (i, component) in (list?.arrayValue ?? []).enumerated() {
                 let p = JSONPointer.join(pointer, i)
                 for (j, style) in (component["cell_styles"]?.arrayValue ?? []).enumerated() {
+                    // The message names the family, not its styles: a long list repeated per
+                    // reference would make the answer grow with the product of the two.
                     if let id = style.stringValue, family.cellStyle(id) == nil {
                         errors.append(FieldError(
                             p + "/cell_styles/\(j)",
-                            "no cell style \"\(id)\" in family \(family.id) (it has \(family.cellStyles.map(\.id).joined(separator: ", ")))"))
+                            "no cell style \"\(id.prefix(100))\" in family \(family.id), which has \(family.cellStyles.count) cell styles"))
                     }
                 }
                 visit(component["ui_components"], at: p + "/ui_components")

@@ -1,19 +1,22 @@
-import Dispatch
-
 /// Reads stored screen bodies back into screens, spread over the machine's cores: publishing an
-/// app reads every screen, and each is independent of the others.
+/// app reads every screen, and each is independent of the others. Child tasks, not threads of its
+/// own: the caller's executor decides, and nothing blocks.
 public enum StoredScreens {
-    public static func read(_ bodies: [[UInt8]], options: Screen.ReadOptions) -> [Result<Screen, ValidationFailure>] {
+    public static func read(_ bodies: [[UInt8]], options: Screen.ReadOptions) async -> [Result<Screen, ValidationFailure>] {
         let chunks = min(max(1, bodies.count / 16), 8)
-        let results = UnsafeResults(count: bodies.count)
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            var i = chunk
-            while i < bodies.count {
-                results.set(i, decode(bodies[i], options: options))
-                i += chunks
+        if chunks == 1 { return bodies.map { decode($0, options: options) } }
+        return await withTaskGroup(of: [(Int, Result<Screen, ValidationFailure>)].self) { group in
+            for chunk in 0..<chunks {
+                group.addTask {
+                    stride(from: chunk, to: bodies.count, by: chunks).map { ($0, decode(bodies[$0], options: options)) }
+                }
             }
+            var results = [Result<Screen, ValidationFailure>](repeating: .failure(ValidationFailure([])), count: bodies.count)
+            for await part in group {
+                for (index, result) in part { results[index] = result }
+            }
+            return results
         }
-        return results.values.map { $0! }
     }
 
     static func decode(_ bytes: [UInt8], options: Screen.ReadOptions) -> Result<Screen, ValidationFailure> {
@@ -21,19 +24,10 @@ public enum StoredScreens {
         do {
             json = try JSONValue.parse(bytes)
         } catch {
-            return .failure(ValidationFailure([FieldError("", error.description)]))
+            return .failure(ValidationFailure([FieldError(error.pointer ?? "", error.description)]))
         }
         let problems = Problems()
-        guard let screen = Screen.read(json, options: options, problems: problems) else { return .failure(ValidationFailure(problems.errors)) }
+        guard let screen = Screen.read(json, options: options, problems: problems) else { return .failure(problems.failure) }
         return .success(screen)
-    }
-
-    /// Slots written by disjoint indexes from concurrent iterations, read after they all finish.
-    private final class UnsafeResults: @unchecked Sendable {
-        var values: [Result<Screen, ValidationFailure>?]
-        init(count: Int) { values = Array(repeating: nil, count: count) }
-        func set(_ index: Int, _ value: Result<Screen, ValidationFailure>) {
-            values.withUnsafeMutableBufferPointer { $0[index] = value }
-        }
     }
 }

@@ -1,17 +1,29 @@
 /// Collects every problem found while reading a JSON body, so one response can list them all.
+/// Only the first `Limits.maxProblems` are kept; `count` says how many were found in all.
 public final class Problems {
     public private(set) var errors: [FieldError] = []
+    public private(set) var count = 0
     public init() {}
 
     public func add(_ pointer: String, _ message: String) {
-        errors.append(FieldError(pointer, message))
+        count += 1
+        if errors.count < Limits.maxProblems { errors.append(FieldError(pointer, message)) }
     }
 
     public func add(contentsOf more: [FieldError]) {
-        errors.append(contentsOf: more)
+        for e in more { add(e.pointer, e.message) }
     }
 
-    public var isEmpty: Bool { errors.isEmpty }
+    /// Takes in what `other` found, its pointers under `prefix`, counting the ones it did not keep.
+    public func add(_ other: Problems, under prefix: String) {
+        for e in other.errors { add(prefix + e.pointer, e.message) }
+        count += other.count - other.errors.count
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// What was found, as one error to throw.
+    public var failure: ValidationFailure { ValidationFailure(errors, count: count) }
 }
 
 /// Reads the members of one JSON object, checking types and recording problems at their pointers.
@@ -82,7 +94,11 @@ public struct ObjectReader {
         return s
     }
 
-    public func number(_ key: String, required: Bool = false, minimum: Double? = nil, exclusiveMinimum: Double? = nil) -> Double? {
+    /// A number up to `maximum` (by default `Limits.maxInteger`: no number the API takes is larger).
+    public func number(
+        _ key: String, required: Bool = false, minimum: Double? = nil, exclusiveMinimum: Double? = nil,
+        maximum: Double = Double(Limits.maxInteger)
+    ) -> Double? {
         guard let value = object[key], !value.isNull else {
             if required { problems.add(at(key), "is required") }
             return nil
@@ -99,11 +115,18 @@ public struct ObjectReader {
             problems.add(at(key), "must be greater than \(JSONValue.number(exclusiveMinimum).serializedString())")
             return nil
         }
+        if n > maximum {
+            problems.add(at(key), "must be at most \(JSONValue.number(maximum).serializedString())")
+            return nil
+        }
         return n
     }
 
     /// A whole number; `acceptNumericString` also takes "6", as real documents write item limits.
-    public func integer(_ key: String, required: Bool = false, minimum: Int? = nil, acceptNumericString: Bool = false) -> Int? {
+    /// A whole number from `minimum` to `maximum` (by default `Limits.maxInteger`).
+    public func integer(
+        _ key: String, required: Bool = false, minimum: Int? = nil, maximum: Int = Limits.maxInteger, acceptNumericString: Bool = false
+    ) -> Int? {
         guard let value = object[key], !value.isNull else {
             if required { problems.add(at(key), "is required") }
             return nil
@@ -117,12 +140,17 @@ public struct ObjectReader {
             number = Double(trimmed)
         default: break
         }
-        guard let n = number, n.isFinite, n.rounded() == n, abs(n) < 1e9 else {
-            problems.add(at(key), "must be a whole number, not \(value.typeName == "number" ? JSONValue.number(value.numberValue ?? 0).serializedString() : value.serializedString())")
+        guard let n = number, n.isFinite, n.rounded() == n else {
+            problems.add(at(key), "must be a whole number, not \(value.typeName == "number" ? JSONValue.number(value.numberValue ?? 0).serializedString() : String(value.serializedString().prefix(100)))")
             return nil
         }
-        if let minimum, Int(n) < minimum {
+        // Compared as Doubles, so a huge number never reaches an Int conversion.
+        if let minimum, n < Double(minimum) {
             problems.add(at(key), "must be at least \(minimum)")
+            return nil
+        }
+        if n > Double(maximum) {
+            problems.add(at(key), "must be at most \(maximum)")
             return nil
         }
         return Int(n)
@@ -162,8 +190,12 @@ public struct ObjectReader {
         return a
     }
 
-    public func stringArray(_ key: String) -> [String]? {
+    public func stringArray(_ key: String, maxCount: Int? = nil) -> [String]? {
         guard let items = array(key) else { return nil }
+        if let maxCount, items.count > maxCount {
+            problems.add(at(key), "may hold at most \(maxCount) entries (got \(items.count))")
+            return nil
+        }
         var result: [String] = []
         for (i, item) in items.enumerated() {
             if case .string(let s) = item { result.append(s) } else {

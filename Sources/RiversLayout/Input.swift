@@ -1,8 +1,10 @@
-// Inputs of the layout engine. Plain values, independent of the server's domain model: the caller
+// Inputs of the layout engine. Plain values (sharing only the domain's `Insets`): the caller
 // (the preview endpoint) translates a screen, its family and its cell styles into a `LayoutRequest`.
 //
 // Every type is Codable with snake_case keys (explicit `CodingKeys`, so no key strategy is needed;
 // do not decode with `.convertFromSnakeCase`, which would rewrite the keys before they are matched).
+
+import RiversCore
 
 /// The device the screen is laid out for: size in points, `scale` = device pixels per point.
 public struct Device: Sendable, Hashable, Codable {
@@ -17,20 +19,9 @@ public struct Device: Sendable, Hashable, Codable {
     }
 }
 
-/// Section insets in points (at the family's reference size when part of `FamilyMetrics`).
-public struct LayoutInsets: Sendable, Hashable, Codable {
-    public var top: Double
-    public var left: Double
-    public var bottom: Double
-    public var right: Double
-
-    public init(top: Double = 0, left: Double = 0, bottom: Double = 0, right: Double = 0) {
-        self.top = top
-        self.left = left
-        self.bottom = bottom
-        self.right = right
-    }
-}
+/// Section insets in points (at the family's reference size when part of `FamilyMetrics`): the
+/// domain's own insets, with the same keys.
+public typealias LayoutInsets = Insets
 
 /// The flow-layout values of a family, all at the reference size; they scale with the device by
 /// `m = min(W / referenceWidth, H / referenceHeight)`.

@@ -35,6 +35,18 @@ public enum LayoutEngine {
     /// are cut with a warning.
     public static let maximumItemCount = 1_000_000
 
+    /// The cells `request` would lay out in all, counted as `layout` counts them (item limits,
+    /// sample counts, a sender's children), without laying anything out: a caller checks it
+    /// against its budget before the work.
+    public static func itemCount(_ request: LayoutRequest) -> Int {
+        var builder = Builder(metrics: Metrics(scale: 1, m: 1, top: 0, left: 0, bottom: 0, right: 0, spacing: 0, lineSpacing: 0), warnings: [])
+        builder.use(request.sample, connected: request.connected)
+        func count(_ spec: SectionSpec) -> Int {
+            spec.axis == .group ? spec.children.reduce(0) { $0 + count($1) } : builder.itemCount(spec)
+        }
+        return request.sections.reduce(0) { $0 + count($1) }
+    }
+
     /// Lays out one screen.
     public static func layout(_ request: LayoutRequest) -> ScreenLayout {
         var warnings: [LayoutWarning] = []
@@ -85,16 +97,7 @@ public enum LayoutEngine {
             lineSpacing: length(family.lineSpacing, "line spacing"))
 
         var builder = Builder(metrics: metrics, warnings: warnings)
-        switch request.sample {
-        case .counts(let counts): builder.counts = counts
-        case .children(let children):
-            if request.connected {
-                builder.sender = children
-            } else {
-                builder.warn(nil, "the sample is a sender's children but the screen is not connected; sample ignored")
-            }
-        case nil: break
-        }
+        builder.use(request.sample, connected: request.connected)
 
         var sections: [SectionLayout] = []
         sections.reserveCapacity(request.sections.count)
@@ -177,6 +180,19 @@ struct Builder {
     init(metrics: Metrics, warnings: [LayoutWarning]) {
         self.metrics = metrics
         self.warnings = warnings
+    }
+
+    mutating func use(_ sample: Sample?, connected: Bool) {
+        switch sample {
+        case .counts(let counts): self.counts = counts
+        case .children(let children):
+            if connected {
+                sender = children
+            } else {
+                warn(nil, "the sample is a sender's children but the screen is not connected; sample ignored")
+            }
+        case nil: break
+        }
     }
 
     mutating func warn(_ component: Int?, _ message: String) {

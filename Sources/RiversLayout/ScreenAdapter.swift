@@ -12,7 +12,7 @@ public enum ScreenLayoutInput {
             device: device,
             family: FamilyMetrics(
                 referenceWidth: family.referenceSize.width, referenceHeight: family.referenceSize.height,
-                insets: LayoutInsets(top: family.insets.top, left: family.insets.left, bottom: family.insets.bottom, right: family.insets.right),
+                insets: family.insets,
                 interitemSpacing: family.interitemSpacing, lineSpacing: family.lineSpacing),
             sections: screen.uiComponents.enumerated().map { index, component in
                 section(component, index: index, family: family, catalog: catalog)

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var publicDirectory = "Public"
     /// Apply pending migrations at start instead of refusing to start.
     public var autoMigrate = false
+    /// Timeouts and the cap on open connections.
+    public var connections = ConnectionLimits()
 
     public init() {}
 
@@ -41,6 +43,22 @@ public struct ServerConfiguration: Sendable {
             c.maxBodyBytes = n
         }
         if let v = env["PUBLIC_DIR"], !v.isEmpty { c.publicDirectory = v }
+        func seconds(_ name: String, _ range: ClosedRange<Int>) throws -> TimeAmount? {
+            guard let v = env[name], !v.isEmpty else { return nil }
+            guard let n = Int(v), range.contains(n) else {
+                throw ConfigurationError("\(name) must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound) (got \"\(v)\")")
+            }
+            return .seconds(Int64(n))
+        }
+        if let t = try seconds("HEADER_TIMEOUT", 1...3600) { c.connections.headerTimeout = t }
+        if let t = try seconds("BODY_TIMEOUT", 1...3600) { c.connections.bodyTimeout = t }
+        if let t = try seconds("IDLE_TIMEOUT", 1...3600) { c.connections.idleTimeout = t }
+        if let v = env["MAX_CONNECTIONS"], !v.isEmpty {
+            guard let n = Int(v), (1...1_000_000).contains(n) else {
+                throw ConfigurationError("MAX_CONNECTIONS must be a whole number from 1 to 1000000 (got \"\(v)\")")
+            }
+            c.connections.maxConnections = n
+        }
         if let v = env["AUTO_MIGRATE"], !v.isEmpty { c.autoMigrate = ["1", "true", "yes"].contains(v.lowercased()) }
         return c
     }
@@ -54,8 +72,10 @@ public func buildRouter(
     store: Store, configuration: ServerConfiguration, documents: PublishedDocuments, routeLog: RouteLog = RouteLog()
 ) -> Router<RiversContext> {
     let router = Router(context: RiversContext.self)
-    // Added first so it also wraps the not-found responder: every error leaves as problem+json.
-    router.add(middleware: ProblemMiddleware(bodyLimit: configuration.maxBodyBytes))
+    // Added first so they also wrap the not-found responder: every answer carries its request id,
+    // and every error leaves as problem+json.
+    router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: ProblemMiddleware(bodyLimit: configuration.maxBodyBytes, routes: routeLog))
     router.add(middleware: EditorFilesMiddleware(directory: configuration.publicDirectory, logger: store.logger))
 
     let open = RouteRegistrar(group: router.group(""), prefix: "", log: routeLog)
@@ -68,6 +88,10 @@ public func buildRouter(
         try await store.client.query("SELECT 1", logger: store.logger)
         return JSONResponse(["status": "ok"])
     }
+    // The process answers: for liveness probes, without touching the database.
+    open.on(.get, "health/live") { _, _ in
+        JSONResponse(["status": "ok"])
+    }
 
     PublicDocumentController(documents: documents).register(on: open)
 
@@ -79,32 +103,16 @@ public func buildRouter(
     return router
 }
 
-/// The editor's static files, for every path outside the API and the published documents (so
-/// those never touch the file system).
-struct EditorFilesMiddleware: RouterMiddleware {
-    typealias Context = RiversContext
-    let files: FileMiddleware<RiversContext, LocalFileSystem>
-
-    init(directory: String, logger: Logger) {
-        files = FileMiddleware(directory, searchForIndexHtml: true, logger: logger)
-    }
-
-    func handle(_ request: Request, context: RiversContext, next: (Request, RiversContext) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
-        if path.hasPrefix("/api/") || path.hasPrefix("/rivers/") || path == "/health" {
-            return try await next(request, context)
-        }
-        return try await files.handle(request, context: context, next: next)
-    }
-}
-
 /// The whole server: the router plus the database client, run as one service group.
 public func buildApplication(configuration: ServerConfiguration, client: PostgresClient, logger: Logger) -> some ApplicationProtocol {
     let store = Store(client: client, logger: logger)
     let documents = PublishedDocuments(store: store)
     let router = buildRouter(store: store, configuration: configuration, documents: documents)
+    let limits = configuration.connections
+    let counter = ConnectionCounter()
     var app = Application(
         router: router,
+        server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter)])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rivers"),
         logger: logger)
     app.addServices(client, PublishListener(documents: documents, client: client, logger: logger))

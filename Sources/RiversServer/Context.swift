@@ -6,8 +6,8 @@ import RiversStore
 /// The request context: Hummingbird's core storage plus the app the bearer token belongs to.
 public struct RiversContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Set by `TokenAuthMiddleware` on every `/api/v1` request.
-    public var tokenAppId: String?
+    /// The token's app, set by `TokenAuthMiddleware` on every `/api/v1` request.
+    public var tokenApp: App?
     /// Who the token is, for "published by".
     public var tokenName: String?
 
@@ -29,12 +29,14 @@ struct TokenAuthMiddleware: RouterMiddleware {
         guard let header = request.headers[.authorization] else { throw Problem.unauthorized }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Problem.unauthorized }
-        guard let (appId, name) = try await store.tokenOwner(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        // No token is longer; a longer header is refused before it is hashed.
+        guard token.utf8.count <= 200, let (app, name) = try await store.tokenOwner(token) else {
             throw Problem(.unauthorized, type: "unauthorized", title: "Authentication required", detail: "the API token is not valid",
                           headers: [.wwwAuthenticate: "Bearer realm=\"rivers\", error=\"invalid_token\""])
         }
         var context = context
-        context.tokenAppId = appId
+        context.tokenApp = app
         context.tokenName = name
         return try await next(request, context)
     }
@@ -45,11 +47,11 @@ struct APIHelpers: Sendable {
     let store: Store
     let bodyLimit: Int
 
-    /// The app named by `{app}` (id or slug), if the token may see it; 404 otherwise, so a token
-    /// cannot even learn which other apps exist.
-    func app(_ context: RiversContext) async throws -> App {
-        let key = try context.parameters.require("app")
-        guard let app = try await store.findApp(key), app.id == context.tokenAppId else {
+    /// The app named by `{app}` (id or slug), if it is the token's app; 404 otherwise, so a token
+    /// cannot even learn which other apps exist. The token's app was read with the token: no query.
+    func app(_ context: RiversContext) throws -> App {
+        let key = try context.pathParameter("app")
+        guard let app = context.tokenApp, key == app.slug || UUIDText.normalize(key) == app.id else {
             throw Problem.notFound("no app \(key)")
         }
         return app
@@ -57,38 +59,32 @@ struct APIHelpers: Sendable {
 
     /// The request body as JSON: 413 past the limit, 415 for another media type, 400 when malformed.
     func body(_ request: Request) async throws -> JSONValue {
-        if let type = request.headers[.contentType], !type.isEmpty {
-            let media = type.split(separator: ";")[0].trimmingCharacters(in: .whitespaces).lowercased()
-            if media != "application/json" && media != "application/merge-patch+json" && !media.hasSuffix("+json") {
-                throw Problem.unsupportedMediaType(media)
-            }
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: bodyLimit)
-        } catch {
-            throw Problem.tooLarge(limit: bodyLimit)
-        }
-        do {
-            return try JSONValue.parse(buffer.readableBytesView)
-        } catch {
-            throw Problem.malformed(error.description)
-        }
+        guard let value = try await optionalBody(request, allowEmpty: false) else { throw Problem.malformed("the body is empty") }
+        return value
     }
 
     /// The body as JSON, or nil when there is none.
-    func optionalBody(_ request: Request) async throws -> JSONValue? {
-        if request.headers[.contentLength] == "0" { return nil }
+    func optionalBody(_ request: Request, allowEmpty: Bool = true) async throws -> JSONValue? {
+        if let type = request.headers[.contentType] {
+            // `;`, `` and other media types without a type/subtype are refused like any other.
+            let media = (type.split(separator: ";", omittingEmptySubsequences: false).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            if media != "application/json" && media != "application/merge-patch+json" && !(media.hasSuffix("+json") && media.contains("/")) {
+                throw Problem.unsupportedMediaType(String(media.prefix(100)))
+            }
+        }
+        if allowEmpty, request.headers[.contentLength] == "0" { return nil }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: bodyLimit)
         } catch {
             throw Problem.tooLarge(limit: bodyLimit)
         }
-        if buffer.readableBytes == 0 { return nil }
+        if allowEmpty, buffer.readableBytes == 0 { return nil }
         do {
             return try JSONValue.parse(buffer.readableBytesView)
         } catch {
+            // Well-formed JSON holding a value no document may hold is a 422 at that value.
+            if let pointer = error.pointer { throw Problem.invalid([FieldError(pointer, error.description)]) }
             throw Problem.malformed(error.description)
         }
     }
@@ -125,6 +121,18 @@ struct APIHelpers: Sendable {
             offset = n
         }
         return (limit, offset)
+    }
+}
+
+extension RequestContext {
+    /// A path parameter, percent-decoded. One that does not decode to UTF-8, holds a NUL or a
+    /// control character, or is longer than any id can be names nothing: 404.
+    func pathParameter(_ name: String) throws -> String {
+        let raw = try parameters.require(name)
+        guard raw.utf8.count <= 600, let decoded = raw.removingPercentEncoding, decoded.utf8.count <= 200,
+              !decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else { throw Problem.notFound("nothing is found at this address") }
+        return decoded
     }
 }
 

@@ -19,19 +19,18 @@ struct APIController {
         PreviewController(store: store, helpers: helpers).register(on: routes)
         PluginController(store: store, helpers: helpers).register(on: routes)
         routes.on(.get, "apps") { _, context in
-            guard let appId = context.tokenAppId else { throw Problem.unauthorized }
-            let app = try await store.app(id: appId)
-            return JSONResponse(["items": [appJSON(app)], "total": 1, "limit": 50, "offset": 0, "next_offset": nil])
+            guard let app = context.tokenApp else { throw Problem.unauthorized }
+            return JSONResponse(pageJSON([appJSON(app)], total: 1, limit: 50, offset: 0))
         }
         routes.on(.get, "apps/{app}") { _, context in
-            JSONResponse(appJSON(try await helpers.app(context)))
+            JSONResponse(appJSON(try helpers.app(context)))
         }
         routes.on(.get, "component-types") { _, _ in
             JSONResponse(["items": .array(ComponentType.builtIn.map(\.json))])
         }
         // The app's catalog: the built-in types and its ui_component plugins.
         routes.on(.get, "apps/{app}/component-types") { _, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let catalog = try await store.registry(appId: app.id).catalog
             let ids = ComponentType.builtIn.map(\.id) + catalog.types.keys.filter { id in !ComponentType.builtIn.contains { $0.id == id } }.sorted()
             return JSONResponse(["items": .array(ids.compactMap { catalog.types[$0]?.json })])
@@ -66,12 +65,12 @@ struct APIController {
 
         // Reordering a screen's components is one request: the new order of their ids.
         routes.on(.post, "apps/{app}/screens/{id}/reorder") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let precondition = try helpers.precondition(request)
             let body = try await helpers.body(request)
             let order = try ComponentOrder.read(body)
             let record = try await store.updateScreen(
-                appId: app.id, id: try context.parameters.require("id"), precondition: precondition
+                appId: app.id, id: try context.pathParameter("id"), precondition: precondition
             ) { current in try order.apply(to: current) }
             return JSONResponse(record)
         }
@@ -84,11 +83,11 @@ struct ComponentOrder {
 
     static func read(_ body: JSONValue) throws -> ComponentOrder {
         let problems = Problems()
-        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors, count: problems.count) }
         r.rejectUnknownKeys(["component_ids"])
         let ids = r.stringArray("component_ids")
         if ids == nil, problems.isEmpty { problems.add("/component_ids", "is required: the ids of the screen's components in their new order") }
-        guard problems.isEmpty, let ids else { throw Problem.invalid(problems.errors) }
+        guard problems.isEmpty, let ids else { throw Problem.invalid(problems.errors, count: problems.count) }
         return ComponentOrder(ids: ids)
     }
 
@@ -105,7 +104,7 @@ struct ComponentOrder {
             if !seen.insert(id).inserted { errors.append(FieldError("/component_ids/\(i)", "\(id) is listed twice")) }
         }
         let missing = byId.keys.filter { !seen.contains($0) }.sorted()
-        if !missing.isEmpty { errors.append(FieldError("/component_ids", "leaves out \(missing.joined(separator: ", ")): list every component once")) }
+        if !missing.isEmpty { errors.append(FieldError("/component_ids", "leaves out \(missing.listed()): list every component once")) }
         if !errors.isEmpty { throw Problem.invalid(errors) }
         o["ui_components"] = .array(ids.map { byId[$0]! })
         return .object(o)

@@ -11,37 +11,37 @@ struct PluginController {
 
     func register(on routes: RouteRegistrar) {
         routes.on(.get, "apps/{app}/plugins") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let (limit, offset) = try helpers.paging(request)
             return JSONResponse(try await store.listPlugins(appId: app.id, limit: limit, offset: offset).json)
         }
         routes.on(.post, "apps/{app}/plugins") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let (record, created) = try await store.registerPlugin(appId: app.id, manifestJSON: try await helpers.body(request))
             let id = record.body["identifier"]?.stringValue ?? ""
             return JSONResponse(record, status: created ? .created : .ok, location: "/api/v1/apps/\(app.slug)/plugins/\(id)")
         }
         routes.on(.get, "apps/{app}/plugins/{id}") { _, context in
-            let app = try await helpers.app(context)
-            return JSONResponse(try await store.plugin(appId: app.id, identifier: try context.parameters.require("id")))
+            let app = try helpers.app(context)
+            return JSONResponse(try await store.plugin(appId: app.id, identifier: try context.pathParameter("id")))
         }
         routes.on(.put, "apps/{app}/plugins/{id}") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let precondition = try helpers.precondition(request)
             let (record, _) = try await store.registerPlugin(
-                appId: app.id, manifestJSON: try await helpers.body(request), expectedIdentifier: try context.parameters.require("id"),
+                appId: app.id, manifestJSON: try await helpers.body(request), expectedIdentifier: try context.pathParameter("id"),
                 precondition: precondition, replace: true)
             return JSONResponse(record)
         }
         routes.on(.delete, "apps/{app}/plugins/{id}") { request, context in
-            let app = try await helpers.app(context)
-            try await store.deletePlugin(appId: app.id, identifier: try context.parameters.require("id"), precondition: try helpers.precondition(request))
+            let app = try helpers.app(context)
+            try await store.deletePlugin(appId: app.id, identifier: try context.pathParameter("id"), precondition: try helpers.precondition(request))
             return NoContent()
         }
         routes.on(.get, "apps/{app}/plugins/{id}/form") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let version = request.uri.queryParameters["version"].map(String.init)
-            let manifest = try await store.pluginManifest(appId: app.id, identifier: try context.parameters.require("id"), version: version)
+            let manifest = try await store.pluginManifest(appId: app.id, identifier: try context.pathParameter("id"), version: version)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             return Response(

@@ -19,23 +19,23 @@ struct PreviewController {
             JSONResponse(["items": .array(DevicePreset.all.map(Self.presetJSON))])
         }
         routes.on(.get, "apps/{app}/screens/{id}/preview") { request, context in
-            let app = try await helpers.app(context)
-            let record = try await store.screen(appId: app.id, id: try context.parameters.require("id"))
+            let app = try helpers.app(context)
+            let record = try await store.screen(appId: app.id, id: try context.pathParameter("id"))
             let device = try Self.device(query: request.uri.queryParameters)
             // A stored screen was valid when saved; read it as it is.
             var options = try await options(app.id)
             if let type = record.body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
             let problems = Problems()
             guard let screen = Screen.read(record.body.removingBookkeeping(), options: options, problems: problems) else {
-                throw Problem.invalid(problems.errors)
+                throw Problem.invalid(problems.errors, count: problems.count)
             }
             return try await render(screen, appId: app.id, device: device, sample: nil, options: options, request: request)
         }
         routes.on(.post, "apps/{app}/preview") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let body = try await helpers.body(request)
             let problems = Problems()
-            guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+            guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors, count: problems.count) }
             r.rejectUnknownKeys(["screen", "device", "sample"])
             var device = try Self.device(query: request.uri.queryParameters)
             if let given = r.object["device"] { device = Self.device(json: given, problems: problems) ?? device }
@@ -49,8 +49,8 @@ struct PreviewController {
             let screenProblems = Problems()
             let options = try await options(app.id)
             let screen = Screen.read(screenJSON.removingBookkeeping(), options: options, problems: screenProblems)
-            problems.add(contentsOf: screenProblems.errors.map { FieldError("/screen" + $0.pointer, $0.message) })
-            guard problems.isEmpty, let screen else { throw Problem.invalid(problems.errors) }
+            problems.add(screenProblems, under: "/screen")
+            guard problems.isEmpty, let screen else { throw Problem.invalid(problems.errors, count: problems.count) }
             return try await render(screen, appId: app.id, device: device, sample: sample, options: options, request: request, pointerPrefix: "/screen")
         }
     }
@@ -70,7 +70,15 @@ struct PreviewController {
         }
         let unknown = References.checkCellStyles(screen.uiComponents, family: family, familyId: family.id)
         if !unknown.isEmpty { throw Problem.invalid(unknown.map { FieldError(pointerPrefix + $0.pointer, $0.message) }) }
-        let layout = LayoutEngine.layout(ScreenLayoutInput.request(screen: screen, family: family, catalog: options.catalog, device: device, sample: sample))
+        let input = ScreenLayoutInput.request(screen: screen, family: family, catalog: options.catalog, device: device, sample: sample)
+        // The work budget is checked before the work: the cells to lay out, over all components.
+        let items = LayoutEngine.itemCount(input)
+        if items > Limits.maxPreviewItems {
+            throw Problem.invalid([FieldError(
+                pointerPrefix + "/ui_components",
+                "a preview lays out at most \(Limits.maxPreviewItems) items in all, and this one would lay out \(items); lower the item limits or the sample counts")])
+        }
+        let layout = LayoutEngine.layout(input)
         let format = request.uri.queryParameters["format"].map(String.init) ?? "json"
         switch format {
         case "svg":
@@ -130,13 +138,10 @@ struct PreviewController {
         }
         guard let r = ObjectReader(json, at: "/device", problems: problems) else { return nil }
         r.rejectUnknownKeys(["width", "height", "scale"])
-        let width = r.number("width", required: true, exclusiveMinimum: 0)
-        let height = r.number("height", required: true, exclusiveMinimum: 0)
-        let scale = r.number("scale", minimum: 1) ?? 2
-        guard let width, let height, width <= 10_000, height <= 10_000, scale <= 4 else {
-            if problems.isEmpty { problems.add("/device", "width and height go up to 10000 points, scale up to 4") }
-            return nil
-        }
+        let width = r.number("width", required: true, minimum: 1, maximum: Limits.maxLength)
+        let height = r.number("height", required: true, minimum: 1, maximum: Limits.maxLength)
+        let scale = r.number("scale", minimum: 1, maximum: 4) ?? 2
+        guard let width, let height else { return nil }
         return Device(width: width, height: height, scale: scale)
     }
 
@@ -146,21 +151,30 @@ struct PreviewController {
         guard let r = ObjectReader(json, at: "/sample", problems: problems) else { return nil }
         r.rejectUnknownKeys(["counts", "children"])
         if let counts = ObjectReader(r.object["counts"], at: "/sample/counts", problems: problems, required: false) {
+            guard counts.object.count <= Limits.maxComponentsPerScreen else {
+                problems.add("/sample/counts", "gives counts for at most \(Limits.maxComponentsPerScreen) components")
+                return nil
+            }
             var result: [Int: Int] = [:]
             for key in counts.object.keys.sorted() {
-                guard let index = Int(key), index >= 0 else {
+                guard let index = Int(key), (0..<Limits.maxComponentsPerScreen).contains(index) else {
                     problems.add(counts.at(key), "keys are component indexes (0, 1, …)")
                     continue
                 }
-                if let n = counts.integer(key, minimum: 0) { result[index] = n }
+                if let n = counts.integer(key, minimum: 0, maximum: Limits.maxPreviewItems) { result[index] = n }
             }
             return .counts(result)
         }
         if let children = r.array("children") {
+            guard children.count <= Limits.maxComponentsPerScreen else {
+                problems.add("/sample/children", "gives at most \(Limits.maxComponentsPerScreen) children")
+                return nil
+            }
             var result: [Int] = []
             for (i, c) in children.enumerated() {
-                guard let n = c.numberValue, n >= 0, n.rounded() == n else {
-                    problems.add("/sample/children/\(i)", "must be a whole number of items, 0 or more")
+                // Checked as a Double first, so a number like 1e19 never reaches Int().
+                guard let n = c.numberValue, n >= 0, n.rounded() == n, n <= Double(Limits.maxPreviewItems) else {
+                    problems.add("/sample/children/\(i)", "must be a whole number of items from 0 to \(Limits.maxPreviewItems)")
                     continue
                 }
                 result.append(Int(n))

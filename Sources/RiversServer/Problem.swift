@@ -51,9 +51,14 @@ public struct Problem: Error, HTTPResponseError, Sendable {
 
     // MARK: The problems this API answers with
 
-    public static func invalid(_ errors: [FieldError]) -> Problem {
-        let detail = errors.count == 1 ? errors[0].description : "\(errors.count) problems: " + errors.prefix(5).map(\.description).joined(separator: "; ")
-        return Problem(.unprocessableContent, type: "validation", title: "The request breaks the rules", detail: detail, errors: errors)
+    /// Every problem found, up to `Limits.maxProblems` of them; `error_count` says how many in all.
+    public static func invalid(_ errors: [FieldError], count: Int? = nil) -> Problem {
+        let total = max(count ?? errors.count, errors.count)
+        let listed = Array(errors.prefix(Limits.maxProblems))
+        let detail = total == 1 ? (listed.first?.description ?? "1 problem")
+            : "\(total) problems\(total > listed.count ? " (the first \(listed.count) listed)" : ""): " + listed.prefix(5).map(\.description).joined(separator: "; ")
+        return Problem(.unprocessableContent, type: "validation", title: "The request breaks the rules", detail: detail, errors: listed,
+                       extra: ["error_count": .number(Double(total))])
     }
 
     public static func malformed(_ detail: String) -> Problem {
@@ -91,7 +96,9 @@ public struct Problem: Error, HTTPResponseError, Sendable {
                 detail: "If-Match does not match the current revision \(current); reload it, reapply your change and send the new ETag",
                 extra: ["current_revision": .number(Double(current))], headers: [.eTag: ETag.make(current)])
         case .conflict(let detail, let usedBy):
-            return Problem(.conflict, type: "conflict", title: "The change conflicts with other data", detail: detail, extra: usedBy.isEmpty ? [:] : ["used_by": .array(usedBy)])
+            // At most 100 users are named; `used_by_count` says how many there are.
+            return Problem(.conflict, type: "conflict", title: "The change conflicts with other data", detail: detail,
+                           extra: usedBy.isEmpty ? [:] : ["used_by": .array(Array(usedBy.prefix(Limits.maxProblems))), "used_by_count": .number(Double(usedBy.count))])
         case .invalid(let errors): return .invalid(errors)
         }
     }
@@ -101,6 +108,7 @@ public struct Problem: Error, HTTPResponseError, Sendable {
 /// (unknown route, body too large) by their status, anything else into a 500 that leaks nothing.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     let bodyLimit: Int
+    let routes: RouteLog
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -110,10 +118,18 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as StoreError {
             throw Problem.from(error)
         } catch let error as ValidationFailure {
-            throw Problem.invalid(error.errors)
+            throw Problem.invalid(error.errors, count: error.count)
         } catch let error as HTTPResponseError {
             switch error.status {
-            case .notFound: throw Problem.notFound("no route \(request.method) \(request.uri.path)")
+            case .notFound:
+                // A path the API has, with a method it does not: 405 and what it allows.
+                let allowed = routes.methods(matching: request.uri.path)
+                if !allowed.isEmpty {
+                    throw Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed",
+                                  detail: "\(request.method) is not allowed here; use \(allowed.joined(separator: ", "))",
+                                  headers: [.allow: allowed.joined(separator: ", ")])
+                }
+                throw Problem(.notFound, type: "no-route", title: "Not found", detail: "the API has nothing at this address")
             case .contentTooLarge: throw Problem.tooLarge(limit: bodyLimit)
             case .methodNotAllowed:
                 throw Problem(.methodNotAllowed, type: "method-not-allowed", title: "Method not allowed", detail: "\(request.method) is not allowed on \(request.uri.path)")

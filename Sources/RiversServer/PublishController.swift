@@ -12,25 +12,25 @@ struct PublishController {
 
     func register(on routes: RouteRegistrar) {
         routes.on(.get, "apps/{app}/problems") { _, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let problems = try await store.problems(appId: app.id)
             return JSONResponse(["problems": .array(problems.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
                                  "count": .number(Double(problems.count))])
         }
         routes.on(.get, "apps/{app}/draft.json") { _, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             return Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: try await store.draftDocument(appId: app.id))))
         }
         routes.on(.post, "apps/{app}/publish") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let note = try await Self.note(request, helpers: helpers)
             let outcome = try await store.publish(appId: app.id, note: note, publishedBy: context.publisher)
             return respond(outcome, app: app)
         }
         routes.on(.post, "apps/{app}/import") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             // The body is the document under review: a broken one is a 422 saying where, like any
             // other problem of the document (elsewhere malformed JSON is a 400).
             let document: JSONValue
@@ -48,17 +48,13 @@ struct PublishController {
             ], status: .created)
         }
         routes.on(.get, "apps/{app}/versions") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let (limit, offset) = try helpers.paging(request)
             let (versions, total) = try await store.listVersions(appId: app.id, limit: limit, offset: offset)
-            let next = offset + versions.count < total ? JSONValue.number(Double(offset + versions.count)) : .null
-            return JSONResponse([
-                "items": .array(versions.map { $0.json(slug: app.slug, baseURL: baseURL) }), "total": .number(Double(total)),
-                "limit": .number(Double(limit)), "offset": .number(Double(offset)), "next_offset": next,
-            ])
+            return JSONResponse(pageJSON(versions.map { $0.json(slug: app.slug, baseURL: baseURL) }, total: total, limit: limit, offset: offset))
         }
         routes.on(.get, "apps/{app}/versions/diff") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let query = request.uri.queryParameters
             func number(_ name: String) throws -> Int {
                 guard let text = query[Substring(name)], let n = Int(String(text)), n > 0 else {
@@ -72,14 +68,14 @@ struct PublishController {
             return JSONResponse(.object((diff.objectValue ?? [:]).merging(["from": .number(Double(from.number)), "to": .number(Double(to.number))]) { a, _ in a }))
         }
         routes.on(.get, "apps/{app}/versions/{number}") { _, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let version = try await store.version(appId: app.id, number: try Self.versionNumber(context))
             var json = version.json(slug: app.slug, baseURL: baseURL).objectValue ?? [:]
             json["document"] = try JSONValue.parse(version.document)
             return JSONResponse(.object(json))
         }
         routes.on(.post, "apps/{app}/versions/{number}/rollback") { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let number = try Self.versionNumber(context)
             let note = try await Self.note(request, helpers: helpers)
             let outcome = try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note)
@@ -102,7 +98,7 @@ struct PublishController {
     }
 
     static func versionNumber(_ context: RiversContext) throws -> Int {
-        let text = try context.parameters.require("number")
+        let text = try context.pathParameter("number")
         guard let n = Int(text), n > 0 else { throw Problem.notFound("no version \(text)") }
         return n
     }
@@ -112,10 +108,10 @@ struct PublishController {
         let body = try await helpers.optionalBody(request)
         guard let body else { return "" }
         let problems = Problems()
-        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors, count: problems.count) }
         r.rejectUnknownKeys(["note"])
         let note = r.string("note", maxLength: 1000)
-        if !problems.isEmpty { throw Problem.invalid(problems.errors) }
+        if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
         return note ?? ""
     }
 }

@@ -157,15 +157,15 @@ struct PublicDocumentController {
     func register(on routes: RouteRegistrar) {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on(method, "rivers/{slug}/rivers.json") { request, context in
-                let slug = try context.parameters.require("slug")
+                let slug = try context.pathParameter("slug")
                 guard let document = try await documents.currentDocument(slug: slug) else {
                     throw Problem.notFound("nothing is published for \(slug)")
                 }
                 return Self.respond(document, request: request, cacheControl: Self.currentCacheControl)
             }
             routes.on(method, "rivers/{slug}/{version}/rivers.json") { request, context in
-                let slug = try context.parameters.require("slug")
-                let text = try context.parameters.require("version")
+                let slug = try context.pathParameter("slug")
+                let text = try context.pathParameter("version")
                 guard text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 else {
                     throw Problem.notFound("versions are addressed as v1, v2, … (got \(text))")
                 }

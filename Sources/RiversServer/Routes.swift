@@ -45,41 +45,59 @@ struct ResourceEndpoints: Sendable {
         let collection = "apps/{app}/\(path)"
         let item = "apps/{app}/\(path)/{id}"
         routes.on(.get, collection) { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let (limit, offset) = try helpers.paging(request)
             return JSONResponse(try await list(app.id, limit, offset).json)
         }
         routes.on(.post, collection) { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let record = try await create(app.id, try await helpers.body(request))
             let id = record.body["id"]?.stringValue ?? ""
             return JSONResponse(record, status: .created, location: "/api/v1/apps/\(app.slug)/\(path)/\(id)")
         }
         routes.on(.get, item) { request, context in
-            let app = try await helpers.app(context)
-            return JSONResponse(try await get(app.id, try context.parameters.require("id")))
+            let app = try helpers.app(context)
+            return JSONResponse(try await get(app.id, try context.pathParameter("id")))
         }
         routes.on(.put, item) { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let precondition = try helpers.precondition(request)
             let body = try await helpers.body(request)
-            return JSONResponse(try await update(app.id, try context.parameters.require("id"), precondition) { _ in body })
+            return JSONResponse(try await update(app.id, try context.pathParameter("id"), precondition) { _ in body })
         }
         routes.on(.patch, item) { request, context in
-            let app = try await helpers.app(context)
+            let app = try helpers.app(context)
             let precondition = try helpers.precondition(request)
             let patch = try await helpers.body(request)
             guard patch.objectValue != nil else {
                 throw Problem.invalid([FieldError("", "a merge patch must be a JSON object, not \(patch.typeName)")])
             }
-            return JSONResponse(try await update(app.id, try context.parameters.require("id"), precondition) { current in
+            return JSONResponse(try await update(app.id, try context.pathParameter("id"), precondition) { current in
                 current.mergePatched(with: patch)
             })
         }
         routes.on(.delete, item) { request, context in
-            let app = try await helpers.app(context)
-            try await delete(app.id, try context.parameters.require("id"), try helpers.precondition(request))
+            let app = try helpers.app(context)
+            try await delete(app.id, try context.pathParameter("id"), try helpers.precondition(request))
             return NoContent()
         }
+    }
+}
+
+extension RouteLog {
+    /// The methods of every route whose pattern matches `path` (`{param}` matches one segment).
+    func methods(matching path: String) -> [String] {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        var methods: [String] = []
+        for route in routes {
+            let parts = route.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let pattern = parts[1].split(separator: "/", omittingEmptySubsequences: false)
+            guard pattern.count == segments.count,
+                  zip(pattern, segments).allSatisfy({ p, s in (p.hasPrefix("{") && !s.isEmpty) || p == s })
+            else { continue }
+            methods.append(String(parts[0]))
+        }
+        return Array(Set(methods)).sorted()
     }
 }

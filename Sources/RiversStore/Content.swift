@@ -42,7 +42,7 @@ extension Store {
         }
         options.catalog = ComponentCatalog(Array(known.values))
         var screens: [Screen] = []
-        for result in StoredScreens.read(texts, options: options) {
+        for result in await StoredScreens.read(texts, options: options) {
             switch result {
             case .success(let screen): screens.append(screen)
             case .failure(let failure): throw StoreError.invalid(failure.errors)

@@ -74,7 +74,7 @@ extension Store {
             }
             if !users.isEmpty {
                 throw StoreError.conflict(
-                    "cell styles \(missing.sorted().joined(separator: ", ")) are still used; change those components first",
+                    "cell styles \(missing.sorted().listed()) are still used; change those components first",
                     usedBy: users)
             }
             return try await returnedRecord(

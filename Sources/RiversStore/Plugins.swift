@@ -1,10 +1,54 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PostgresNIO
 import RiversCore
 
+/// Parsed plugin registries by app, reused while the app's plugins are unchanged: parsing every
+/// manifest on every request costs far more than the query that tells whether anything changed.
+final class RegistryCache: Sendable {
+    private struct Entry {
+        var stamp: String
+        var registry: PluginRegistry
+    }
+    private let entries = NIOLockedValueBox<[String: Entry]>([:])
+    /// Apps kept; past this the cache starts again (a registry is rebuilt on its next use).
+    static let capacity = 1_000
+
+    func registry(appId: String, stamp: String) -> PluginRegistry? {
+        entries.withLockedValue { $0[appId].flatMap { $0.stamp == stamp ? $0.registry : nil } }
+    }
+
+    func store(_ registry: PluginRegistry, appId: String, stamp: String) {
+        entries.withLockedValue {
+            if $0.count >= Self.capacity, $0[appId] == nil { $0.removeAll(keepingCapacity: true) }
+            $0[appId] = Entry(stamp: stamp, registry: registry)
+        }
+    }
+}
+
+/// A stored manifest that no longer parses (the parser became stricter, or the row was edited by
+/// hand): said loudly rather than leaving the plugin out.
+public struct StoredManifestError: Error, CustomStringConvertible {
+    public var appId: String
+    public var identifier: String
+    public var version: String
+    public var reason: String
+    public var description: String { "stored manifest \(identifier) \(version) of app \(appId) cannot be read: \(reason)" }
+}
+
 extension Store {
-    /// Every plugin of an app with all its versions.
+    /// Every plugin of an app with all its versions, parsed once per change of the app's plugins.
     func registry(appId: String, on connection: PostgresConnection) async throws -> PluginRegistry {
+        // Every change to an app's plugins adds, removes or bumps a row's revision and updated_at.
+        var stamp = ""
+        for try await text in try await connection.query(
+            """
+            SELECT coalesce(string_agg(identifier || ':' || revision || ':' || updated_at::text, ',' ORDER BY identifier), '')
+            FROM plugins WHERE app_id = \(appId)::uuid
+            """, logger: logger
+        ).decode(String.self) { stamp = text }
+        if let cached = registries.registry(appId: appId, stamp: stamp) { return cached }
+
         let rows = try await connection.query(
             """
             SELECT p.identifier, p.current_version, v.manifest_version, v.manifest::text
@@ -13,11 +57,19 @@ extension Store {
             """, logger: logger)
         var plugins: [String: PluginRegistry.Plugin] = [:]
         for try await (identifier, current, version, manifest) in rows.decode((String, String, String, String).self) {
-            // Stored manifests passed validation when registered.
-            guard let parsed = try? PluginManifest.parse(JSONValue.parse(Array(manifest.utf8))) else { continue }
+            let parsed: PluginManifest
+            do {
+                parsed = try PluginManifest.parse(JSONValue.parse(Array(manifest.utf8)))
+            } catch {
+                let failure = StoredManifestError(appId: appId, identifier: identifier, version: version, reason: "\(error)")
+                logger.error("\(failure.description)")
+                throw failure
+            }
             plugins[identifier, default: PluginRegistry.Plugin(currentVersion: current, versions: [:])].versions[version] = parsed
         }
-        return PluginRegistry(plugins.filter { $0.value.versions[$0.value.currentVersion] != nil })
+        let registry = PluginRegistry(plugins.filter { $0.value.versions[$0.value.currentVersion] != nil })
+        registries.store(registry, appId: appId, stamp: stamp)
+        return registry
     }
 
     public func registry(appId: String) async throws -> PluginRegistry {

@@ -37,15 +37,6 @@ public struct Record: Sendable {
     public var revision: Int
     public var createdAt: Date
     public var updatedAt: Date
-
-    /// The resource as the API shows it.
-    public var json: JSONValue {
-        var o = body.objectValue ?? [:]
-        o["revision"] = .number(Double(revision))
-        o["created_at"] = .string(Timestamp.format(createdAt))
-        o["updated_at"] = .string(Timestamp.format(updatedAt))
-        return .object(o)
-    }
 }
 
 public enum Timestamp {
@@ -59,10 +50,6 @@ public struct App: Sendable, Equatable {
     public var slug: String
     public var name: String
     public var createdAt: Date
-
-    public var json: JSONValue {
-        ["id": .string(id), "slug": .string(slug), "name": .string(name), "created_at": .string(Timestamp.format(createdAt))]
-    }
 }
 
 /// A page of a list.
@@ -71,14 +58,6 @@ public struct Page: Sendable {
     public var total: Int
     public var limit: Int
     public var offset: Int
-
-    public var json: JSONValue {
-        let next = offset + items.count < total ? JSONValue.number(Double(offset + items.count)) : .null
-        return [
-            "items": .array(items.map(\.json)), "total": .number(Double(total)), "limit": .number(Double(limit)),
-            "offset": .number(Double(offset)), "next_offset": next,
-        ]
-    }
 }
 
 /// Persistence of apps, tokens, families, layouts and screens on PostgreSQL.
@@ -86,6 +65,7 @@ public struct Page: Sendable {
 public struct Store: Sendable {
     public let client: PostgresClient
     public let logger: Logger
+    let registries = RegistryCache()
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -94,14 +74,16 @@ public struct Store: Sendable {
 
     // MARK: Apps and tokens
 
+    /// Lower-case letters, digits and `-`, and never shaped like a UUID: an app is found by its id
+    /// or its slug, and a slug must never be taken for another app's id.
     public static func isValidSlug(_ slug: String) -> Bool {
         guard let first = slug.first, first.isASCII, first.isLowercase || first.isNumber, slug.count <= 63 else { return false }
-        return slug.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+        return slug.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") } && UUIDText.normalize(slug) == nil
     }
 
     public func createApp(slug: String, name: String) async throws -> App {
         guard Self.isValidSlug(slug) else {
-            throw StoreError.invalid([FieldError("/slug", "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters")])
+            throw StoreError.invalid([FieldError("/slug", "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters, and not shaped like a UUID")])
         }
         let id = UUIDText.random()
         do {
@@ -116,14 +98,21 @@ public struct Store: Sendable {
         throw StoreError.notFound("app")
     }
 
-    /// Finds an app by id or slug.
+    /// Finds an app by id or slug, by the kind of key given: a UUID is an id, anything else a slug.
     public func findApp(_ idOrSlug: String) async throws -> App? {
-        let rows: PostgresRowSequence
         if let id = UUIDText.normalize(idOrSlug) {
-            rows = try await client.query("SELECT id::text, slug, name, created_at FROM apps WHERE id = \(id)::uuid", logger: logger)
-        } else {
-            rows = try await client.query("SELECT id::text, slug, name, created_at FROM apps WHERE slug = \(idOrSlug)", logger: logger)
+            return try await app(rows: client.query("SELECT id::text, slug, name, created_at FROM apps WHERE id = \(id)::uuid", logger: logger))
         }
+        return try await findApp(slug: idOrSlug)
+    }
+
+    /// Finds an app by slug only (public URLs name apps by slug).
+    public func findApp(slug: String) async throws -> App? {
+        guard Self.isValidSlug(slug) else { return nil }
+        return try await app(rows: client.query("SELECT id::text, slug, name, created_at FROM apps WHERE slug = \(slug)", logger: logger))
+    }
+
+    private func app(rows: PostgresRowSequence) async throws -> App? {
         for try await (id, slug, name, createdAt) in rows.decode((String, String, String, Date).self) {
             return App(id: id, slug: slug, name: name, createdAt: createdAt)
         }
@@ -149,11 +138,17 @@ public struct Store: Sendable {
 
     /// The app a token belongs to and a name for the token (its label, or the start of its id),
     /// or nil for an unknown token.
-    public func tokenOwner(_ token: String) async throws -> (appId: String, name: String)? {
+    /// The app a token belongs to and the token's name, in one query.
+    public func tokenOwner(_ token: String) async throws -> (app: App, tokenName: String)? {
         let rows = try await client.query(
-            "SELECT app_id::text, CASE WHEN label = '' THEN left(id::text, 8) ELSE label END FROM api_tokens WHERE token_hash = \(Self.hash(token))",
+            """
+            SELECT a.id::text, a.slug, a.name, a.created_at, CASE WHEN t.label = '' THEN left(t.id::text, 8) ELSE t.label END
+            FROM api_tokens t JOIN apps a ON a.id = t.app_id WHERE t.token_hash = \(Self.hash(token))
+            """,
             logger: logger)
-        for try await (id, name) in rows.decode((String, String).self) { return (id, name) }
+        for try await (id, slug, name, createdAt, tokenName) in rows.decode((String, String, String, Date, String).self) {
+            return (App(id: id, slug: slug, name: name, createdAt: createdAt), tokenName)
+        }
         return nil
     }
 

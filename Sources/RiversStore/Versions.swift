@@ -29,18 +29,6 @@ public struct PublishedVersion: Sendable {
         self.size = size ?? document.count
         self.gzipSize = gzipSize ?? gzip.count
     }
-
-    /// What the API shows of a version (without its bytes).
-    public func json(slug: String, baseURL: String) -> JSONValue {
-        [
-            "number": .number(Double(number)), "sha256": .string(sha256),
-            "size": .number(Double(size)), "gzip_size": .number(Double(gzipSize)),
-            "published_by": .string(publishedBy), "note": .string(note),
-            "rollback_of": rollbackOf.map { .number(Double($0)) } ?? .null,
-            "created_at": .string(Timestamp.format(createdAt)),
-            "url": .string("\(baseURL)/rivers/\(slug)/v\(number)/rivers.json"),
-        ]
-    }
 }
 
 /// What a publish did: a new version, or nothing because the document did not change.
@@ -226,13 +214,13 @@ extension Store {
 
     /// The current document of one app by slug.
     public func currentDocument(slug: String) async throws -> PublishedVersion? {
-        guard let app = try await findApp(slug) else { return nil }
+        guard let app = try await findApp(slug: slug) else { return nil }
         return try await currentVersion(appId: app.id)
     }
 
     /// Version `number` of an app by slug.
     public func document(slug: String, number: Int) async throws -> PublishedVersion? {
-        guard let app = try await findApp(slug) else { return nil }
+        guard let app = try await findApp(slug: slug) else { return nil }
         return try await client.withConnection { try await self.version(appId: app.id, number: number, on: $0) }
     }
 }

@@ -6,7 +6,7 @@ import Testing
     typealias S = PublishSample
 
     static func document(_ screens: [Screen]) -> JSONValue {
-        RiversDocument.make(screens: screens, families: S.families, screenPlugins: [:])
+        RiversDocument.make(screens: screens, screenPlugins: [:])
     }
 
     static func ids(_ list: JSONValue?) -> [String] {

@@ -6,7 +6,7 @@ import Testing
     typealias S = PublishSample
 
     static func document(_ screens: [Screen] = S.app(), plugins: [String: ScreenPluginInfo] = [:]) -> JSONValue {
-        RiversDocument.make(screens: screens, families: S.families, screenPlugins: plugins)
+        RiversDocument.make(screens: screens, screenPlugins: plugins)
     }
 
     static let allScreenKeys: Set<String> = [
@@ -145,7 +145,7 @@ import Testing
             Screen(id: S.showId, name: "B", type: without.identifier, screenType: "b", family: "FAMILY_1",
                    uiComponents: [Component(id: "d", componentType: "banner")]),
         ]
-        let doc = RiversDocument.make(screens: screens, families: S.families, screenPlugins: info)
+        let doc = RiversDocument.make(screens: screens, screenPlugins: info)
         #expect(doc.at(0, "ui_components")?.arrayValue?.count == 1)
         #expect(doc.at(1, "ui_components") == .array([]))
     }
@@ -251,11 +251,11 @@ import Testing
         home.styles["family"] = "ignored"
         home.styles["background_color"] = "#FF000000"
         home.styles.removeValue(forKey: "family")
-        let third = RiversDocument.make(screens: [home, S.show(), S.settings()], families: S.families, screenPlugins: [:]).serialized()
+        let third = RiversDocument.make(screens: [home, S.show(), S.settings()], screenPlugins: [:]).serialized()
         #expect(first == third)
         // And a change shows.
         home.name = "Home 2"
-        #expect(RiversDocument.make(screens: [home, S.show(), S.settings()], families: S.families, screenPlugins: [:]).serialized() != first)
+        #expect(RiversDocument.make(screens: [home, S.show(), S.settings()], screenPlugins: [:]).serialized() != first)
     }
 
     @Test func publishedDocumentParsesBack() throws {

@@ -79,7 +79,7 @@ import Testing
         let original = try PublishFixtures.json(name)
         let app = try Self.importing(original)
         let families = Dictionary(uniqueKeysWithValues: app.families.map { ($0.id, $0) })
-        let published = RiversDocument.make(screens: app.screens, families: families, screenPlugins: [:])
+        let published = RiversDocument.make(screens: app.screens, screenPlugins: [:])
         let before = try #require(original.arrayValue)
         let after = try #require(published.arrayValue)
         #expect(after.count == before.count)
@@ -120,7 +120,7 @@ import Testing
         #expect(screen.type == "settings_contact_us_legacy")
         #expect(!screen.home)                 // the entry says home: false
         #expect(screen.styles == ["presentation": "push"])
-        let published = RiversDocument.make(screens: app.screens, families: [:], screenPlugins: [:])
+        let published = RiversDocument.make(screens: app.screens, screenPlugins: [:])
         for (key, value) in entry.objectValue ?? [:] {
             #expect(published.at(0, key) == value, "key \(key)")
         }
@@ -152,7 +152,7 @@ import Testing
         let problems = Problems()
         #expect(Screen.read(withType.json, problems: problems) == withType, "\(problems.errors)")
 
-        let published = RiversDocument.make(screens: app.screens, families: [:], screenPlugins: [:])
+        let published = RiversDocument.make(screens: app.screens, screenPlugins: [:])
         #expect(published.at(0, "data") == ["connected": true, "parent": "9bd8db4b-dc8e-4133-aedd-63135e02c31d"])
         #expect(published.at(0, "ui_components", 1, "styles", "cell_body_component_type") == "list")
         #expect(published.at(0, "ui_components", 0, "rules", "item_limit") == "10")

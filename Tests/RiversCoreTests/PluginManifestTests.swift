@@ -155,7 +155,11 @@ struct PluginManifestRuleTests {
     }
 
     @Test func identifierRules() {
-        #expect(F.errors(F.minimal(["identifier": "my plugin"])) == [FieldError("/identifier", "must not contain spaces")])
+        let alphabet = FieldError("/identifier", "must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        // Identifiers appear in URL paths: anything that would need escaping is refused.
+        for bad in ["my plugin", "a/b", "q?x=1#f", "../../x", "%2e"] {
+            #expect(F.errors(F.minimal(["identifier": .string(bad)])) == [alphabet], "\(bad)")
+        }
         #expect(F.errors(F.minimal(["identifier": "general_content"])) == [
             FieldError("/identifier", "\"general_content\" is reserved for built-in screens")
         ])

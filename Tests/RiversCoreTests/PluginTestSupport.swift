@@ -3,32 +3,21 @@ import Testing
 
 @testable import RiversCore
 
-/// Finds `shared/fixtures/zapp` from this file's location: the first ancestor folder that has it as a
-/// child (`<ancestor>/shared/fixtures/zapp`) or as a sibling (`<ancestor>/../shared/fixtures/zapp`).
-/// Works for `/work/main/Tests/RiversCoreTests/` and for a standalone package next to it.
+/// The real manifests and documents in `Tests/Fixtures/zapp` (copied from the field; see its SOURCES.md).
 enum PluginFixtures {
     struct NotFound: Error, CustomStringConvertible {
         var description: String
     }
 
+    /// `Tests/Fixtures/zapp`: real documents and manifests, kept in the repository.
     static func directory(from file: String = #filePath) throws -> URL {
-        let fm = FileManager.default
-        var folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-        var tried: [String] = []
-        while folder.path != "/" && !folder.path.isEmpty {
-            for candidate in [
-                folder.appendingPathComponent("shared/fixtures/zapp"),
-                folder.deletingLastPathComponent().appendingPathComponent("shared/fixtures/zapp"),
-            ] {
-                var isDirectory: ObjCBool = false
-                if fm.fileExists(atPath: candidate.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                    return candidate.standardizedFileURL
-                }
-                if !tried.contains(candidate.standardizedFileURL.path) { tried.append(candidate.standardizedFileURL.path) }
-            }
-            folder.deleteLastPathComponent()
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/zapp")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw NotFound(description: "fixtures folder \(folder.path) not found")
         }
-        throw NotFound(description: "fixtures folder shared/fixtures/zapp not found above \(file); looked in: \(tried.joined(separator: ", "))")
+        return folder.standardizedFileURL
     }
 
     static func bytes(_ name: String) throws -> [UInt8] {

@@ -3,11 +3,11 @@ import Hummingbird
 import RiversCore
 import Testing
 
-/// The fixtures folder: `../shared/fixtures/zapp` beside the repository.
+/// A fixture of `Tests/Fixtures/zapp`: real documents and manifests, kept in the repository.
 func fixture(_ name: String) throws -> JSONValue {
-    let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/zapp/\(name)")
+    let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/zapp/\(name)")
     guard let data = FileManager.default.contents(atPath: url.path) else {
-        throw SetupError(description: "fixture \(url.path) not found: the suite expects ../shared/fixtures beside the repository")
+        throw SetupError(description: "fixture \(url.path) not found: Tests/Fixtures/zapp is part of the repository")
     }
     return try JSONValue.parse(Array(data))
 }
@@ -19,7 +19,7 @@ struct PluginAPITests {
     @Test("every fixture manifest registers; the same version with another manifest conflicts until PUT")
     func registerFixtures() async throws {
         let names = try FileManager.default.contentsOfDirectory(
-            atPath: repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/zapp").path
+            atPath: repositoryRoot.appendingPathComponent("Tests/Fixtures/zapp").path
         ).filter { ($0.hasPrefix("manifest_") || $0.hasPrefix("devportal_snippet_") || $0.contains("manifest")) && $0.hasSuffix(".json") }.sorted()
         #expect(names.count == 10)
         try await withAPI { api in

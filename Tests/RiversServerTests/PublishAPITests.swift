@@ -230,7 +230,7 @@ struct PublishAPITests {
     @Test("a broken document is refused with where, and imports nothing")
     func importBroken() async throws {
         try await withAPI { api in
-            let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/zapp/devportal_Rivers_md_example.json.txt")
+            let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/zapp/devportal_Rivers_md_example.json.txt")
             let text = try String(contentsOf: url, encoding: .utf8)
             let broken = try await api.request(.post, "import", body: text)
             #expect(broken.status == .unprocessableContent)

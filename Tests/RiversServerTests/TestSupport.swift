@@ -85,7 +85,7 @@ struct TestAPI {
     /// `path` is relative to the app (`families/FAMILY_1`) unless it starts with `/`.
     @discardableResult
     func request(
-        _ method: HTTPRequest.Method, _ path: String, json: JSONValue? = nil, body: String? = nil,
+        _ method: HTTPRequest.Method, _ path: String, json: JSONValue? = nil, body: String? = nil, bytes: [UInt8]? = nil,
         headers: HTTPFields = [:], token: String? = nil, authorized: Bool = true
     ) async throws -> APIResponse {
         var headers = headers
@@ -95,6 +95,8 @@ struct TestAPI {
             buffer = ByteBuffer(bytes: json.serialized())
         } else if let body {
             buffer = ByteBuffer(string: body)
+        } else if let bytes {
+            buffer = ByteBuffer(bytes: bytes)
         }
         if buffer != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
         let uri = path.hasPrefix("/") ? path : "\(base)/\(path)"

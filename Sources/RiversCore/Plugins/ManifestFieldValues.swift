@@ -168,7 +168,7 @@ extension ManifestField {
             }
         }
         if values.contains(value) { return [] }
-        let list = values.map(PluginJSON.describe).joined(separator: ", ")
+        let list = values.map(PluginJSON.describe).listed(limit: 20)
         return [FieldError(pointer, "\(PluginJSON.describe(value)) is not one of the options: \(list)")]
     }
 

@@ -222,6 +222,24 @@ public struct NavItemData: Sendable, Hashable {
 
     public var isWebLink: Bool { type == Self.webURLType }
 
+    /// Schemes that run code or read local data where an app opens the link.
+    static let refusedSchemes: Set<String> = ["javascript", "vbscript", "data", "file", "blob", "about", "content", "filesystem"]
+
+    /// What apps may open: `http://` and `https://` addresses, and app deep links (`scheme://…`,
+    /// the scheme made of letters, digits, `+`, `-`, `.`), except schemes that run code or read
+    /// local files. Checked on the text as written: no leading spaces or control characters.
+    public static func isOpenableLink(_ link: String) -> Bool {
+        guard let colon = link.firstIndex(of: ":") else { return false }
+        let scheme = link[..<colon]
+        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+              scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0)) }),
+              !refusedSchemes.contains(scheme.lowercased()),
+              link[colon...].hasPrefix("://"), link.count > scheme.count + 3,
+              !link.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == " " })
+        else { return false }
+        return true
+    }
+
     static let keys: Set<String> = ["source", "type", "connected", "target"]
 
     public static func parse(_ json: JSONValue, pointer: String) -> (value: NavItemData?, errors: [FieldError]) {
@@ -242,6 +260,8 @@ public struct NavItemData: Sendable, Hashable {
         if type == webURLType {
             if (source ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
                 log.error("source", "a web link (type WEB_URL) needs a non-empty \"source\"")
+            } else if let source, !isOpenableLink(source) {
+                log.error("source", "a web link must be an http or https address, or an app link such as myapp://path")
             }
             if o["target"].map({ !$0.isNull }) ?? false {
                 log.error("target", "a web link (type WEB_URL) cannot also target a screen")

@@ -64,6 +64,16 @@ public struct PluginManifest: Sendable, Hashable {
     /// declare them (the Zappifest example conditions on `styles/family`).
     public static let implicitConditionKeys: Set<String> = ["styles/family", "data/source", "data/type"]
 
+    /// Identifiers appear in URL paths (`/plugins/{identifier}`) and screen types, so they keep to
+    /// an alphabet that needs no escaping: `[A-Za-z0-9][A-Za-z0-9._-]{0,99}`.
+    public static func isValidIdentifier(_ identifier: String) -> Bool {
+        let bytes = identifier.utf8
+        guard let first = bytes.first, bytes.count <= 100, IdentifierRules.isToken(first), first != UInt8(ascii: "."),
+              first != UInt8(ascii: "_"), first != UInt8(ascii: "-")
+        else { return false }
+        return bytes.allSatisfy(IdentifierRules.isToken)
+    }
+
     /// Screen `type` values with a meaning of their own; a plugin identifier may not take them.
     public static let reservedIdentifiers: Set<String> = ["general_content", "favorites"]
 
@@ -141,8 +151,8 @@ struct PluginManifestParser {
         let minZappSDK = requiredString(top, "min_zapp_sdk", nonEmpty: false)
 
         if let identifier {
-            if identifier.contains(where: { $0.isWhitespace }) {
-                log.error([.key("identifier")], "must not contain spaces")
+            if !PluginManifest.isValidIdentifier(identifier) {
+                log.error([.key("identifier")], "must be 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit")
             }
             if PluginManifest.reservedIdentifiers.contains(identifier) {
                 log.error([.key("identifier")], "\"\(identifier)\" is reserved for built-in screens")

@@ -32,7 +32,7 @@ public enum PublishCheck {
         if homes.isEmpty {
             errors.append(FieldError("/screens", "no home screen: set home on exactly one screen"))
         } else if homes.count > 1 {
-            let list = homes.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            let list = homes.map { "\"\($0.name)\"" }.listed()
             for screen in homes {
                 errors.append(FieldError(JSONPointer.join(base(screen), "home"), "\(homes.count) screens are home (\(list)): exactly one may be"))
             }
@@ -95,7 +95,7 @@ public enum PublishCheck {
                 if !exists(parent) {
                     errors.append(FieldError(JSONPointer.join(p, "parent"), "no screen \(parent) in this app"))
                 } else if let cycle = cycle(from: screen.id, parents: parents) {
-                    errors.append(FieldError(JSONPointer.join(p, "parent"), "is on a cycle of parents: \(cycle.map(describe).joined(separator: " → "))"))
+                    errors.append(FieldError(JSONPointer.join(p, "parent"), "is on a cycle of parents: \(cycle.map(describe).listed(separator: " → "))"))
                 }
             }
 

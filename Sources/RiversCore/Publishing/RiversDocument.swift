@@ -10,7 +10,7 @@ public struct ScreenPluginInfo: Sendable, Hashable {
 }
 
 /// The published `rivers.json`: a top-level array of screen objects, in the order given, in the
-/// shape real Zapp clients read (see `shared/spec/rivers-format.md`).
+/// shape real Zapp clients read (see `docs/spec/rivers-format.md`).
 ///
 /// Pure: the same input always gives the same value, and `serialized()` sorts object keys, so the
 /// same input always gives the same bytes.
@@ -25,88 +25,11 @@ public enum RiversDocument {
     /// free-form style values.
     static let reservedComponentStyles: [String] = ["family", "cell_styles", "header", "footer", "layout"]
 
-    /// The whole document. `families` is part of the signature so the caller hands over the app as
-    /// it is; the document itself names each screen's family by id only (clients know the family
-    /// rules from the app build), so family contents are not written.
-    public static func make(screens: [Screen], families: [String: Family], screenPlugins: [String: ScreenPluginInfo]) -> JSONValue {
-        .array(screens.map { screenObject($0, screenPlugins: screenPlugins) })
-    }
-
-    /// One screen object.
-    public static func screenObject(_ screen: Screen, screenPlugins: [String: ScreenPluginInfo]) -> JSONValue {
-        let isPlugin = !Screen.builtInTypes.contains(screen.type)
-
-        let data: JSONValue
-        if screen.connected {
-            data = ["connected": true, "parent": .string(screen.parent ?? "")]
-        } else if isPlugin {
-            var values = screen.data
-            values.removeValue(forKey: "connected")
-            values.removeValue(forKey: "parent")
-            data = .object(values)
-        } else {
-            data = .emptyObject
-        }
-
-        var styles = screen.styles
-        styles["family"] = .string(screen.family)
-
-        let publishesComponents = !isPlugin || (screenPlugins[screen.type]?.canHaveComponents ?? false)
-        let components: [JSONValue] = publishesComponents
-            ? componentList(screen.uiComponents, screen: screen)
-            : []
-
-        return .object([
-            "id": .string(screen.id),
-            "name": .string(screen.name),
-            "type": .string(screen.type),
-            "home": .bool(screen.home),
-            "screen_type": .string(screen.screenType),
-            "data": data,
-            "styles": .object(styles),
-            "ui_components": .array(components),
-            "navigations": .array(screen.navigations),
-            "hooks": hooksObject(screen.hooks),
-            "rules": .object(screen.rules),
-            "general": .object(screen.general),
-            "advertising": .object(screen.advertising),
-        ])
-    }
-
-    static func componentList(_ list: [Component], screen: Screen) -> [JSONValue] {
-        list.enumerated().map { index, component in componentObject(component, position: index + 1, screen: screen) }
-    }
-
-    /// One component object; `position` is its 1-based place in its list.
-    public static func componentObject(_ component: Component, position: Int, screen: Screen) -> JSONValue {
-        var data: [String: JSONValue]
-        if screen.connected {
-            // A connected screen's components take their items from the sender.
-            data = ["source": "", "type": ""]
-            if let target = component.data?.target { data["target"] = .string(target) }
-        } else if let d = component.data {
-            data = d.json.objectValue ?? [:]
-        } else {
-            data = ["source": "", "type": ""]
-        }
-
-        let styles = componentStyles(component, screen: screen)
-
-        var rules: [String: JSONValue] = [:]
-        if let limit = component.itemLimit { rules["item_limit"] = .string(String(limit)) }
-
-        var object: [String: JSONValue] = [
-            "component_type": .string(component.componentType),
-            "id": .string(component.id),
-            "position": .number(Double(position)),
-            "data": .object(data),
-            "styles": .object(styles),
-            "rules": .object(rules),
-        ]
-        if holdsChildren(component) {
-            object["ui_components"] = .array(componentList(component.uiComponents, screen: screen))
-        }
-        return .object(object)
+    /// The whole document as a value (for diffs and tests): the bytes of `bytes(screens:…)`, the
+    /// one writer of the format, read back.
+    public static func make(screens: [Screen], screenPlugins: [String: ScreenPluginInfo]) -> JSONValue {
+        // The writer's output is JSON it wrote itself from finite numbers and valid strings.
+        (try? JSONValue.parse(bytes(screens: screens, screenPlugins: screenPlugins))) ?? .array([])
     }
 
     /// A component's `styles`: its own values, then the members that come from its fields (the
@@ -146,7 +69,7 @@ extension ScreenPluginInfo {
 }
 
 extension PluginRegistry {
-    /// The registered screen plugins (current versions) as `RiversDocument.make` needs them.
+    /// The registered screen plugins (current versions) as the document writer needs them.
     public var screenPluginInfo: [String: ScreenPluginInfo] {
         screenPlugins.mapValues(ScreenPluginInfo.init(manifest:))
     }

@@ -1,7 +1,7 @@
-/// Writes the published document straight to bytes: the same bytes as
-/// `RiversDocument.make(…).serialized()` (a test holds them equal), without building and sorting a
-/// dictionary for every screen and component. Members whose keys are fixed are written in sorted
-/// order by hand; only free-form objects (styles, rules, …) are sorted.
+/// Writes the published document straight to bytes, the one writer of the format: without
+/// building and sorting a dictionary for every screen and component. Members whose keys are fixed
+/// are written in sorted order by hand; only free-form objects (styles, rules, …) are sorted, so
+/// the same input always gives the same bytes.
 extension RiversDocument {
     public static func bytes(screens: [Screen], screenPlugins: [String: ScreenPluginInfo]) -> [UInt8] {
         var out: [UInt8] = []

@@ -1,0 +1,46 @@
+/// The work budget of one request. A hosted Rivers serves many customers, so every size, count and
+/// number a request controls is bounded before any work is done on it; what is over budget gets a
+/// problem that names the limit. The README lists these.
+public enum Limits {
+    /// JSON nesting: real documents nest about 12 deep.
+    public static let maxJSONDepth = 64
+    /// Characters in a name (screens, families, layouts, navigations).
+    public static let maxNameLength = 200
+    /// Characters in any other string, unless a narrower rule applies.
+    public static let maxStringLength = 10_000
+    /// Any length in points (insets, spacing, widths, heights).
+    public static let maxLength: Double = 10_000
+    /// A cell height in points (tall cells, such as a whole-screen hero, go past the width limit).
+    public static let maxCellHeight: Double = 100_000
+    /// Aspect ratios (width ÷ height) from 1:100 to 100:1.
+    public static let aspectRatioRange: ClosedRange<Double> = 0.01...100
+    /// Columns a cell style may split a line into.
+    public static let maxColumns = 100
+    /// Cell styles in one family.
+    public static let maxCellStylesPerFamily = 200
+    /// Components on one screen or layout, group children included.
+    public static let maxComponentsPerScreen = 200
+    /// Cell styles one component names.
+    public static let maxCellStylesPerComponent = 20
+    /// A component's `item_limit`.
+    public static let maxItemLimit = 10_000
+    /// Items (cells) one preview lays out, over all its components.
+    public static let maxPreviewItems = 10_000
+    /// Problems listed in one answer; `error_count` gives how many were found in all.
+    public static let maxProblems = 100
+    /// Any other whole number the API takes, and the magnitude of any free-form number.
+    public static let maxInteger = 1_000_000_000
+}
+
+extension Sequence where Element: StringProtocol {
+    /// For messages: the first `limit` entries joined with `separator`, then how many more there
+    /// are, so that no message repeats a collection of any size.
+    public func listed(limit: Int = 10, separator: String = ", ") -> String {
+        var shown: [String] = []
+        var more = 0
+        for element in self {
+            if shown.count < limit { shown.append(String(element)) } else { more += 1 }
+        }
+        return shown.joined(separator: separator) + (more > 0 ? "\(separator)and \(more) more" : "")
+    }
+}

@@ -1,0 +1,123 @@
+import HTTPTypes
+import NIOHTTPTypes
+
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// How long a connection may take to send its requests, and how many may be open at once.
+/// Slow or idle clients must not hold the server's connections for ever (slowloris).
+public struct ConnectionLimits: Sendable {
+    /// A new connection must deliver its first request head within this time.
+    public var headerTimeout: TimeAmount = .seconds(10)
+    /// A request's body must arrive completely within this time of its head.
+    public var bodyTimeout: TimeAmount = .seconds(30)
+    /// A kept-alive connection must deliver its next request head within this time of the last response.
+    public var idleTimeout: TimeAmount = .seconds(60)
+    /// Connections open at once; more are closed as soon as they are accepted.
+    public var maxConnections = 1_000
+
+    public init() {}
+}
+
+/// Counts the open connections of one server, shared by every connection's guard.
+final class ConnectionCounter: Sendable {
+    private let count = NIOLockedValueBox(0)
+
+    /// Takes a place; false when all `limit` places are taken.
+    func enter(limit: Int) -> Bool {
+        count.withLockedValue { n in
+            guard n < limit else { return false }
+            n += 1
+            return true
+        }
+    }
+
+    func leave() { count.withLockedValue { $0 -= 1 } }
+}
+
+/// Sits after HTTP decoding on every connection: closes the connection when a request head or
+/// body does not arrive in time, and refuses connections past the limit. One deadline is armed
+/// at a time: waiting for a head (header or idle timeout), or for the rest of a body.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limits: ConnectionLimits
+    private let counter: ConnectionCounter
+    private var counted = false
+    private var deadline: Scheduled<Void>?
+
+    init(limits: ConnectionLimits, counter: ConnectionCounter) {
+        self.limits = limits
+        self.counter = counter
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context: context)
+        context.fireChannelActive()
+    }
+
+    private func start(context: ChannelHandlerContext) {
+        guard !counted else { return }
+        guard counter.enter(limit: limits.maxConnections) else {
+            context.close(promise: nil)
+            return
+        }
+        counted = true
+        arm(limits.headerTimeout, context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        release()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        release()
+    }
+
+    private func release() {
+        deadline?.cancel()
+        deadline = nil
+        if counted {
+            counted = false
+            counter.leave()
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head: arm(limits.bodyTimeout, context: context)
+        case .end: disarm()
+        case .body: break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            // The response is complete: the connection now waits for its next request.
+            arm(limits.idleTimeout, context: context)
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func arm(_ timeout: TimeAmount, context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            channel.close(promise: nil)
+        }
+    }
+
+    private func disarm() {
+        deadline?.cancel()
+        deadline = nil
+    }
+}

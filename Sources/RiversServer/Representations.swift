@@ -1,0 +1,49 @@
+import RiversCore
+import RiversStore
+
+// How the API shows what the store returns: the response shapes, public URLs and paging live
+// here, in the HTTP module, not next to the SQL.
+
+extension Record {
+    /// The resource with its bookkeeping.
+    var json: JSONValue {
+        var o = body.objectValue ?? [:]
+        o["revision"] = .number(Double(revision))
+        o["created_at"] = .string(Timestamp.format(createdAt))
+        o["updated_at"] = .string(Timestamp.format(updatedAt))
+        return .object(o)
+    }
+}
+
+extension App {
+    var json: JSONValue {
+        ["id": .string(id), "slug": .string(slug), "name": .string(name), "created_at": .string(Timestamp.format(createdAt))]
+    }
+}
+
+/// The paging envelope of every list: `items`, `total`, `limit`, `offset`, `next_offset`.
+func pageJSON(_ items: [JSONValue], total: Int, limit: Int, offset: Int) -> JSONValue {
+    let next = offset + items.count < total ? JSONValue.number(Double(offset + items.count)) : .null
+    return [
+        "items": .array(items), "total": .number(Double(total)), "limit": .number(Double(limit)),
+        "offset": .number(Double(offset)), "next_offset": next,
+    ]
+}
+
+extension Page {
+    var json: JSONValue { pageJSON(items.map(\.json), total: total, limit: limit, offset: offset) }
+}
+
+extension PublishedVersion {
+    /// What the API shows of a version (without its bytes), with its public URL.
+    func json(slug: String, baseURL: String) -> JSONValue {
+        [
+            "number": .number(Double(number)), "sha256": .string(sha256),
+            "size": .number(Double(size)), "gzip_size": .number(Double(gzipSize)),
+            "published_by": .string(publishedBy), "note": .string(note),
+            "rollback_of": rollbackOf.map { .number(Double($0)) } ?? .null,
+            "created_at": .string(Timestamp.format(createdAt)),
+            "url": .string("\(baseURL)/rivers/\(slug)/v\(number)/rivers.json"),
+        ]
+    }
+}

@@ -1,0 +1,32 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+extension HTTPField.Name {
+    static let requestId = Self("X-Request-Id")!
+    static let contentTypeOptions = Self("X-Content-Type-Options")!
+    static let contentSecurityPolicy = Self("Content-Security-Policy")!
+    static let frameOptions = Self("X-Frame-Options")!
+    static let referrerPolicy = Self("Referrer-Policy")!
+}
+
+/// The outermost middleware: every response, errors included, carries the request's id in
+/// `X-Request-Id` (the id Hummingbird puts in the request's log lines) and `nosniff`; every 5xx is
+/// logged once with that id, never with a body or a token, so a user's report can be matched to
+/// the log.
+struct RequestIdMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.requestId] = context.id
+        response.headers[.contentTypeOptions] = "nosniff"
+        if response.status.code >= 500 {
+            context.logger.error("\(response.status.code) on \(request.method) \(context.endpointPath ?? "(no route)")", metadata: ["request_id": .string(context.id)])
+        }
+        return response
+    }
+}
