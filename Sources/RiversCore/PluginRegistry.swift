@@ -20,7 +20,11 @@ public struct PluginRegistry: Sendable {
     }
 
     /// Navigation types every app has without a plugin.
-    public static let builtInNavigationTypes: Set<String> = ["navigation_bar", "two_level_rn_menu", "side_menu", "tab_bar_menu"]
+    /// Navigation types clients build in: the spec's, and those the platform's QA reader looks for.
+    public static let builtInNavigationTypes: Set<String> = [
+        "navigation_bar", "two_level_rn_menu", "side_menu", "tab_bar_menu",
+        "quick_brick_side_menu", "top_menu_bar_tv", "applicaster_toolbar",
+    ]
     /// The sections of a plugin screen filled from the manifest's fields.
     public static let valueSections = ["styles", "general", "data", "rules", "advertising"]
 

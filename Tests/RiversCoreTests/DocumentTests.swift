@@ -36,7 +36,7 @@ import Testing
         #expect(screen["general"] == ["nav_bar_id": "nb1"])
         #expect(screen["advertising"] == ["display_interstitial_once": .bool(true)])
         #expect(screen["hooks"] == ["preload_plugins": [], "postload_plugins": []])
-        #expect(screen["navigations"] == .array(S.home().navigations))
+        #expect(screen["navigations"] == .array(S.home().navigations.map(NavItem.numbered)))
 
         let components = try #require(screen["ui_components"]?.arrayValue)
         #expect(components.count == 3)

@@ -184,7 +184,7 @@ struct NavigationTests {
         #expect(json.objectValue.map { Set($0.keys) } == ["id", "name", "category", "navigation_type", "styles", "rules", "assets", "nav_items"])
         #expect(json["name"] == nil as JSONValue)
         #expect(json["nav_items"]?.arrayValue?[1]["nav_items"]?.arrayValue?[0] == [
-            "id": "item-4", "title": "All Shows", "type": "label",
+            "id": "item-4", "title": "All Shows", "type": "label", "position": 1,
             "data": ["source": nil, "type": nil, "connected": false, "target": .string(Self.shows)],
             "assets": [:], "styles": [:], "rules": [:], "nav_items": [],
         ])
@@ -193,9 +193,10 @@ struct NavigationTests {
         #expect(againErrors == [])
         #expect(again == menu)
         #expect(again?.toJSON().serializedString() == json.serializedString())
-        // Every key of the input survives the round trip (the input had no name key; it comes back as null).
+        // Every key of the input survives the round trip (the input had no name key; it comes back
+        // as null), and each nav item gains its position.
         let input = try PluginFixtures.parse(Self.rootMenu)
-        #expect(json.mergePatched(with: ["name": nil]) == input)
+        #expect(json.mergePatched(with: ["name": nil]) == NavItem.numbered(input))
     }
 
     @Test func navBarWithAllKeysParsesAndRoundTrips() throws {
@@ -214,7 +215,7 @@ struct NavigationTests {
         #expect(bar.navItems.flatMap(\.allTargets) == [Self.home, Self.home])
 
         let json = bar.toJSON()
-        #expect(json == (try PluginFixtures.parse(Self.navBar)))
+        #expect(json == NavItem.numbered(try PluginFixtures.parse(Self.navBar)))
         #expect(Navigation.parse(json, pointer: "").value == bar)
     }
 
@@ -256,10 +257,10 @@ struct NavigationTests {
             pointer: "")
         #expect(errors == [])
         #expect(item?.toJSON() == [
-            "id": "x", "title": "", "type": "nested_menu", "data": ["source": nil, "type": nil, "connected": nil, "target": nil],
+            "id": "x", "title": "", "type": "nested_menu", "position": 1, "data": ["source": nil, "type": nil, "connected": nil, "target": nil],
             "assets": [:], "styles": [:], "rules": [:],
             "nav_items": [[
-                "id": "y", "title": "Y", "type": "label", "data": ["source": nil, "type": nil, "connected": nil, "target": .string(Self.shows)],
+                "id": "y", "title": "Y", "type": "label", "position": 1, "data": ["source": nil, "type": nil, "connected": nil, "target": .string(Self.shows)],
                 "assets": [:], "styles": [:], "rules": [:], "nav_items": [],
             ]],
         ])
@@ -333,5 +334,39 @@ extension String {
             rest = rest[r.upperBound...]
         }
         return out + rest
+    }
+
+    @Test("ids are generated when left out; positions follow the order, whatever was sent")
+    func generatedIdsAndPositions() throws {
+        let (value, errors) = Navigation.parse([
+            "category": "menu", "navigation_type": "side_menu",
+            "nav_items": [
+                ["title": "A", "type": "button", "position": 7],
+                ["title": "B", "type": "nested_menu", "nav_items": [["title": "C", "type": "label"], ["title": "D", "type": "label"]]],
+            ],
+        ], pointer: "/n")
+        #expect(errors == [])
+        let menu = try #require(value)
+        #expect(UUIDText.normalize(menu.id) != nil)
+        #expect(Set(menu.navItems.map(\.id) + menu.navItems[1].navItems.map(\.id)).count == 4, "every generated id differs")
+        let json = menu.toJSON()
+        #expect(json["nav_items"]?.arrayValue?.map { $0["position"] } == [1, 2])
+        #expect(json["nav_items"]?.arrayValue?[1]["nav_items"]?.arrayValue?.map { $0["position"] } == [1, 2])
+        // A position that is not a whole number from 1 is refused; an empty id still is.
+        let bad = Navigation.parse([
+            "category": "menu", "navigation_type": "side_menu",
+            "nav_items": [["id": "", "title": "A", "type": "button", "position": 0]],
+        ], pointer: "/n")
+        #expect(bad.errors.map(\.pointer) == ["/n/nav_items/0/id", "/n/nav_items/0/position"])
+        // The document writer numbers what was stored before positions were written.
+        let old: JSONValue = ["id": "m", "nav_items": [["id": "a", "nav_items": [["id": "b"]]], ["id": "c"]]]
+        #expect(NavItem.numbered(old) == ["id": "m", "nav_items": [["id": "a", "position": 1, "nav_items": [["id": "b", "position": 1]]], ["id": "c", "position": 2]]])
+    }
+
+    @Test("the built-in navigation types include what the QA reader looks for")
+    func builtInNavigationTypes() {
+        for type in ["quick_brick_side_menu", "top_menu_bar_tv", "applicaster_toolbar", "navigation_bar", "two_level_rn_menu"] {
+            #expect(PluginRegistry.builtInNavigationTypes.contains(type))
+        }
     }
 }

@@ -6,8 +6,9 @@
 /// Decisions where the spec is silent:
 /// - Unknown keys are errors (these objects come from our own editor; nothing may be dropped silently).
 /// - `styles`, `rules`, `assets` default to `{}`, `nav_items` to `[]`, `data` to all-null.
-/// - Ids of navigations and nav items are non-empty strings (not necessarily UUIDs); nav item ids
-///   must be unique within a navigation. Screen links (`data.target`, hook `screen_id`) are UUIDs,
+/// - Ids of navigations and nav items are non-empty strings (not necessarily UUIDs), generated
+///   when absent; nav item ids must be unique within a navigation. Nav items carry `position`
+///   (1-based, from their order in their list). Screen links (`data.target`, hook `screen_id`) are UUIDs,
 ///   read in either case and kept in lower case (as screen ids are written).
 /// - A web link (`data.type` = `WEB_URL`) needs a non-empty `source` and cannot also have a `target`.
 /// - Any nav item may nest `nav_items` (the spec shows it for `nested_menu`, but does not forbid it).
@@ -137,7 +138,7 @@ public struct Navigation: Sendable, Hashable {
             return (nil, [FieldError(pointer, "a navigation must be an object, got \(json.typeName)")])
         }
         log.rejectUnknown(o, allowed: keys)
-        let id = log.requiredString(o, "id")
+        let id = log.idOrGenerated(o)
         let name = log.optionalString(o, "name")
         var category: NavigationCategory?
         switch o["category"] {
@@ -185,7 +186,7 @@ public struct Navigation: Sendable, Hashable {
             "styles": .object(styles),
             "rules": .object(rules),
             "assets": .object(assets),
-            "nav_items": .array(navItems.map { $0.toJSON() }),
+            "nav_items": NavItem.listJSON(navItems),
         ])
     }
 
@@ -307,7 +308,7 @@ public struct NavItem: Sendable, Hashable {
         self.navItems = navItems
     }
 
-    static let keys: Set<String> = ["id", "title", "type", "data", "assets", "styles", "rules", "nav_items"]
+    static let keys: Set<String> = ["id", "title", "type", "position", "data", "assets", "styles", "rules", "nav_items"]
 
     public static func parse(_ json: JSONValue, pointer: String) -> (value: NavItem?, errors: [FieldError]) {
         var log = NavigationReader(base: pointer)
@@ -315,7 +316,13 @@ public struct NavItem: Sendable, Hashable {
             return (nil, [FieldError(pointer, "a nav item must be an object, got \(json.typeName)")])
         }
         log.rejectUnknown(o, allowed: keys)
-        let id = log.requiredString(o, "id")
+        let id = log.idOrGenerated(o)
+        // `position` is accepted as sent back, but the order of the list decides it.
+        switch o["position"] {
+        case nil, .null?: break
+        case .number(let n)? where n >= 1 && n.rounded() == n: break
+        case let other?: log.error("position", "must be a whole number from 1, got \(PluginJSON.got(other))")
+        }
         var title: String?
         switch o["title"] {
         case nil: log.error("title", "\"title\" is required (it may be empty)")
@@ -340,17 +347,36 @@ public struct NavItem: Sendable, Hashable {
         )
     }
 
-    public func toJSON() -> JSONValue {
+    /// The item at `position` (1-based) of its list: clients match items by it (the QA reader
+    /// fails without it).
+    public func toJSON(position: Int = 1) -> JSONValue {
         .object([
             "id": .string(id),
             "title": .string(title),
             "type": .string(type),
+            "position": .number(Double(position)),
             "data": data.toJSON(),
             "assets": .object(assets),
             "styles": .object(styles),
             "rules": .object(rules),
-            "nav_items": .array(navItems.map { $0.toJSON() }),
+            "nav_items": Self.listJSON(navItems),
         ])
+    }
+
+    static func listJSON(_ items: [NavItem]) -> JSONValue {
+        .array(items.enumerated().map { $1.toJSON(position: $0 + 1) })
+    }
+
+    /// Stored navigations (raw JSON) with every nav item's `position` set from its place in its
+    /// list, for what was stored before positions were written.
+    public static func numbered(_ navigation: JSONValue) -> JSONValue {
+        guard var o = navigation.objectValue, let items = o["nav_items"]?.arrayValue else { return navigation }
+        o["nav_items"] = .array(items.enumerated().map { i, item in
+            guard var io = numbered(item).objectValue else { return item }
+            io["position"] = .number(Double(i + 1))
+            return .object(io)
+        })
+        return .object(o)
     }
 
     /// This item's target then its nested items' targets, depth first (repeats kept).
@@ -384,6 +410,14 @@ struct NavigationReader {
         case let other?: error(key, "must be a string, got \(PluginJSON.got(other))")
         }
         return nil
+    }
+
+    /// `id` as given, or a new UUID when it is absent (as for components).
+    mutating func idOrGenerated(_ o: [String: JSONValue]) -> String? {
+        switch o["id"] {
+        case nil, .null?: return UUIDText.random()
+        default: return requiredString(o, "id")
+        }
     }
 
     mutating func optionalString(_ o: [String: JSONValue], _ key: String) -> String? {

@@ -54,7 +54,7 @@ extension RiversDocument {
         key("name", &out)
         JSONValue.writeString(screen.name, to: &out)
         key("navigations", &out)
-        JSONValue.array(screen.navigations).write(to: &out)
+        JSONValue.array(screen.navigations.map(NavItem.numbered)).write(to: &out)
         key("rules", &out)
         JSONValue.object(screen.rules).write(to: &out)
         key("screen_type", &out)
