@@ -46,6 +46,10 @@ public struct Screen: Sendable, Hashable {
     /// Generated on creation, unique in the app, never reused.
     public var screenType: String
     public var home: Bool
+    /// Clients read these two: whether the app opens this screen as home when offline, and
+    /// whether the screen works offline.
+    public var homeOffline: Bool
+    public var supportsOffline: Bool
     public var connected: Bool
     public var parent: String?
     public var family: String
@@ -62,7 +66,8 @@ public struct Screen: Sendable, Hashable {
 
     public init(
         id: String = UUIDText.random(), name: String, type: String = Screen.generalContent, screenType: String = "",
-        home: Bool = false, connected: Bool = false, parent: String? = nil, family: String,
+        home: Bool = false, homeOffline: Bool = false, supportsOffline: Bool = false, connected: Bool = false,
+        parent: String? = nil, family: String,
         styles: [String: JSONValue] = [:], data: [String: JSONValue] = [:], rules: [String: JSONValue] = [:],
         general: [String: JSONValue] = [:], advertising: [String: JSONValue] = [:],
         hooks: JSONValue = Screen.emptyHooks, navigations: [JSONValue] = [], uiComponents: [Component] = [],
@@ -74,6 +79,8 @@ public struct Screen: Sendable, Hashable {
         self.type = type
         self.screenType = screenType
         self.home = home
+        self.homeOffline = homeOffline
+        self.supportsOffline = supportsOffline
         self.connected = connected
         self.parent = parent
         self.family = family
@@ -90,7 +97,8 @@ public struct Screen: Sendable, Hashable {
     public static let emptyHooks: JSONValue = ["preload_plugins": [], "postload_plugins": []]
 
     static let keys: Set<String> = [
-        "id", "name", "type", "screen_type", "home", "connected", "parent", "family", "styles", "data", "rules",
+        "id", "name", "type", "screen_type", "home", "home_offline", "supports_offline", "connected", "parent", "family",
+        "styles", "data", "rules",
         "general", "advertising", "hooks", "navigations", "ui_components", "plugin_version",
         "revision", "created_at", "updated_at",
     ]
@@ -119,6 +127,8 @@ public struct Screen: Sendable, Hashable {
         }
         let screenType = r.string("screen_type") ?? ""
         let home = r.bool("home") ?? false
+        let homeOffline = r.bool("home_offline") ?? false
+        let supportsOffline = r.bool("supports_offline") ?? false
         let connected = r.bool("connected") ?? false
         let parent = r.uuid("parent")
         if parent != nil, parent == id {
@@ -170,7 +180,8 @@ public struct Screen: Sendable, Hashable {
         }
         guard problems.isEmpty, let name, let family else { return nil }
         return Screen(
-            id: id, name: name, type: type, screenType: screenType, home: home, connected: connected, parent: parent,
+            id: id, name: name, type: type, screenType: screenType, home: home, homeOffline: homeOffline,
+            supportsOffline: supportsOffline, connected: connected, parent: parent,
             family: family, styles: styles, data: data, rules: rules, general: general, advertising: advertising,
             hooks: hooks, navigations: navigations, uiComponents: components, pluginVersion: pluginVersion)
     }
@@ -179,7 +190,8 @@ public struct Screen: Sendable, Hashable {
     public var json: JSONValue {
         .object([
             "id": .string(id), "name": .string(name), "type": .string(type), "screen_type": .string(screenType),
-            "home": .bool(home), "connected": .bool(connected), "parent": parent.map(JSONValue.string) ?? .null,
+            "home": .bool(home), "home_offline": .bool(homeOffline), "supports_offline": .bool(supportsOffline),
+            "connected": .bool(connected), "parent": parent.map(JSONValue.string) ?? .null,
             "family": .string(family), "styles": .object(styles), "data": .object(data), "rules": .object(rules),
             "general": .object(general), "advertising": .object(advertising), "hooks": hooks,
             "navigations": .array(navigations), "ui_components": .array(uiComponents.map(\.json)),

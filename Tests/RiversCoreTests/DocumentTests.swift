@@ -10,8 +10,8 @@ import Testing
     }
 
     static let allScreenKeys: Set<String> = [
-        "id", "name", "type", "home", "screen_type", "data", "styles", "ui_components", "navigations", "hooks", "rules",
-        "general", "advertising",
+        "id", "name", "type", "home", "home_offline", "supports_offline", "screen_type", "data", "styles", "ui_components",
+        "navigations", "hooks", "rules", "general", "advertising",
     ]
 
     @Test func topLevelIsAnArrayOfScreensInTheGivenOrder() throws {
@@ -29,6 +29,8 @@ import Testing
         #expect(screen["name"] == .string("Home"))
         #expect(screen["type"] == .string("general_content"))
         #expect(screen["home"] == .bool(true))
+        #expect(screen["home_offline"] == .bool(false), "written always, false by default")
+        #expect(screen["supports_offline"] == .bool(false))
         #expect(screen["screen_type"] == .string("home_1"))
         #expect(screen["data"] == .object([:]))
         #expect(screen["styles"] == ["background_color": "#FF000000", "family": "FAMILY_1"])
@@ -261,5 +263,20 @@ import Testing
     @Test func publishedDocumentParsesBack() throws {
         let doc = Self.document()
         #expect(try JSONValue.parse(doc.serialized()) == doc)
+    }
+
+    @Test("home_offline and supports_offline: read, shown and published as booleans")
+    func offlineFlags() throws {
+        var home = S.home()
+        home.homeOffline = true
+        home.supportsOffline = true
+        let screen = try #require(RiversDocument.make(screens: [home], screenPlugins: [:]).at(0))
+        #expect(screen["home_offline"] == .bool(true) && screen["supports_offline"] == .bool(true))
+        let problems = Problems()
+        let read = Screen.read(home.json, problems: problems)
+        #expect(read?.homeOffline == true && read?.supportsOffline == true, "\(problems.errors)")
+        let bad = Problems()
+        _ = Screen.read(home.json.mergePatched(with: ["home_offline": "true"]), problems: bad)
+        #expect(bad.errors.map(\.pointer) == ["/home_offline"])
     }
 }

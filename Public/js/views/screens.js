@@ -385,7 +385,19 @@ class ScreenEditor {
       h('div', { class: 'row' },
         h('div', { class: 'field check home-field' }, home, h('label', { for: 'screen-home', text: 'Home screen' }), h('p', { class: 'hint', id: 'screen-home-hint', text: homeHint })),
         parentField),
+      h('div', { class: 'row' },
+        this.offlineCheck(d, 'home_offline', 'Home when offline', 'The app opens this screen first when it has no network.'),
+        this.offlineCheck(d, 'supports_offline', 'Works offline', 'The app may show this screen without a network.')),
       h('p', { class: 'hint' }, kindText, ' Screen type ', h('code', { text: d.screen_type || '–' }), '.'));
+  }
+
+  /** A checkbox for one of the screen's offline flags (`home_offline`, `supports_offline`). */
+  offlineCheck(d, key, label, hint) {
+    const id = `screen-${key.replace('_', '-')}`;
+    const box = h('input', { type: 'checkbox', id, 'data-focus-key': key, checked: Boolean(d[key]), 'aria-describedby': `${id}-hint` });
+    box.dataset.pointer = `/${key}`;
+    box.addEventListener('change', () => { d[key] = box.checked; this.changed(); });
+    return h('div', { class: 'field check' }, box, h('label', { for: id, text: label }), h('p', { class: 'hint', id: `${id}-hint`, text: hint }));
   }
 
   afterReload() {

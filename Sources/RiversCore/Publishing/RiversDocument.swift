@@ -17,8 +17,8 @@ public struct ScreenPluginInfo: Sendable, Hashable {
 public enum RiversDocument {
     /// The keys every screen object has.
     public static let screenKeys: [String] = [
-        "id", "name", "type", "home", "screen_type", "data", "styles", "ui_components", "navigations", "hooks",
-        "rules", "general", "advertising",
+        "id", "name", "type", "home", "home_offline", "supports_offline", "screen_type", "data", "styles",
+        "ui_components", "navigations", "hooks", "rules", "general", "advertising",
     ]
 
     /// Keys of a component's `styles` that come from the component's own fields, never from its

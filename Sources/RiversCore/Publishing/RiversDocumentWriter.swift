@@ -26,8 +26,8 @@ extension RiversDocument {
     static func writeScreen(_ screen: Screen, screenPlugins: [String: ScreenPluginInfo], to out: inout [UInt8]) {
         let isPlugin = !Screen.builtInTypes.contains(screen.type)
         out.append(UInt8(ascii: "{"))
-        // Keys in sorted order: advertising, data, general, home, hooks, id, name, navigations,
-        // rules, screen_type, styles, type, ui_components.
+        // Keys in sorted order: advertising, data, general, home, home_offline, hooks, id, name,
+        // navigations, rules, screen_type, styles, supports_offline, type, ui_components.
         key("advertising", first: true, &out)
         JSONValue.object(screen.advertising).write(to: &out)
         key("data", &out)
@@ -47,6 +47,8 @@ extension RiversDocument {
         JSONValue.object(screen.general).write(to: &out)
         key("home", &out)
         out.append(contentsOf: Array((screen.home ? "true" : "false").utf8))
+        key("home_offline", &out)
+        out.append(contentsOf: Array((screen.homeOffline ? "true" : "false").utf8))
         key("hooks", &out)
         hooksObject(screen.hooks).write(to: &out)
         key("id", &out)
@@ -63,6 +65,8 @@ extension RiversDocument {
         var styles = screen.styles
         styles["family"] = .string(screen.family)
         JSONValue.object(styles).write(to: &out)
+        key("supports_offline", &out)
+        out.append(contentsOf: Array((screen.supportsOffline ? "true" : "false").utf8))
         key("type", &out)
         JSONValue.writeString(screen.type, to: &out)
         key("ui_components", &out)

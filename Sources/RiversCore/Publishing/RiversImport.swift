@@ -26,8 +26,8 @@ public enum RiversImport {
     public static let defaultCellStyleHeight = CellHeight.aspectRatio(1.7778)
 
     static let screenKeys: Set<String> = [
-        "id", "name", "type", "home", "screen_type", "data", "styles", "ui_components", "navigations", "hooks",
-        "rules", "general", "advertising",
+        "id", "name", "type", "home", "home_offline", "supports_offline", "screen_type", "data", "styles",
+        "ui_components", "navigations", "hooks", "rules", "general", "advertising",
     ]
     static let componentKeys: Set<String> = ["id", "component_type", "data", "styles", "rules", "position", "ui_components"]
     static let maxDepth = 4
@@ -195,6 +195,8 @@ public enum RiversImport {
                 error(JSONPointer.join(pointer, "type"), "unknown screen type \"\(type)\": use general_content or the identifier of a screen plugin the app has")
             }
             let home = bool(o, "home", at: pointer) ?? false
+            let homeOffline = bool(o, "home_offline", at: pointer) ?? false
+            let supportsOffline = bool(o, "supports_offline", at: pointer) ?? false
             let screenType = string(o, "screen_type", at: pointer) ?? ""
 
             let dataPointer = JSONPointer.join(pointer, "data")
@@ -232,8 +234,8 @@ public enum RiversImport {
             guard errors.count == before, let id, let name else { return nil }
             use(family: familyId, cellStyles: found.cellStyles)
             return Screen(
-                id: id, name: name, type: type, screenType: screenType, home: home, connected: connected, parent: parent,
-                family: familyId, styles: styles, data: data, rules: rules, general: general, advertising: advertising,
+                id: id, name: name, type: type, screenType: screenType, home: home, homeOffline: homeOffline,
+                supportsOffline: supportsOffline, connected: connected, parent: parent, family: familyId, styles: styles, data: data, rules: rules, general: general, advertising: advertising,
                 hooks: hooks, navigations: navigations, uiComponents: components)
         }
 
