@@ -219,3 +219,20 @@ def test_edit_a_layout_with_its_own_preview(browser, api):
     assert saved["name"] == "Rails v2"
     assert [c["component_type"] for c in saved["ui_components"]] == ["list", "horizontal_list"]
     assert not browser_errors(browser)
+
+
+def test_offline_flags_are_saved(browser, api):
+    """The screen's `home_offline` and `supports_offline` checkboxes save as booleans."""
+    family = api.family()
+    screen = api.screen(family["id"], name="Offline")
+    sign_in(browser, api, f"#/screens/{screen['id']}")
+    home_offline = visible(browser, "#screen-home-offline")
+    supports_offline = css(browser, "#screen-supports-offline")
+    assert not home_offline.is_selected() and not supports_offline.is_selected()
+    assert css(browser, "label[for='screen-home-offline']").text == "Home when offline"
+    home_offline.click()
+    css(browser, "#save-screen").click()
+    wait_saved(browser)
+    saved = api.ok("GET", f"screens/{screen['id']}")
+    assert saved["home_offline"] is True and saved["supports_offline"] is False
+    assert not browser_errors(browser)
