@@ -32,6 +32,12 @@ struct RegistryCacheTests {
                 #"UPDATE plugin_versions SET manifest = '{"identifier": "parent-lock-qb"}' WHERE app_id = \#(appId)::uuid"#, logger: testLogger)
             try await store.client.query("UPDATE plugins SET revision = revision + 1 WHERE app_id = \(appId)::uuid", logger: testLogger)
             await #expect(throws: StoredManifestError.self) { try await store.registry(appId: appId) }
+            // Through the API: a 500 that says nothing of the cause, with the id the log line carries.
+            let failed = try await api.request(.get, "component-types")
+            #expect(failed.status == .internalServerError)
+            #expect(failed["type"] == "/problems/internal")
+            #expect(failed.headers[.init("X-Request-Id")!]?.isEmpty == false)
+            #expect(!failed.text.contains("parent-lock-qb"))
         }
     }
 }
