@@ -123,6 +123,11 @@ public struct Component: Sendable, Hashable {
     public var header: SectionDecoration
     public var footer: SectionDecoration
     public var itemLimit: Int?
+    /// Rules besides `item_limit`, kept as they are: `web_page_shows_navigation` (a boolean),
+    /// `datasource_limit` (2018 documents), and any a client may read that Rivers does not model.
+    public var rules: [String: JSONValue]
+    /// The component's own advertising values, like a screen's.
+    public var advertising: [String: JSONValue]
     public var data: ComponentData?
     /// Other style values (plugin style fields, `cell_body_component_type`, …).
     public var styles: [String: JSONValue]
@@ -131,8 +136,11 @@ public struct Component: Sendable, Hashable {
     public init(
         id: String = UUIDText.random(), componentType: String, cellStyles: [String] = [], layout: String? = nil,
         header: SectionDecoration = .init(), footer: SectionDecoration = .init(), itemLimit: Int? = nil,
+        rules: [String: JSONValue] = [:], advertising: [String: JSONValue] = [:],
         data: ComponentData? = nil, styles: [String: JSONValue] = [:], uiComponents: [Component] = []
     ) {
+        self.rules = rules
+        self.advertising = advertising
         self.id = id
         self.componentType = componentType
         self.cellStyles = cellStyles
@@ -146,7 +154,8 @@ public struct Component: Sendable, Hashable {
     }
 
     static let keys: Set<String> = [
-        "id", "component_type", "cell_styles", "layout", "header", "footer", "rules", "data", "styles", "ui_components",
+        "id", "component_type", "cell_styles", "layout", "header", "footer", "rules", "advertising", "data", "styles",
+        "ui_components",
     ]
 
     /// Reads a list of components; ids missing from the body are generated.
@@ -197,10 +206,14 @@ public struct Component: Sendable, Hashable {
         let header = readDecoration(r, "header")
         let footer = readDecoration(r, "footer")
         var itemLimit: Int?
+        var otherRules: [String: JSONValue] = [:]
         if let rules = ObjectReader(r.object["rules"], at: r.at("rules"), problems: problems, required: false) {
-            rules.rejectUnknownKeys(["item_limit"])
             itemLimit = rules.integer("item_limit", minimum: 0, maximum: Limits.maxItemLimit, acceptNumericString: true)
+            otherRules = rules.object.filter { $0.key != "item_limit" && !$0.value.isNull }
+            _ = rules.bool("web_page_shows_navigation")
+            _ = rules.integer("datasource_limit", minimum: 0, acceptNumericString: true)
         }
+        let advertising = r.freeObject("advertising")
         var data: ComponentData?
         if let d = ObjectReader(r.object["data"], at: r.at("data"), problems: problems, required: false) {
             d.rejectUnknownKeys(["source", "type", "target", "connected"])
@@ -225,7 +238,7 @@ public struct Component: Sendable, Hashable {
         guard problems.count == before, let typeId else { return nil }
         return Component(
             id: id, componentType: typeId, cellStyles: cellStyles, layout: layout, header: header, footer: footer,
-            itemLimit: itemLimit, data: data, styles: styles, uiComponents: children)
+            itemLimit: itemLimit, rules: otherRules, advertising: advertising, data: data, styles: styles, uiComponents: children)
     }
 
     static func readDecoration(_ r: ObjectReader, _ key: String) -> SectionDecoration {
@@ -236,9 +249,9 @@ public struct Component: Sendable, Hashable {
 
     /// The component as the API shows it.
     public var json: JSONValue {
-        var rules: [String: JSONValue] = [:]
+        var rules = self.rules
         if let itemLimit { rules["item_limit"] = .number(Double(itemLimit)) }
-        return .object([
+        var o: [String: JSONValue] = [
             "id": .string(id),
             "component_type": .string(componentType),
             "cell_styles": .array(cellStyles.map(JSONValue.string)),
@@ -249,7 +262,9 @@ public struct Component: Sendable, Hashable {
             "data": data?.json ?? .null,
             "styles": .object(styles),
             "ui_components": .array(uiComponents.map(\.json)),
-        ])
+        ]
+        if !advertising.isEmpty { o["advertising"] = .object(advertising) }
+        return .object(o)
     }
 
     /// This component and every nested one, depth first, each with its pointer below `base`.

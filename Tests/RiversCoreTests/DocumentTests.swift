@@ -279,4 +279,24 @@ import Testing
         _ = Screen.read(home.json.mergePatched(with: ["home_offline": "true"]), problems: bad)
         #expect(bad.errors.map(\.pointer) == ["/home_offline"])
     }
+
+    @Test("component rules besides item_limit and component advertising are published as they are")
+    func componentRulesAndAdvertising() throws {
+        var home = S.home()
+        home.uiComponents[0].rules = ["web_page_shows_navigation": true, "datasource_limit": "10", "vendor_rule": ["a": 1]]
+        home.uiComponents[0].itemLimit = 6
+        home.uiComponents[0].advertising = ["banner_ad_unit_id": "u/1"]
+        let component = try #require(RiversDocument.make(screens: [home], screenPlugins: [:]).at(0)?["ui_components"]?.at(0))
+        #expect(component["rules"] == ["web_page_shows_navigation": true, "datasource_limit": "10", "vendor_rule": ["a": 1], "item_limit": "6"])
+        #expect(component["advertising"] == ["banner_ad_unit_id": "u/1"])
+        // Without advertising the key is left out, as before.
+        #expect(RiversDocument.make(screens: [S.home()], screenPlugins: [:]).at(0)?["ui_components"]?.at(0)?["advertising"] == nil)
+        // Read through the API's reader: kept, and a rule with a type clients know is checked.
+        let problems = Problems()
+        let read = Component.readList([home.uiComponents[0].json], at: "/c", catalog: .builtIn, problems: problems)
+        #expect(read.first?.rules == home.uiComponents[0].rules && read.first?.advertising == home.uiComponents[0].advertising, "\(problems.errors)")
+        let bad = Problems()
+        _ = Component.readList([home.uiComponents[0].json.mergePatched(with: ["rules": ["web_page_shows_navigation": "yes"]])], at: "/c", catalog: .builtIn, problems: bad)
+        #expect(bad.errors.map(\.pointer) == ["/c/0/rules/web_page_shows_navigation"])
+    }
 }

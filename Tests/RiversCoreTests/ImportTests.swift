@@ -274,12 +274,13 @@ import Testing
         #expect(app.warnings.map(\.pointer) == [
             "/0/hooks/other", "/0/hooks/preload_plugins/0/plugin_name",
             "/0/navigations/0/ui_tag", "/0/navigations/0/nav_items/0/icon", "/0/navigations/0/nav_items/0/data/ui_tag",
-            "/0/ui_components/0/data/extra", "/0/ui_components/0/rules/datasource_limit",
+            "/0/ui_components/0/data/extra",
         ])
         let screen = app.screens[0]
         #expect(screen.homeOffline, "home_offline is modelled and kept")
         #expect(!screen.supportsOffline)
         #expect(screen.uiComponents[0].itemLimit == 3)
+        #expect(screen.uiComponents[0].rules == ["datasource_limit": 10], "rules clients read are kept as they are")
         #expect(screen.hooks == ["preload_plugins": [["identifier": "h", "type": "t", "weight": 0]], "postload_plugins": []])
         #expect(screen.navigations[0]["ui_tag"] == nil)
         #expect(screen.navigations[0].at("nav_items", 0, "data", "target") == .string(S.homeId))

@@ -86,8 +86,13 @@ extension RiversDocument {
 
     static func writeComponent(_ component: Component, position: Int, screen: Screen, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
-        // Keys in sorted order: component_type, data, id, position, rules, styles, ui_components.
-        key("component_type", first: true, &out)
+        // Keys in sorted order: advertising (when set), component_type, data, id, position, rules,
+        // styles, ui_components.
+        if !component.advertising.isEmpty {
+            key("advertising", first: true, &out)
+            JSONValue.object(component.advertising).write(to: &out)
+        }
+        key("component_type", first: component.advertising.isEmpty, &out)
         JSONValue.writeString(component.componentType, to: &out)
         key("data", &out)
         // Data keys in sorted order: connected, source, target, type.
@@ -124,14 +129,10 @@ extension RiversDocument {
         key("position", &out)
         JSONValue.writeNumber(Double(position), to: &out)
         key("rules", &out)
-        if let limit = component.itemLimit {
-            out.append(UInt8(ascii: "{"))
-            key("item_limit", first: true, &out)
-            JSONValue.writeString(String(limit), to: &out)
-            out.append(UInt8(ascii: "}"))
-        } else {
-            out.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
-        }
+        // The item limit is a string in every real document; other rules go out as they came in.
+        var rules = component.rules
+        if let limit = component.itemLimit { rules["item_limit"] = .string(String(limit)) }
+        JSONValue.object(rules).write(to: &out)
         key("styles", &out)
         JSONValue.object(componentStyles(component, screen: screen)).write(to: &out)
         if holdsChildren(component) {

@@ -29,7 +29,7 @@ public enum RiversImport {
         "id", "name", "type", "home", "home_offline", "supports_offline", "screen_type", "data", "styles",
         "ui_components", "navigations", "hooks", "rules", "general", "advertising",
     ]
-    static let componentKeys: Set<String> = ["id", "component_type", "data", "styles", "rules", "position", "ui_components"]
+    static let componentKeys: Set<String> = ["id", "component_type", "data", "styles", "rules", "advertising", "position", "ui_components"]
     static let maxDepth = 4
 
     /// Reads the JSON text of a document; invalid JSON gives one error at "" naming the line and column.
@@ -410,9 +410,12 @@ public enum RiversImport {
             var itemLimit: Int?
             let rulesPointer = JSONPointer.join(pointer, "rules")
             let rules = object(o, "rules", at: pointer)
-            for key in rules.keys.sorted() where key != "item_limit" {
-                warn(JSONPointer.join(rulesPointer, key), "is not kept: the only component rule is item_limit")
+            // Rules besides item_limit are kept as they are (clients read some Rivers does not model).
+            let otherRules = rules.filter { $0.key != "item_limit" && !$0.value.isNull }
+            if let web = rules["web_page_shows_navigation"], !web.isNull, web.boolValue == nil {
+                error(JSONPointer.join(rulesPointer, "web_page_shows_navigation"), "must be true or false, not \(web.typeName)")
             }
+            let advertising = object(o, "advertising", at: pointer)
             if let limit = rules["item_limit"], !limit.isNull {
                 var number: Double?
                 switch limit {
@@ -423,7 +426,7 @@ public enum RiversImport {
                 default: number = .nan
                 }
                 if let n = number {
-                    if n.isFinite, n.rounded() == n, n >= 0, n < 1e9 {
+                    if n.isFinite, n.rounded() == n, n >= 0, n <= Double(Limits.maxItemLimit) {
                         itemLimit = Int(n)
                     } else {
                         error(JSONPointer.join(rulesPointer, "item_limit"), "must be a whole number of items, not \(limit.serializedString())")
@@ -478,7 +481,7 @@ public enum RiversImport {
             guard errors.count == before, let typeId else { return nil }
             return Component(
                 id: id, componentType: typeId, cellStyles: cellStyles, layout: layout, header: header, footer: footer,
-                itemLimit: itemLimit, data: data, styles: styles, uiComponents: children)
+                itemLimit: itemLimit, rules: otherRules, advertising: advertising, data: data, styles: styles, uiComponents: children)
         }
 
         mutating func decoration(_ styles: [String: JSONValue], _ key: String, at pointer: String) -> SectionDecoration {
