@@ -84,25 +84,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-python3 - "$url" "$server" "$log" <<'EOF'
-import os, sys, time, urllib.request
-url, pid, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-deadline = time.time() + 30
-while time.time() < deadline:
-    try:
-        with urllib.request.urlopen(url + "/api/openapi.json", timeout=2) as r:
-            if r.status == 200:
-                sys.exit(0)
-    except Exception:
-        pass
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        break
-    time.sleep(0.1)
-sys.stderr.write("hostile-tests: the server did not start:\n" + open(log).read()[-4000:])
-sys.exit(1)
-EOF
+python3 "$root/scripts/wait-for-server.py" "$url" "$server" "$log"
 
 export RIVERS_URL="$url" RIVERS_TOKEN="$token" RIVERS_APP="$slug" RIVERS_PID="$server" RIVERS_BIN DATABASE_URL
 export RIVERS_PIDFILE="$pidfile" RIVERS_LOG="$log" PYTHONDONTWRITEBYTECODE=1

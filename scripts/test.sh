@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test: a throwaway PostgreSQL in a temporary folder (removed afterwards, also on failure),
-# then the whole suite against it: the Swift suites, the hostile-client suite, then the editor's
-# browser tests.
+# then the whole suite against it: the Swift suites, the hostile-client suite, schemathesis, then
+# the editor's browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -18,5 +18,7 @@ swift test --skip-build "$@"
 # Hostile clients against a real `rivers serve`: every request that once crashed, stalled or
 # exhausted the server gets a small 4xx problem, fast, and the process stays alive and small.
 scripts/hostile-tests.sh
+# The API against its own OpenAPI document (schemathesis, all checks, fixed seed, seeded data).
+scripts/schemathesis.sh
 # The editor, in a real browser against a real server on the same throwaway database.
 scripts/browser-tests.sh

@@ -76,8 +76,9 @@ public struct ObjectReader {
             problems.add(at(key), "must not be empty")
             return nil
         }
-        // utf8.count is O(1); characters are counted only when it could matter.
-        if s.utf8.count > maxLength, s.count > maxLength {
+        // Lengths count code points, as JSON Schema's maxLength does; utf8.count is O(1), so they
+        // are counted only when it could matter.
+        if s.utf8.count > maxLength, s.unicodeScalars.count > maxLength {
             problems.add(at(key), "must be at most \(maxLength) characters")
             return nil
         }

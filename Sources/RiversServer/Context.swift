@@ -97,8 +97,9 @@ struct APIHelpers: Sendable {
         for tag in header.split(separator: ",") {
             let t = tag.trimmingCharacters(in: .whitespaces)
             // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag never matches.
-            if t.hasPrefix("W/") { continue }
-            guard t.count >= 2, t.hasPrefix("\""), t.hasSuffix("\""), let n = Int(t.dropFirst().dropLast()) else {
+            if t.hasPrefix("W/\""), t.hasSuffix("\""), t.count >= 4 { continue }
+            let digits = t.count >= 2 && t.hasPrefix("\"") && t.hasSuffix("\"") ? t.dropFirst().dropLast() : ""
+            guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCIIDigit), let n = Int(digits) else {
                 throw Problem(.badRequest, type: "bad-if-match", title: "If-Match is not valid", detail: "If-Match takes the ETag of a GET, like \"3\" (quotes included)", field: "If-Match")
             }
             revisions.append(n)
@@ -110,14 +111,18 @@ struct APIHelpers: Sendable {
     func paging(_ request: Request) throws -> (limit: Int, offset: Int) {
         let query = request.uri.queryParameters
         var limit = 50, offset = 0
+        // Digits only: `+5` or ` 5` are not numbers a client means.
+        func whole(_ text: Substring) -> Int? { text.count <= 10 && text.allSatisfy(\.isASCIIDigit) ? Int(text) : nil }
         if let text = query["limit"] {
-            guard let n = Int(text), (1...Store.maxPageSize).contains(n) else {
+            guard let n = whole(text), (1...Store.maxPageSize).contains(n) else {
                 throw Problem.badParameter("limit", "limit must be a whole number from 1 to \(Store.maxPageSize)")
             }
             limit = n
         }
         if let text = query["offset"] {
-            guard let n = Int(text), n >= 0 else { throw Problem.badParameter("offset", "offset must be a whole number, 0 or more") }
+            guard let n = whole(text), n <= Limits.maxInteger else {
+                throw Problem.badParameter("offset", "offset must be a whole number from 0 to \(Limits.maxInteger)")
+            }
             offset = n
         }
         return (limit, offset)
@@ -165,4 +170,8 @@ struct NoContent: ResponseGenerator {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         Response(status: .noContent)
     }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isNumber }
 }

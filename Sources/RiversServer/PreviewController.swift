@@ -150,6 +150,10 @@ struct PreviewController {
         guard let json, !json.isNull else { return nil }
         guard let r = ObjectReader(json, at: "/sample", problems: problems) else { return nil }
         r.rejectUnknownKeys(["counts", "children"])
+        if r.has("counts"), r.has("children") {
+            problems.add("/sample", "give counts or children, not both")
+            return nil
+        }
         if let counts = ObjectReader(r.object["counts"], at: "/sample/counts", problems: problems, required: false) {
             guard counts.object.count <= Limits.maxComponentsPerScreen else {
                 problems.add("/sample/counts", "gives counts for at most \(Limits.maxComponentsPerScreen) components")

@@ -92,7 +92,7 @@ extension RouteLog {
         for route in routes {
             let parts = route.split(separator: " ", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            let pattern = parts[1].split(separator: "/", omittingEmptySubsequences: false)
+            let pattern = parts[1].drop(while: { $0 == "/" }).split(separator: "/", omittingEmptySubsequences: false)
             guard pattern.count == segments.count,
                   zip(pattern, segments).allSatisfy({ p, s in (p.hasPrefix("{") && !s.isEmpty) || p == s })
             else { continue }

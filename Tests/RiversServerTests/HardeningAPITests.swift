@@ -138,6 +138,10 @@ struct HardeningAPITests {
             #expect(r.headers[.allow] == "GET, POST")
             let item = try await api.request(.init("TRACE")!, "families/FAMILY_1")
             #expect(item.headers[.allow] == "DELETE, GET, PATCH, PUT")
+            // Outside the API too.
+            let health = try await api.request(.init("TRACE")!, "/health/live")
+            expectProblem(health, .methodNotAllowed)
+            #expect(health.headers[.allow] == "GET")
             let missing = try await api.request(.get, "no-such-thing")
             expectProblem(missing, .notFound)
             #expect(missing["type"] == "/problems/no-route")
@@ -228,6 +232,22 @@ struct HardeningAPITests {
             #expect(try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false).status == .ok)
             #expect(try await api.request(.get, "/rivers/\(api.app.id)/rivers.json", authorized: false).status == .notFound)
             #expect(try await api.request(.get, "/rivers/\(api.app.id)/v1/rivers.json", authorized: false).status == .notFound)
+        }
+    }
+
+    @Test("query numbers and If-Match take digits only, within range")
+    func strictNumbersInHeadersAndQueries() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            for query in ["offset=1000000001", "offset=-1", "limit=+5", "limit=%205", "offset=1e3"] {
+                expectProblem(try await api.request(.get, "families?\(query)"), .badRequest, "\(query)")
+            }
+            #expect(try await api.request(.get, "families?offset=1000000000").status == .ok)
+            for tag in [#""+1""#, "W/x", #""1"#, #""""#] {
+                let r = try await api.request(.patch, "families/FAMILY_1", json: ["name": "B"], headers: [.ifMatch: tag])
+                expectProblem(r, .badRequest, field: "If-Match", "If-Match \(tag)")
+            }
+            #expect(try await api.request(.patch, "families/FAMILY_1", json: ["name": "B"], headers: [.ifMatch: #"W/"1", "1""#]).status == .ok)
         }
     }
 }

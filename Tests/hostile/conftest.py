@@ -12,7 +12,6 @@ names), answered within a second, with an `X-Request-Id`, under 64 KB, at most 1
 After every test, `server_survives` checks that the server is alive, answers, and stays under
 300 MB; when it does not, the test fails and the server is restarted for the tests after it.
 """
-import copy
 import json
 import os
 import pathlib

@@ -140,6 +140,9 @@ public struct Navigation: Sendable, Hashable {
         log.rejectUnknown(o, allowed: keys)
         let id = log.idOrGenerated(o)
         let name = log.optionalString(o, "name")
+        if let name, name.unicodeScalars.count > Limits.maxNameLength {
+            log.error("name", "must be at most \(Limits.maxNameLength) characters")
+        }
         var category: NavigationCategory?
         switch o["category"] {
         case nil: log.error("category", "\"category\" is required (nav_bar or menu)")

@@ -241,6 +241,11 @@ struct PluginManifestParser {
                 log.error(path, "must not be empty")
                 return nil
             }
+            let limit = key == "name" ? Limits.maxNameLength : Limits.maxStringLength
+            if s.unicodeScalars.count > limit {
+                log.error(path, "must be at most \(limit) characters")
+                return nil
+            }
             return s
         case .number(let n)?:
             let s = PluginJSON.numberText(n)

@@ -187,8 +187,8 @@ public enum RiversImport {
                 }
             }
             let name = string(o, "name", at: pointer, required: true)
-            if let name, name.trimmingWhitespace().isEmpty || name.count > 200 {
-                error(JSONPointer.join(pointer, "name"), name.count > 200 ? "must be at most 200 characters" : "must not be empty")
+            if let name, name.trimmingWhitespace().isEmpty || name.unicodeScalars.count > Limits.maxNameLength {
+                error(JSONPointer.join(pointer, "name"), name.unicodeScalars.count > Limits.maxNameLength ? "must be at most \(Limits.maxNameLength) characters" : "must not be empty")
             }
             let type = string(o, "type", at: pointer) ?? Screen.generalContent
             if !screenTypes.contains(type) {
@@ -220,8 +220,15 @@ public enum RiversImport {
             // Components, with the family their styles name and every cell style id they name.
             var found = FoundStyles()
             var componentIds: [String: String] = [:]
+            var rawComponents = array(o, "ui_components", at: pointer)
+            // The same budget as the API: counted before any component is read.
+            let total = Component.count(rawComponents)
+            if total > Limits.maxComponentsPerScreen {
+                error(JSONPointer.join(pointer, "ui_components"), "a screen holds at most \(Limits.maxComponentsPerScreen) components, group children included (got \(total))")
+                rawComponents = []
+            }
             let components = componentList(
-                array(o, "ui_components", at: pointer), at: JSONPointer.join(pointer, "ui_components"),
+                rawComponents, at: JSONPointer.join(pointer, "ui_components"),
                 screenId: id ?? "", path: [], connected: connected, found: &found, ids: &componentIds)
 
             var familyId = Self.defaultFamilyId

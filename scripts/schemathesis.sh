@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Schemathesis against the served OpenAPI document: every operation, every check, a fixed seed.
+#
+#   DATABASE_URL=postgres://… scripts/schemathesis.sh [extra `st run` arguments]
+#
+# Needs DATABASE_URL (a running, throwaway PostgreSQL: the run adds an app to it) and the built
+# server at $(swift build --show-bin-path)/rivers, or RIVERS_BIN. Installs schemathesis into the
+# venv .venv-test/ when it is missing. Migrates, creates an app with the CLI, starts the server on
+# a free 127.0.0.1 port, seeds the app through the API (Tests/schemathesis/seed.py: families,
+# a layout, a home and a connected screen, a screen plugin, a published version), then runs
+# `st run` on http://127.0.0.1:PORT/api/openapi.json with the app's token, with the settings in
+# Tests/schemathesis/schemathesis.toml (seed 1234, deterministic, a bounded number of examples)
+# and the hooks in Tests/schemathesis/hooks.py. Exits non-zero on any failure; stops the server
+# on exit. ST_MAX_EXAMPLES overrides the examples per operation (default: the toml's).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+: "${DATABASE_URL:?DATABASE_URL must point at a running throwaway PostgreSQL}"
+
+# Schemathesis, in the shared test venv.
+venv="$root/.venv-test"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "schemathesis: creating $venv" >&2
+  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then apt-get install -y -qq python3-venv >/dev/null
+    else sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; fi
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+  fi
+fi
+if [ ! -x "$venv/bin/st" ]; then
+  echo "schemathesis: installing schemathesis into $venv" >&2
+  "$venv/bin/pip" install -q --disable-pip-version-check schemathesis
+fi
+
+# The server binary.
+if [ -z "${RIVERS_BIN:-}" ]; then
+  export PATH="/opt/swift/usr/bin:$PATH"
+  RIVERS_BIN="$(swift build --show-bin-path)/rivers"
+fi
+if [ ! -x "$RIVERS_BIN" ]; then
+  echo "schemathesis: no server binary at $RIVERS_BIN; run 'swift build' first or set RIVERS_BIN" >&2
+  exit 1
+fi
+
+log=$(mktemp /tmp/rivers-schemathesis-server.XXXXXX)
+work=$(mktemp -d /tmp/rivers-schemathesis.XXXXXX)
+server=
+cleanup() {
+  if [ -n "$server" ]; then
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  fi
+  rm -rf "$log" "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+LOG_LEVEL=warning "$RIVERS_BIN" migrate >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+slug="st-$(date +%s)-$RANDOM"
+token=$(LOG_LEVEL=warning "$RIVERS_BIN" app create "$slug" --quiet 2>>"$log") || { cat "$log" >&2; exit 1; }
+url="http://127.0.0.1:$port"
+
+HOST=127.0.0.1 PORT=$port PUBLIC_DIR="$root/Public" PUBLIC_BASE_URL="$url" LOG_LEVEL=warning \
+  "$RIVERS_BIN" serve --migrate >>"$log" 2>&1 &
+server=$!
+
+python3 "$root/scripts/wait-for-server.py" "$url" "$server" "$log"
+
+# Seed the app; the ids it prints become RIVERS_* variables the toml's parameters use.
+seeded=$(python3 "$root/Tests/schemathesis/seed.py" "$url" "$token" "$slug") || { tail -n 40 "$log" >&2; exit 1; }
+while IFS='=' read -r name value; do
+  case "$name" in RIVERS_*) export "$name=$value" ;; esac
+done <<<"$seeded"
+export RIVERS_APP="$slug" RIVERS_URL="$url" RIVERS_TOKEN="$token"
+
+args=()
+if [ -n "${ST_MAX_EXAMPLES:-}" ]; then args+=(--max-examples "$ST_MAX_EXAMPLES"); fi
+status=0
+start=$(date +%s)
+# Hypothesis keeps its caches in the venv, not in the work tree.
+HYPOTHESIS_STORAGE_DIRECTORY="$venv/hypothesis" PYTHONDONTWRITEBYTECODE=1 "$venv/bin/st" --config-file "$root/Tests/schemathesis/schemathesis.toml" run \
+  "$url/api/openapi.json" \
+  --header "Authorization: Bearer $token" \
+  --checks all \
+  --seed 1234 --generation-deterministic \
+  --no-color \
+  "${args[@]}" "$@" || status=$?
+echo "schemathesis: finished in $(( $(date +%s) - start ))s with status $status" >&2
+if [ "$status" != 0 ]; then
+  echo "schemathesis: server log (last lines):" >&2
+  tail -n 40 "$log" >&2 || true
+fi
+exit "$status"
