@@ -12,14 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+name=browser-tests
+. "$root/scripts/test-lib.sh"
 : "${DATABASE_URL:?DATABASE_URL must point at a running throwaway PostgreSQL}"
-
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"
-  elif command -v sudo >/dev/null 2>&1; then sudo "$@"
-  else echo "browser-tests: need root (or sudo) to run: $*" >&2; return 1
-  fi
-}
 
 # Chromium and its driver, from Debian.
 if ! command -v chromium >/dev/null 2>&1 || [ ! -x /usr/bin/chromedriver ]; then
@@ -30,25 +25,9 @@ fi
 
 # Selenium and pytest, in a venv of our own.
 venv="$root/.venv-browser"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import selenium, pytest' >/dev/null 2>&1; then
-  echo "browser-tests: setting up $venv (selenium, pytest)" >&2
-  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-  fi
-  "$venv/bin/pip" install -q --disable-pip-version-check selenium pytest
-fi
+ensure_venv "$venv" 'import selenium, pytest' selenium pytest
 
-# The server binary.
-if [ -z "${RIVERS_BIN:-}" ]; then
-  export PATH="/opt/swift/usr/bin:$PATH"
-  RIVERS_BIN="$(swift build --show-bin-path)/rivers"
-fi
-if [ ! -x "$RIVERS_BIN" ]; then
-  echo "browser-tests: no server binary at $RIVERS_BIN; run 'swift build' first or set RIVERS_BIN" >&2
-  exit 1
-fi
+find_server_binary
 
 log=$(mktemp /tmp/rivers-browser-server.XXXXXX)
 # The CLI's chatter goes to the log, shown only when something fails.

@@ -14,36 +14,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+name=hostile-tests
+. "$root/scripts/test-lib.sh"
 : "${DATABASE_URL:?DATABASE_URL must point at a running throwaway PostgreSQL}"
 
-as_root() {
-  if [ "$(id -u)" = 0 ]; then "$@"
-  elif command -v sudo >/dev/null 2>&1; then sudo "$@"
-  else echo "hostile-tests: need root (or sudo) to run: $*" >&2; return 1
-  fi
-}
-
-# pytest and requests, in a venv of our own.
+# pytest and requests, in the test venv.
 venv="$root/.venv-test"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import requests, pytest' >/dev/null 2>&1; then
-  echo "hostile-tests: setting up $venv (pytest, requests)" >&2
-  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-  fi
-  "$venv/bin/pip" install -q --disable-pip-version-check pytest requests
-fi
+ensure_venv "$venv" 'import requests, pytest' pytest requests
 
-# The server binary.
-if [ -z "${RIVERS_BIN:-}" ]; then
-  export PATH="/opt/swift/usr/bin:$PATH"
-  RIVERS_BIN="$(swift build --show-bin-path)/rivers"
-fi
-if [ ! -x "$RIVERS_BIN" ]; then
-  echo "hostile-tests: no server binary at $RIVERS_BIN; run 'swift build' first or set RIVERS_BIN" >&2
-  exit 1
-fi
+find_server_binary
 
 # Short limits, so that slow-client tests finish quickly; the tests read them from the environment.
 export HEADER_TIMEOUT=2 BODY_TIMEOUT=2 IDLE_TIMEOUT=5 MAX_CONNECTIONS=64

@@ -15,33 +15,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+name=schemathesis
+. "$root/scripts/test-lib.sh"
 : "${DATABASE_URL:?DATABASE_URL must point at a running throwaway PostgreSQL}"
 
 # Schemathesis, in the shared test venv.
 venv="$root/.venv-test"
-if [ ! -x "$venv/bin/python" ]; then
-  echo "schemathesis: creating $venv" >&2
-  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then apt-get install -y -qq python3-venv >/dev/null
-    else sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null; fi
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-  fi
-fi
-if [ ! -x "$venv/bin/st" ]; then
-  echo "schemathesis: installing schemathesis into $venv" >&2
-  "$venv/bin/pip" install -q --disable-pip-version-check schemathesis
-fi
+ensure_venv "$venv" 'import schemathesis' schemathesis
 
-# The server binary.
-if [ -z "${RIVERS_BIN:-}" ]; then
-  export PATH="/opt/swift/usr/bin:$PATH"
-  RIVERS_BIN="$(swift build --show-bin-path)/rivers"
-fi
-if [ ! -x "$RIVERS_BIN" ]; then
-  echo "schemathesis: no server binary at $RIVERS_BIN; run 'swift build' first or set RIVERS_BIN" >&2
-  exit 1
-fi
+find_server_binary
 
 log=$(mktemp /tmp/rivers-schemathesis-server.XXXXXX)
 work=$(mktemp -d /tmp/rivers-schemathesis.XXXXXX)
