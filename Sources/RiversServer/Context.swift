@@ -99,10 +99,11 @@ struct APIHelpers: Sendable {
             // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag never matches.
             if t.hasPrefix("W/\""), t.hasSuffix("\""), t.count >= 4 { continue }
             let digits = t.count >= 2 && t.hasPrefix("\"") && t.hasSuffix("\"") ? t.dropFirst().dropLast() : ""
-            guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCIIDigit), let n = Int(digits) else {
+            guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) else {
                 throw Problem(.badRequest, type: "bad-if-match", title: "If-Match is not valid", detail: "If-Match takes the ETag of a GET, like \"3\" (quotes included)", field: "If-Match")
             }
-            revisions.append(n)
+            // Compared as text, as ETags are: `"04"` or a tag longer than any revision matches none.
+            if let n = Int(digits), String(n) == digits { revisions.append(n) }
         }
         return .oneOf(revisions)
     }

@@ -247,6 +247,10 @@ struct HardeningAPITests {
                 let r = try await api.request(.patch, "families/FAMILY_1", json: ["name": "B"], headers: [.ifMatch: tag])
                 expectProblem(r, .badRequest, field: "If-Match", "If-Match \(tag)")
             }
+            // Tags are compared as text: a longer or zero-padded tag is well-formed but matches nothing.
+            for tag in [#""049956064962139117""#, #""01""#] {
+                #expect(try await api.request(.patch, "families/FAMILY_1", json: ["name": "B"], headers: [.ifMatch: tag]).status == .preconditionFailed)
+            }
             #expect(try await api.request(.patch, "families/FAMILY_1", json: ["name": "B"], headers: [.ifMatch: #"W/"1", "1""#]).status == .ok)
         }
     }
