@@ -153,6 +153,7 @@ extension Family {
         }
 
         var seen: [String: Int] = [:]
+        var read: [CellStyle] = []
         var styles = r.array("cell_styles") ?? []
         if styles.count > Limits.maxCellStylesPerFamily {
             problems.add("/cell_styles", "a family holds at most \(Limits.maxCellStylesPerFamily) cell styles (got \(styles.count))")
@@ -198,8 +199,10 @@ extension Family {
                     problems.add(c.at("width"), "\(fmt(size.width)) is wider than the \(fmt(family.availableWidth)) points between the insets")
                 }
             }
-            family.cellStyles.append(style)
+            read.append(style)
         }
+        // Assigned once: each assignment rebuilds the id index.
+        family.cellStyles = read
         return problems.isEmpty ? family : nil
     }
 
