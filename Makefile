@@ -1,5 +1,5 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test stop bench-layout bench-publish
+.PHONY: run test stop bench-layout bench-publish deploy-checks
 
 run:
 	scripts/run.sh
@@ -15,3 +15,7 @@ bench-layout:
 
 bench-publish:
 	scripts/bench-publish.sh
+
+# The files of deploy/ (Kubernetes manifests, Dockerfile, nginx, compose), without a database.
+deploy-checks:
+	scripts/deploy-checks.sh

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# make test: a throwaway PostgreSQL in a temporary folder (removed afterwards, also on failure),
-# then the whole suite against it: the Swift suites, the hostile-client suite, schemathesis, then
-# the editor's browser tests.
+# make test: the checks of deploy/, then a throwaway PostgreSQL in a temporary folder (removed
+# afterwards, also on failure) and the whole suite against it: the Swift suites, the hostile-client
+# suite, schemathesis, then the editor's browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# deploy/: the Kubernetes manifests, the Dockerfile, nginx and compose files (no database, no build).
+scripts/deploy-checks.sh
 export PATH="/opt/swift/usr/bin:$PATH"
 tmp=$(mktemp -d /tmp/rivers-test.XXXXXX)
 chmod 755 "$tmp"
@@ -14,7 +16,15 @@ trap cleanup EXIT
 PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$port" postgres
 export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" postgres)
 swift build --build-tests
+# Every response the Swift API tests receive is logged here (TestSupport.swift's ResponseLog), then
+# checked against the OpenAPI document: a drift between the API and its document fails the suite.
+export RIVERS_API_RESPONSE_LOG="$tmp/api-responses.jsonl"
+: >"$RIVERS_API_RESPONSE_LOG"
+name=test
+. scripts/test-lib.sh
+ensure_venv "$PWD/.venv-test" 'import jsonschema_rs' jsonschema-rs
 swift test --skip-build "$@"
+.venv-test/bin/python scripts/validate-api-responses.py "$RIVERS_API_RESPONSE_LOG"
 # Hostile clients against a real `rivers serve`: every request that once crashed, stalled or
 # exhausted the server gets a small 4xx problem, fast, and the process stays alive and small.
 scripts/hostile-tests.sh

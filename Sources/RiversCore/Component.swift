@@ -95,8 +95,13 @@ public struct ComponentData: Sendable, Hashable {
     public var type: String
     public var target: String?
     public var connected: Bool?
+    /// Members published as they are (see `Component.extra`).
+    public var extra: [String: JSONValue]
 
-    public init(source: String = "", type: String = "", target: String? = nil, connected: Bool? = nil) {
+    static let documentKeys: Set<String> = ["source", "type", "target", "connected"]
+
+    public init(source: String = "", type: String = "", target: String? = nil, connected: Bool? = nil, extra: [String: JSONValue] = [:]) {
+        self.extra = extra
         self.source = source
         self.type = type
         self.target = target
@@ -110,6 +115,7 @@ public struct ComponentData: Sendable, Hashable {
         var o: [String: JSONValue] = ["source": .string(source), "type": .string(type)]
         if let target { o["target"] = .string(target) }
         if let connected { o["connected"] = .bool(connected) }
+        if !extra.isEmpty { o["extra"] = .object(extra) }
         return .object(o)
     }
 }
@@ -132,13 +138,18 @@ public struct Component: Sendable, Hashable {
     /// Other style values (plugin style fields, `cell_body_component_type`, …).
     public var styles: [String: JSONValue]
     public var uiComponents: [Component]
+    /// Members published as they are beside the modelled ones: what an imported document carried
+    /// that Rivers does not model, so no value a client reads is lost.
+    public var extra: [String: JSONValue]
 
     public init(
         id: String = UUIDText.random(), componentType: String, cellStyles: [String] = [], layout: String? = nil,
         header: SectionDecoration = .init(), footer: SectionDecoration = .init(), itemLimit: Int? = nil,
         rules: [String: JSONValue] = [:], advertising: [String: JSONValue] = [:],
-        data: ComponentData? = nil, styles: [String: JSONValue] = [:], uiComponents: [Component] = []
+        data: ComponentData? = nil, styles: [String: JSONValue] = [:], uiComponents: [Component] = [],
+        extra: [String: JSONValue] = [:]
     ) {
+        self.extra = extra
         self.rules = rules
         self.advertising = advertising
         self.id = id
@@ -153,32 +164,56 @@ public struct Component: Sendable, Hashable {
         self.uiComponents = uiComponents
     }
 
+    /// The API's fields.
     static let keys: Set<String> = [
         "id", "component_type", "cell_styles", "layout", "header", "footer", "rules", "advertising", "data", "styles",
-        "ui_components",
+        "ui_components", "extra",
     ]
+    /// The members of a component in a published document (what `extra` may not name).
+    static let documentKeys: Set<String> = [
+        "id", "component_type", "data", "styles", "rules", "advertising", "position", "ui_components",
+    ]
+    /// Style members the document writes from the component's own fields.
+    static let reservedStyles: Set<String> = ["family", "cell_styles", "header", "footer", "layout"]
+    /// Groups nest at most this deep.
+    static let maxDepth = 4
 
-    /// Reads a list of components; ids missing from the body are generated.
-    /// A screen's or layout's list (`depth` 0) holds at most `Limits.maxComponentsPerScreen`
-    /// components, group children included: counted before any is read.
-    public static func readList(_ value: [JSONValue], at pointer: String, catalog: ComponentCatalog, problems: Problems, depth: Int = 0) -> [Component] {
-        if depth == 0 {
-            let total = count(value)
-            if total > Limits.maxComponentsPerScreen {
-                problems.add(pointer, "a screen holds at most \(Limits.maxComponentsPerScreen) components, group children included (got \(total))")
-                return []
-            }
-        }
-        var result: [Component] = []
+    /// Where the reader is in a screen's component tree.
+    struct ListContext {
+        /// Ids generated for components without one: random for API bodies; from the screen id
+        /// and the place in the tree (`<screen id>-3-1`) for documents, so an import is repeatable.
+        var documentScreenId: String?
+        /// Every id read so far in the screen, with its pointer: ids are unique in a screen.
         var seen: [String: String] = [:]
+        /// A connected screen's components take their items from the sender.
+        var connected = false
+    }
+
+    /// Reads a screen's or layout's list of components; ids missing from the body are generated.
+    /// The list holds at most `Limits.maxComponentsPerScreen`
+    /// components, group children included: counted before any is read.
+    public static func readList(
+        _ value: [JSONValue], at pointer: String, catalog: ComponentCatalog, problems: Problems,
+        documentScreenId: String? = nil, connected: Bool = false
+    ) -> [Component] {
+        let total = count(value)
+        if total > Limits.maxComponentsPerScreen {
+            problems.add(pointer, "a screen holds at most \(Limits.maxComponentsPerScreen) components, group children included (got \(total))")
+            return []
+        }
+        var context = ListContext(documentScreenId: documentScreenId, connected: connected)
+        return readList(value, at: pointer, catalog: catalog, problems: problems, path: [], context: &context)
+    }
+
+    static func readList(
+        _ value: [JSONValue], at pointer: String, catalog: ComponentCatalog, problems: Problems, path: [Int], context: inout ListContext
+    ) -> [Component] {
+        var result: [Component] = []
         for (index, item) in value.enumerated() {
             let p = JSONPointer.join(pointer, index)
-            guard let c = read(item, at: p, catalog: catalog, problems: problems, depth: depth) else { continue }
-            if let other = seen[c.id] {
-                problems.add(JSONPointer.join(p, "id"), "duplicates the id of \(other)")
+            if let c = read(item, at: p, catalog: catalog, problems: problems, path: path + [index + 1], context: &context) {
+                result.append(c)
             }
-            seen[c.id] = p
-            result.append(c)
         }
         return result
     }
@@ -188,57 +223,115 @@ public struct Component: Sendable, Hashable {
         list.reduce(list.count) { total, item in total + count(item["ui_components"]?.arrayValue ?? []) }
     }
 
-    static func read(_ json: JSONValue, at pointer: String, catalog: ComponentCatalog, problems: Problems, depth: Int) -> Component? {
+    /// One component, from an API body or (when `problems.mode` is `.document`) from a published
+    /// document, where cell styles, layout, header and footer sit inside `styles` and members the
+    /// model does not know are kept in `extra`.
+    static func read(
+        _ json: JSONValue, at pointer: String, catalog: ComponentCatalog, problems: Problems, path: [Int], context: inout ListContext
+    ) -> Component? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
-        r.rejectUnknownKeys(keys)
+        let document = problems.mode == .document
         let before = problems.count
-        let id = r.identifier("id", allowed: IdentifierRules.isToken, describe: "letters, digits, '_', '-' or '.'") ?? UUIDText.random()
+        let extra = r.extras(documentKeys: documentKeys, apiKeys: keys)
+        if document { _ = r.integer("position", minimum: 0) }
+
+        var id: String
+        if let screenId = context.documentScreenId {
+            id = RiversImport.generatedComponentId(screenId: screenId, path: path)
+            if r.object["id"]?.stringValue?.isEmpty != true,  // "" is read as no id
+               let given = r.identifier("id", allowed: IdentifierRules.isToken, describe: "letters, digits, '_', '-' or '.'") {
+                id = given
+            }
+        } else {
+            id = r.identifier("id", allowed: IdentifierRules.isToken, describe: "letters, digits, '_', '-' or '.'") ?? UUIDText.random()
+        }
+        if let other = context.seen[id] {
+            problems.add(r.at("id"), "duplicates the id of the component at \(other)")
+        } else {
+            context.seen[id] = pointer
+        }
+
         let typeId = r.string("component_type", required: true)
         var type: ComponentType?
         if let typeId {
             type = catalog.types[typeId]
             if type == nil {
-                problems.add(r.at("component_type"), "unknown component type \"\(typeId)\"; see GET /api/v1/component-types")
+                problems.add(r.at("component_type"), "unknown component type \"\(typeId)\": neither built in nor a ui_component plugin of this app; see GET /api/v1/component-types")
             }
         }
-        let cellStyles = r.stringArray("cell_styles", maxCount: Limits.maxCellStylesPerComponent) ?? []
-        let layout = r.string("layout")
-        let header = readDecoration(r, "header")
-        let footer = readDecoration(r, "footer")
+
+        // Styles: free-form, except the members the component's own fields write.
+        var styles = r.freeObject("styles")
+        let stylesReader = ObjectReader(r.object["styles"], at: r.at("styles"), problems: problems, required: false)
+        // Where cell styles, layout, header and footer are read from: the body, or the document's styles.
+        let home = document ? stylesReader : r
+        var cellStyles: [String] = []
+        if let home {
+            for (i, style) in (home.stringArray("cell_styles", maxCount: Limits.maxCellStylesPerComponent) ?? []).enumerated() {
+                if style.isEmpty || style.utf8.count > 100 || !style.utf8.allSatisfy(IdentifierRules.isUpperSnake) {
+                    problems.add(JSONPointer.join(home.at("cell_styles"), i), "must be a cell style id: upper-case letters, digits and _ (got \"\(style.prefix(100))\")")
+                } else {
+                    cellStyles.append(style)
+                }
+            }
+        }
+        let layout = home?.string("layout")
+        let header = home.map { readDecoration($0, "header") } ?? .init()
+        let footer = home.map { readDecoration($0, "footer") } ?? .init()
+        if document {
+            for reserved in reservedStyles { styles.removeValue(forKey: reserved) }
+        } else {
+            for reserved in reservedStyles.sorted() where styles[reserved] != nil {
+                problems.add(JSONPointer.join(r.at("styles"), reserved), "is set by the component's own \(reserved == "family" ? "screen" : reserved) field, not inside styles")
+            }
+        }
+
         var itemLimit: Int?
         var otherRules: [String: JSONValue] = [:]
         if let rules = ObjectReader(r.object["rules"], at: r.at("rules"), problems: problems, required: false) {
             itemLimit = rules.integer("item_limit", minimum: 0, maximum: Limits.maxItemLimit, acceptNumericString: true)
+            // Rules besides item_limit are kept as they are (clients read some Rivers does not
+            // model); the known ones are checked for the type clients read.
             otherRules = rules.object.filter { $0.key != "item_limit" && !$0.value.isNull }
             _ = rules.bool("web_page_shows_navigation")
             _ = rules.integer("datasource_limit", minimum: 0, acceptNumericString: true)
         }
         let advertising = r.freeObject("advertising")
+
         var data: ComponentData?
         if let d = ObjectReader(r.object["data"], at: r.at("data"), problems: problems, required: false) {
-            d.rejectUnknownKeys(["source", "type", "target", "connected"])
-            data = ComponentData(
-                source: d.string("source") ?? "", type: d.string("type") ?? "",
-                target: d.uuid("target"), connected: d.bool("connected"))
+            let dataExtra = d.extras(documentKeys: ComponentData.documentKeys, apiKeys: ComponentData.documentKeys.union(["extra"]))
+            var source = d.string("source", acceptNumber: true) ?? ""
+            var sourceType = d.string("type") ?? ""
+            if context.connected, !source.isEmpty || !sourceType.isEmpty {
+                if document {
+                    problems.warn(r.at("data"), "source and type are left out: on a connected screen the items come from the sender")
+                    source = ""
+                    sourceType = ""
+                } else {
+                    for (key, value) in [("source", source), ("type", sourceType)] where !value.isEmpty {
+                        problems.add(d.at(key), "a connected screen's components take their data from the sender: leave \(key) empty")
+                    }
+                }
+            }
+            data = ComponentData(source: source, type: sourceType, target: d.uuid("target"), connected: d.bool("connected"), extra: dataExtra)
         }
-        let styles = r.freeObject("styles")
-        for reserved in ["family", "cell_styles", "header", "footer", "layout"] where styles[reserved] != nil {
-            problems.add(JSONPointer.join(r.at("styles"), reserved), "is set by the component's own \(reserved == "family" ? "screen" : reserved) field, not inside styles")
-        }
+
         var children: [Component] = []
-        if let list = r.array("ui_components") {
-            if let type, !type.holdsChildren, !list.isEmpty {
+        if let list = r.array("ui_components"), !list.isEmpty {
+            if let type, !type.holdsChildren {
                 problems.add(r.at("ui_components"), "a \(type.id) cannot hold components; use a group")
-            } else if depth >= 4 {
-                problems.add(r.at("ui_components"), "groups nest at most 4 levels deep")
+            } else if path.count > maxDepth {
+                problems.add(r.at("ui_components"), "groups nest at most \(maxDepth) levels deep")
             } else {
-                children = readList(list, at: r.at("ui_components"), catalog: catalog, problems: problems, depth: depth + 1)
+                children = readList(list, at: r.at("ui_components"), catalog: catalog, problems: problems, path: path, context: &context)
             }
         }
         guard problems.count == before, let typeId else { return nil }
         return Component(
             id: id, componentType: typeId, cellStyles: cellStyles, layout: layout, header: header, footer: footer,
-            itemLimit: itemLimit, rules: otherRules, advertising: advertising, data: data, styles: styles, uiComponents: children)
+            itemLimit: itemLimit, rules: otherRules, advertising: advertising, data: data, styles: styles, uiComponents: children,
+            extra: extra)
     }
 
     static func readDecoration(_ r: ObjectReader, _ key: String) -> SectionDecoration {
@@ -264,6 +357,7 @@ public struct Component: Sendable, Hashable {
             "ui_components": .array(uiComponents.map(\.json)),
         ]
         if !advertising.isEmpty { o["advertising"] = .object(advertising) }
+        if !extra.isEmpty { o["extra"] = .object(extra) }
         return .object(o)
     }
 

@@ -44,8 +44,12 @@ public struct PluginRegistry: Sendable {
         plugins.compactMapValues { $0.current.isScreen ? $0.current : nil }
     }
 
+    /// What a screen body is read against: the app's component types, screen types, navigation
+    /// types and hook plugins.
     public var readOptions: Screen.ReadOptions {
-        Screen.ReadOptions(catalog: catalog, pluginScreenTypes: Set(screenPlugins.keys))
+        Screen.ReadOptions(
+            catalog: catalog, pluginScreenTypes: Set(screenPlugins.keys),
+            navigationTypes: Self.builtInNavigationTypes.union(plugins.keys), hookPlugins: Set(plugins.keys))
     }
 
     /// The manifest a plugin screen uses: the version it was created with, until upgraded.
@@ -128,49 +132,21 @@ public struct PluginRegistry: Sendable {
         return errors
     }
 
-    /// Checks of a screen body's navigations and hooks against the registry, on the JSON as sent,
-    /// so they are reported together with any other problem of the body.
-    public func checkNavigationsAndHooks(_ body: JSONValue) -> [FieldError] {
-        var errors: [FieldError] = []
-        var categories: [String: Int] = [:]
-        for (i, json) in (body["navigations"]?.arrayValue ?? []).enumerated() {
-            guard let navigation = json["navigation_type"]?.stringValue, let category = json["category"]?.stringValue else { continue }
-            if let first = categories[category] {
-                errors.append(FieldError("/navigations/\(i)/category", "a screen has one \(category); /navigations/\(first) is one already"))
-            } else {
-                categories[category] = i
-            }
-            if !Self.builtInNavigationTypes.contains(navigation), plugins[navigation] == nil {
-                errors.append(FieldError(
-                    "/navigations/\(i)/navigation_type",
-                    "\"\(navigation)\" is neither a built-in navigation (\(Self.builtInNavigationTypes.sorted().joined(separator: ", "))) nor a registered plugin"))
-            }
-        }
-        for key in ["preload_plugins", "postload_plugins"] {
-            for (i, hook) in (body["hooks"]?[key]?.arrayValue ?? []).enumerated() {
-                if let id = hook["identifier"]?.stringValue, plugins[id] == nil {
-                    errors.append(FieldError("/hooks/\(key)/\(i)/identifier", "no plugin \(id) is registered in this app"))
-                }
-            }
-        }
-        return errors
-    }
-
     /// What a plugin deletion would break: screens of its type, components of its type, hooks.
-    public func uses(of identifier: String, in screens: [Screen]) -> [JSONValue] {
-        var users: [JSONValue] = []
+    public func uses(of identifier: String, in screens: [Screen]) -> [ResourceUse] {
+        var users: [ResourceUse] = []
         for screen in screens {
             var via: [String] = []
             if screen.type == identifier { via.append("type") }
             screen.uiComponents.walk(at: "") { component, _ in
                 if component.componentType == identifier, !via.contains("component") { via.append("component") }
             }
-            for key in ["preload_plugins", "postload_plugins"] where (screen.hooks[key]?.arrayValue ?? []).contains(where: { $0["identifier"]?.stringValue == identifier }) {
+            if (screen.hooks.preloadPlugins + screen.hooks.postloadPlugins).contains(where: { $0.identifier == identifier }) {
                 via.append("hook")
             }
-            if screen.navigations.contains(where: { $0["navigation_type"]?.stringValue == identifier }) { via.append("navigation") }
+            if screen.navigations.contains(where: { $0.navigationType == identifier }) { via.append("navigation") }
             if !via.isEmpty {
-                users.append(["kind": "screen", "id": .string(screen.id), "name": .string(screen.name), "via": .array(via.map(JSONValue.string))])
+                users.append(ResourceUse(kind: .screen, id: screen.id, name: screen.name, via: .ways(via)))
             }
         }
         return users

@@ -1,9 +1,20 @@
-/// Collects every problem found while reading a JSON body, so one response can list them all.
-/// Only the first `Limits.maxProblems` are kept; `count` says how many were found in all.
+/// How a body is read. `.api`: bodies from the editor and API callers; unknown members are
+/// errors and types are exact. `.document`: a rivers.json being imported, as real documents write
+/// it; unknown members are kept as they are (with a warning), and `"true"`, `"false"` and numbers
+/// written for strings are accepted.
+public enum ReadMode: Sendable {
+    case api, document
+}
+
+/// Collects every problem found while reading a JSON body, so one response can list them all, and
+/// the warnings: what was accepted but deserves a look. Only the first `Limits.maxProblems` of
+/// each are kept; `count` says how many errors were found in all.
 public final class Problems {
+    public let mode: ReadMode
     public private(set) var errors: [FieldError] = []
     public private(set) var count = 0
-    public init() {}
+    public private(set) var warnings: [FieldError] = []
+    public init(mode: ReadMode = .api) { self.mode = mode }
 
     public func add(_ pointer: String, _ message: String) {
         count += 1
@@ -18,6 +29,11 @@ public final class Problems {
     public func add(_ other: Problems, under prefix: String) {
         for e in other.errors { add(prefix + e.pointer, e.message) }
         count += other.count - other.errors.count
+        for w in other.warnings { warn(prefix + w.pointer, w.message) }
+    }
+
+    public func warn(_ pointer: String, _ message: String) {
+        if warnings.count < Limits.maxProblems { warnings.append(FieldError(pointer, message)) }
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -55,18 +71,59 @@ public struct ObjectReader {
         return false
     }
 
-    /// Records every member whose name is not in `allowed`.
+    /// Records every member whose name is not in `allowed`: an error when reading for the API; a
+    /// warning when reading a document (the member is left out).
     public func rejectUnknownKeys(_ allowed: Set<String>) {
-        if object.keys.allSatisfy(allowed.contains) { return }  // the common case, without sorting
-        for key in object.keys.sorted() where !allowed.contains(key) {
-            problems.add(at(key), "is not a known field")
-        }
+        _ = unknownMembers(allowed, keep: false)
     }
 
-    public func string(_ key: String, required: Bool = false, nonEmpty: Bool = false, maxLength: Int = 10_000) -> String? {
+    /// The members whose names are not in `allowed`: errors when reading for the API (and none
+    /// returned); when reading a document, returned as they are with a warning each, so nothing a
+    /// client may read is lost.
+    public func unknownMembers(_ allowed: Set<String>, keep: Bool = true) -> [String: JSONValue] {
+        if object.keys.allSatisfy(allowed.contains) { return [:] }  // the common case, without sorting
+        var kept: [String: JSONValue] = [:]
+        for key in object.keys.sorted() where !allowed.contains(key) {
+            switch problems.mode {
+            case .api: problems.add(at(key), "is not a known field")
+            case .document where keep:
+                problems.warn(at(key), "is published as it is: Rivers does not model it")
+                kept[key] = object[key]
+            case .document:
+                problems.warn(at(key), "is left out: Rivers has no place for it here")
+            }
+        }
+        return kept
+    }
+
+    /// What an object carries beyond the model. Reading a document: its unknown members, kept with
+    /// a warning each. Reading an API body: members outside `apiKeys` are errors, and `extra` (an
+    /// object whose keys are not in `documentKeys`) holds what is published as it is.
+    public func extras(documentKeys: Set<String>, apiKeys: Set<String>) -> [String: JSONValue] {
+        if problems.mode == .document { return unknownMembers(documentKeys) }
+        rejectUnknownKeys(apiKeys)
+        return extraMembers(modelled: documentKeys)
+    }
+
+    /// A free-form object of members published as they are beside the modelled ones (`extra`):
+    /// none of its keys may be one the model writes itself.
+    public func extraMembers(_ key: String = "extra", modelled: Set<String>) -> [String: JSONValue] {
+        let extra = freeObject(key)
+        for name in extra.keys.sorted() where modelled.contains(name) {
+            problems.add(JSONPointer.join(at(key), name), "is a field of its own: set it there, not in \(key)")
+        }
+        return extra
+    }
+
+    /// A string member. `acceptNumber`: reading a document, a number is read as the text a client
+    /// sees (documents write feed ids both ways).
+    public func string(_ key: String, required: Bool = false, nonEmpty: Bool = false, maxLength: Int = 10_000, acceptNumber: Bool = false) -> String? {
         guard let value = object[key], !value.isNull else {
             if required { problems.add(at(key), "is required") }
             return nil
+        }
+        if acceptNumber, problems.mode == .document, case .number(let n) = value, n.isFinite {
+            return JSONValue.number(n).serializedString()
         }
         guard case .string(let s) = value else {
             problems.add(at(key), "must be a string, not \(value.typeName)")
@@ -104,7 +161,14 @@ public struct ObjectReader {
             if required { problems.add(at(key), "is required") }
             return nil
         }
-        guard case .number(let n) = value, n.isFinite else {
+        var number: Double?
+        switch value {
+        case .number(let n): number = n
+        // Documents write some numbers as strings ("weight": "5").
+        case .string(let s) where problems.mode == .document: number = Double(s.trimmingWhitespace())
+        default: break
+        }
+        guard let n = number, n.isFinite else {
             problems.add(at(key), "must be a number, not \(value.typeName)")
             return nil
         }
@@ -162,6 +226,7 @@ public struct ObjectReader {
             if required { problems.add(at(key), "is required") }
             return nil
         }
+        if problems.mode == .document, case .string(let s) = value, s == "true" || s == "false" { return s == "true" }
         guard case .bool(let b) = value else {
             problems.add(at(key), "must be true or false, not \(value.typeName)")
             return nil
@@ -191,6 +256,23 @@ public struct ObjectReader {
         return a
     }
 
+    /// A list member, each item read by `read` at its pointer; `[]` when absent.
+    public func list<T>(_ key: String, _ read: (JSONValue, String) -> T?) -> [T] {
+        guard let items = array(key) else { return [] }
+        var result: [T] = []
+        for (i, item) in items.enumerated() {
+            if let value = read(item, JSONPointer.join(at(key), i)) { result.append(value) }
+        }
+        return result
+    }
+
+    /// A non-empty id as given, or a new UUID when the member is absent (ids are generated for
+    /// what the caller did not name).
+    public func idOrGenerated(_ key: String = "id") -> String? {
+        guard has(key) else { return UUIDText.random() }
+        return string(key, nonEmpty: true)
+    }
+
     public func stringArray(_ key: String, maxCount: Int? = nil) -> [String]? {
         guard let items = array(key) else { return nil }
         if let maxCount, items.count > maxCount {
@@ -208,6 +290,8 @@ public struct ObjectReader {
 
     public func uuid(_ key: String, required: Bool = false) -> String? {
         guard let s = string(key, required: required) else { return nil }
+        // Documents write "" for no link.
+        if s.isEmpty, !required, problems.mode == .document { return nil }
         guard let normalized = UUIDText.normalize(s) else {
             problems.add(at(key), "must be a UUID (got \"\(s)\")")
             return nil

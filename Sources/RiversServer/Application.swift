@@ -96,7 +96,7 @@ public func buildRouter(
     PublicDocumentController(documents: documents).register(on: open)
 
     let api = router.group("api/v1").add(middleware: TokenAuthMiddleware(store: store))
-    let helpers = APIHelpers(store: store, bodyLimit: configuration.maxBodyBytes)
+    let helpers = APIHelpers(bodyLimit: configuration.maxBodyBytes)
     let routes = RouteRegistrar(group: api, prefix: "api/v1", log: routeLog)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)

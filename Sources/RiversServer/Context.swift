@@ -11,11 +11,32 @@ public struct RiversContext: RequestContext {
     /// Who the token is, for "published by".
     public var tokenName: String?
 
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+}
+
+/// The context of every route under `/api/v1/apps/{app}` (a Hummingbird child context): the app
+/// named by `{app}` (id or slug), checked once when the route is matched. It must be the token's
+/// app, else 404, so a token cannot even learn which other apps exist; the token's app was read
+/// with the token, so this costs no query.
+public struct AppContext: ChildRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let app: App
+    /// Who the token is, for "published by".
+    public let tokenName: String?
+
     /// How a publish through this request is recorded.
     var publisher: String { tokenName.map { "token \($0)" } ?? "api" }
 
-    public init(source: ApplicationRequestContextSource) {
-        self.coreContext = .init(source: source)
+    public init(context: RiversContext) throws {
+        let key = try context.pathParameter("app")
+        guard let app = context.tokenApp, key == app.slug || UUIDText.normalize(key) == app.id else {
+            throw Problem.notFound("no app \(key)")
+        }
+        self.coreContext = context.coreContext
+        self.app = app
+        self.tokenName = context.tokenName
     }
 }
 
@@ -23,7 +44,7 @@ public struct RiversContext: RequestContext {
 /// the request may see.
 struct TokenAuthMiddleware: RouterMiddleware {
     typealias Context = RiversContext
-    let store: Store
+    let store: any AppRepository
 
     func handle(_ request: Request, context: RiversContext, next: (Request, RiversContext) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization] else { throw Problem.unauthorized }
@@ -44,18 +65,7 @@ struct TokenAuthMiddleware: RouterMiddleware {
 
 /// Reading requests and writing JSON responses, the same way for every controller.
 struct APIHelpers: Sendable {
-    let store: Store
     let bodyLimit: Int
-
-    /// The app named by `{app}` (id or slug), if it is the token's app; 404 otherwise, so a token
-    /// cannot even learn which other apps exist. The token's app was read with the token: no query.
-    func app(_ context: RiversContext) throws -> App {
-        let key = try context.pathParameter("app")
-        guard let app = context.tokenApp, key == app.slug || UUIDText.normalize(key) == app.id else {
-            throw Problem.notFound("no app \(key)")
-        }
-        return app
-    }
 
     /// The request body as JSON: 413 past the limit, 415 for another media type, 400 when malformed.
     func body(_ request: Request) async throws -> JSONValue {

@@ -4,7 +4,8 @@ import RiversStore
 
 /// The `/api/v1` routes.
 struct APIController {
-    let store: Store
+    /// What the app's resources are kept in (`Store` on PostgreSQL).
+    let store: any FamilyRepository & ScreenRepository & PluginRepository
     let helpers: APIHelpers
     let baseURL: String
 
@@ -15,22 +16,23 @@ struct APIController {
         return .object(o)
     }
 
-    func register(on routes: RouteRegistrar) {
+    func register(on routes: RouteRegistrar<RiversContext>) {
+        let appRoutes = routes.appScoped()
         PreviewController(store: store, helpers: helpers).register(on: routes)
         PluginController(store: store, helpers: helpers).register(on: routes)
         routes.on(.get, "apps") { _, context in
             guard let app = context.tokenApp else { throw Problem.unauthorized }
             return JSONResponse(pageJSON([appJSON(app)], total: 1, limit: 50, offset: 0))
         }
-        routes.on(.get, "apps/{app}") { _, context in
-            JSONResponse(appJSON(try helpers.app(context)))
+        appRoutes.on(.get, "") { _, context in
+            JSONResponse(appJSON(context.app))
         }
         routes.on(.get, "component-types") { _, _ in
             JSONResponse(["items": .array(ComponentType.builtIn.map(\.json))])
         }
         // The app's catalog: the built-in types and its ui_component plugins.
-        routes.on(.get, "apps/{app}/component-types") { _, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.get, "component-types") { _, context in
+            let app = context.app
             let catalog = try await store.registry(appId: app.id).catalog
             let ids = ComponentType.builtIn.map(\.id) + catalog.types.keys.filter { id in !ComponentType.builtIn.contains { $0.id == id } }.sorted()
             return JSONResponse(["items": .array(ids.compactMap { catalog.types[$0]?.json })])
@@ -43,7 +45,7 @@ struct APIController {
             create: { try await store.createFamily(appId: $0, body: $1) },
             update: { try await store.updateFamily(appId: $0, id: $1, precondition: $2, transform: $3) },
             delete: { try await store.deleteFamily(appId: $0, id: $1, precondition: $2) }
-        ).register(on: routes, helpers: helpers)
+        ).register(on: appRoutes, helpers: helpers)
 
         ResourceEndpoints(
             path: "layouts",
@@ -52,7 +54,7 @@ struct APIController {
             create: { try await store.createLayout(appId: $0, body: $1) },
             update: { try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3) },
             delete: { try await store.deleteLayout(appId: $0, id: $1, precondition: $2) }
-        ).register(on: routes, helpers: helpers)
+        ).register(on: appRoutes, helpers: helpers)
 
         ResourceEndpoints(
             path: "screens",
@@ -61,11 +63,11 @@ struct APIController {
             create: { try await store.createScreen(appId: $0, body: $1) },
             update: { try await store.updateScreen(appId: $0, id: $1, precondition: $2, transform: $3) },
             delete: { try await store.deleteScreen(appId: $0, id: $1, precondition: $2) }
-        ).register(on: routes, helpers: helpers)
+        ).register(on: appRoutes, helpers: helpers)
 
         // Reordering a screen's components is one request: the new order of their ids.
-        routes.on(.post, "apps/{app}/screens/{id}/reorder") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.post, "screens/{id}/reorder") { request, context in
+            let app = context.app
             let precondition = try helpers.precondition(request)
             let body = try await helpers.body(request)
             let order = try ComponentOrder.read(body)

@@ -6,40 +6,41 @@ import RiversStore
 /// `/plugins`: register Zapp plugin manifests (screen plugins, ui_component plugins, navigation
 /// and hook plugins), keep their versions, and give the editor a form for each.
 struct PluginController {
-    let store: Store
+    let store: any PluginRepository
     let helpers: APIHelpers
 
-    func register(on routes: RouteRegistrar) {
-        routes.on(.get, "apps/{app}/plugins") { request, context in
-            let app = try helpers.app(context)
+    func register(on routes: RouteRegistrar<RiversContext>) {
+        let appRoutes = routes.appScoped()
+        appRoutes.on(.get, "plugins") { request, context in
+            let app = context.app
             let (limit, offset) = try helpers.paging(request)
             return JSONResponse(try await store.listPlugins(appId: app.id, limit: limit, offset: offset).json)
         }
-        routes.on(.post, "apps/{app}/plugins") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.post, "plugins") { request, context in
+            let app = context.app
             let (record, created) = try await store.registerPlugin(appId: app.id, manifestJSON: try await helpers.body(request))
             let id = record.body["identifier"]?.stringValue ?? ""
             return JSONResponse(record, status: created ? .created : .ok, location: "/api/v1/apps/\(app.slug)/plugins/\(id)")
         }
-        routes.on(.get, "apps/{app}/plugins/{id}") { _, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.get, "plugins/{id}") { _, context in
+            let app = context.app
             return JSONResponse(try await store.plugin(appId: app.id, identifier: try context.pathParameter("id")))
         }
-        routes.on(.put, "apps/{app}/plugins/{id}") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.put, "plugins/{id}") { request, context in
+            let app = context.app
             let precondition = try helpers.precondition(request)
             let (record, _) = try await store.registerPlugin(
                 appId: app.id, manifestJSON: try await helpers.body(request), expectedIdentifier: try context.pathParameter("id"),
                 precondition: precondition, replace: true)
             return JSONResponse(record)
         }
-        routes.on(.delete, "apps/{app}/plugins/{id}") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.delete, "plugins/{id}") { request, context in
+            let app = context.app
             try await store.deletePlugin(appId: app.id, identifier: try context.pathParameter("id"), precondition: try helpers.precondition(request))
             return NoContent()
         }
-        routes.on(.get, "apps/{app}/plugins/{id}/form") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.get, "plugins/{id}/form") { request, context in
+            let app = context.app
             let version = request.uri.queryParameters["version"].map(String.init)
             let manifest = try await store.pluginManifest(appId: app.id, identifier: try context.pathParameter("id"), version: version)
             let encoder = JSONEncoder()

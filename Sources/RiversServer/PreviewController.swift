@@ -7,19 +7,20 @@ import RiversStore
 /// The server-side preview: frames of every component and cell of a screen on a device, as JSON
 /// or drawn as SVG (`?format=svg`).
 struct PreviewController {
-    let store: Store
+    let store: any FamilyRepository & ScreenRepository & PluginRepository
     let helpers: APIHelpers
 
     func options(_ appId: String) async throws -> Screen.ReadOptions {
         try await store.registry(appId: appId).readOptions
     }
 
-    func register(on routes: RouteRegistrar) {
+    func register(on routes: RouteRegistrar<RiversContext>) {
+        let appRoutes = routes.appScoped()
         routes.on(.get, "devices") { _, _ in
             JSONResponse(["items": .array(DevicePreset.all.map(Self.presetJSON))])
         }
-        routes.on(.get, "apps/{app}/screens/{id}/preview") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.get, "screens/{id}/preview") { request, context in
+            let app = context.app
             let record = try await store.screen(appId: app.id, id: try context.pathParameter("id"))
             let device = try Self.device(query: request.uri.queryParameters)
             // A stored screen was valid when saved; read it as it is.
@@ -31,8 +32,8 @@ struct PreviewController {
             }
             return try await render(screen, appId: app.id, device: device, sample: nil, options: options, request: request)
         }
-        routes.on(.post, "apps/{app}/preview") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.post, "preview") { request, context in
+            let app = context.app
             let body = try await helpers.body(request)
             let problems = Problems()
             guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors, count: problems.count) }

@@ -98,7 +98,7 @@ public struct Problem: Error, HTTPResponseError, Sendable {
         case .conflict(let detail, let usedBy):
             // At most 100 users are named; `used_by_count` says how many there are.
             return Problem(.conflict, type: "conflict", title: "The change conflicts with other data", detail: detail,
-                           extra: usedBy.isEmpty ? [:] : ["used_by": .array(Array(usedBy.prefix(Limits.maxProblems))), "used_by_count": .number(Double(usedBy.count))])
+                           extra: usedBy.isEmpty ? [:] : ["used_by": .array(usedBy.prefix(Limits.maxProblems).map(\.json)), "used_by_count": .number(Double(usedBy.count))])
         case .invalid(let errors): return .invalid(errors)
         }
     }

@@ -5,32 +5,33 @@ import RiversStore
 
 /// Publishing an app: the check, the draft, publish, versions, diff and rollback.
 struct PublishController {
-    let store: Store
+    let store: any VersionRepository
     let helpers: APIHelpers
     let documents: PublishedDocuments
     let baseURL: String
 
-    func register(on routes: RouteRegistrar) {
-        routes.on(.get, "apps/{app}/problems") { _, context in
-            let app = try helpers.app(context)
+    func register(on routes: RouteRegistrar<RiversContext>) {
+        let appRoutes = routes.appScoped()
+        appRoutes.on(.get, "problems") { _, context in
+            let app = context.app
             let problems = try await store.problems(appId: app.id)
             return JSONResponse(["problems": .array(problems.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
                                  "count": .number(Double(problems.count))])
         }
-        routes.on(.get, "apps/{app}/draft.json") { _, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.get, "draft.json") { _, context in
+            let app = context.app
             return Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: try await store.draftDocument(appId: app.id))))
         }
-        routes.on(.post, "apps/{app}/publish") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.post, "publish") { request, context in
+            let app = context.app
             let note = try await Self.note(request, helpers: helpers)
             let outcome = try await store.publish(appId: app.id, note: note, publishedBy: context.publisher)
             return respond(outcome, app: app)
         }
-        routes.on(.post, "apps/{app}/import") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.post, "import") { request, context in
+            let app = context.app
             // The body is the document under review: a broken one is a 422 saying where, like any
             // other problem of the document (elsewhere malformed JSON is a 400).
             let document: JSONValue
@@ -47,14 +48,14 @@ struct PublishController {
                 "warnings": .array(result.warnings.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
             ], status: .created)
         }
-        routes.on(.get, "apps/{app}/versions") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.get, "versions") { request, context in
+            let app = context.app
             let (limit, offset) = try helpers.paging(request)
             let (versions, total) = try await store.listVersions(appId: app.id, limit: limit, offset: offset)
             return JSONResponse(pageJSON(versions.map { $0.json(slug: app.slug, baseURL: baseURL) }, total: total, limit: limit, offset: offset))
         }
-        routes.on(.get, "apps/{app}/versions/diff") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.get, "versions/diff") { request, context in
+            let app = context.app
             let query = request.uri.queryParameters
             func number(_ name: String) throws -> Int {
                 guard let text = query[Substring(name)], let n = Int(String(text)), n > 0 else {
@@ -67,15 +68,15 @@ struct PublishController {
             let diff = DocumentDiff.diff(from: try JSONValue.parse(from.document), to: try JSONValue.parse(to.document))
             return JSONResponse(.object((diff.objectValue ?? [:]).merging(["from": .number(Double(from.number)), "to": .number(Double(to.number))]) { a, _ in a }))
         }
-        routes.on(.get, "apps/{app}/versions/{number}") { _, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.get, "versions/{number}") { _, context in
+            let app = context.app
             let version = try await store.version(appId: app.id, number: try Self.versionNumber(context))
             var json = version.json(slug: app.slug, baseURL: baseURL).objectValue ?? [:]
             json["document"] = try JSONValue.parse(version.document)
             return JSONResponse(.object(json))
         }
-        routes.on(.post, "apps/{app}/versions/{number}/rollback") { request, context in
-            let app = try helpers.app(context)
+        appRoutes.on(.post, "versions/{number}/rollback") { request, context in
+            let app = context.app
             let number = try Self.versionNumber(context)
             let note = try await Self.note(request, helpers: helpers)
             let outcome = try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note)
@@ -97,7 +98,7 @@ struct PublishController {
         }
     }
 
-    static func versionNumber(_ context: RiversContext) throws -> Int {
+    static func versionNumber(_ context: some RequestContext) throws -> Int {
         let text = try context.pathParameter("number")
         guard let n = Int(text), n > 0 else { throw Problem.notFound("no version \(text)") }
         return n

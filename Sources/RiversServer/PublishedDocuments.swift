@@ -40,11 +40,11 @@ public final class PublishedDocuments: Sendable {
     private let current = NIOLockedValueBox<[String: ServedDocument]>([:])
     private let versions = NIOLockedValueBox<[String: ServedDocument]>([:])
     private let loaded = NIOLockedValueBox(false)
-    let store: Store
+    let store: any VersionRepository
     /// Versions kept by number, at most (the oldest read is dropped first).
     static let versionCacheLimit = 512
 
-    public init(store: Store) {
+    public init(store: any VersionRepository) {
         self.store = store
     }
 
@@ -154,7 +154,7 @@ struct PublicDocumentController {
     static let currentCacheControl = "public, max-age=60, stale-while-revalidate=300, stale-if-error=86400"
     static let versionCacheControl = "public, max-age=31536000, immutable"
 
-    func register(on routes: RouteRegistrar) {
+    func register(on routes: RouteRegistrar<RiversContext>) {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on(method, "rivers/{slug}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")

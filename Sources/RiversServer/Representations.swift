@@ -47,3 +47,17 @@ extension PublishedVersion {
         ]
     }
 }
+
+extension ResourceUse {
+    /// One entry of a 409's `used_by`.
+    var json: JSONValue {
+        var o: [String: JSONValue] = ["kind": .string(kind.rawValue), "id": .string(id), "name": .string(name)]
+        switch via {
+        case .unspecified: break
+        case .link(let how): o["via"] = .string(how)
+        case .ways(let ways): o["via"] = .array(ways.map(JSONValue.string))
+        }
+        if !cellStyles.isEmpty { o["cell_styles"] = .array(cellStyles.map(JSONValue.string)) }
+        return .object(o)
+    }
+}

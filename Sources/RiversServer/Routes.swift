@@ -15,18 +15,25 @@ public final class RouteLog: Sendable {
 }
 
 /// Registers routes under a prefix and records each one.
-struct RouteRegistrar {
-    let group: RouterGroup<RiversContext>
+struct RouteRegistrar<Context: RequestContext> {
+    let group: RouterGroup<Context>
     let prefix: String
     let log: RouteLog
 
     func on<Output: ResponseGenerator>(
         _ method: HTTPRequest.Method, _ path: String,
-        _ handler: @escaping @Sendable (Request, RiversContext) async throws -> Output
+        _ handler: @escaping @Sendable (Request, Context) async throws -> Output
     ) {
         let full = path.isEmpty ? prefix : prefix + "/" + path
         log.record(method, full)
         group.on(RouterPath(path), method: method, use: handler)
+    }
+}
+
+extension RouteRegistrar where Context == RiversContext {
+    /// The routes under `apps/{app}`, whose handlers get the checked app in their context.
+    func appScoped() -> RouteRegistrar<AppContext> {
+        RouteRegistrar<AppContext>(group: group.group("apps/{app}", context: AppContext.self), prefix: prefix + "/apps/{app}", log: log)
     }
 }
 
@@ -41,32 +48,32 @@ struct ResourceEndpoints: Sendable {
     var update: @Sendable (_ appId: String, _ id: String, RevisionPrecondition, @escaping Transform) async throws -> Record
     var delete: @Sendable (_ appId: String, _ id: String, RevisionPrecondition) async throws -> Void
 
-    func register(on routes: RouteRegistrar, helpers: APIHelpers) {
-        let collection = "apps/{app}/\(path)"
-        let item = "apps/{app}/\(path)/{id}"
+    func register(on routes: RouteRegistrar<AppContext>, helpers: APIHelpers) {
+        let collection = path
+        let item = "\(path)/{id}"
         routes.on(.get, collection) { request, context in
-            let app = try helpers.app(context)
+            let app = context.app
             let (limit, offset) = try helpers.paging(request)
             return JSONResponse(try await list(app.id, limit, offset).json)
         }
         routes.on(.post, collection) { request, context in
-            let app = try helpers.app(context)
+            let app = context.app
             let record = try await create(app.id, try await helpers.body(request))
             let id = record.body["id"]?.stringValue ?? ""
             return JSONResponse(record, status: .created, location: "/api/v1/apps/\(app.slug)/\(path)/\(id)")
         }
         routes.on(.get, item) { request, context in
-            let app = try helpers.app(context)
+            let app = context.app
             return JSONResponse(try await get(app.id, try context.pathParameter("id")))
         }
         routes.on(.put, item) { request, context in
-            let app = try helpers.app(context)
+            let app = context.app
             let precondition = try helpers.precondition(request)
             let body = try await helpers.body(request)
             return JSONResponse(try await update(app.id, try context.pathParameter("id"), precondition) { _ in body })
         }
         routes.on(.patch, item) { request, context in
-            let app = try helpers.app(context)
+            let app = context.app
             let precondition = try helpers.precondition(request)
             let patch = try await helpers.body(request)
             guard patch.objectValue != nil else {
@@ -77,7 +84,7 @@ struct ResourceEndpoints: Sendable {
             })
         }
         routes.on(.delete, item) { request, context in
-            let app = try helpers.app(context)
+            let app = context.app
             try await delete(app.id, try context.pathParameter("id"), try helpers.precondition(request))
             return NoContent()
         }

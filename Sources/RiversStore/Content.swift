@@ -36,6 +36,8 @@ extension Store {
         // gone since); the publish check says which ones no longer have one.
         var options = registry.readOptions
         options.pluginScreenTypes.formUnion(types)
+        options.navigationTypes = nil
+        options.hookPlugins = nil
         var known = options.catalog.types
         for t in componentTypes where known[t] == nil {
             known[t] = ComponentType(id: t, name: t, axis: .vertical, needsDataSource: false, holdsChildren: false, description: "unregistered")

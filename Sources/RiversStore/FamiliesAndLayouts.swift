@@ -63,13 +63,13 @@ extension Store {
             if family.json == current.body.removingBookkeeping() { return current }
             // Cell styles that screens or layouts still use must stay.
             let styles = Set(family.cellStyles.map(\.id))
-            var users: [JSONValue] = []
+            var users: [ResourceUse] = []
             var missing: Set<String> = []
             for user in try await familyUsers(appId: appId, familyId: id, on: connection) {
                 let lost = user.cellStyles.subtracting(styles)
                 if !lost.isEmpty {
                     missing.formUnion(lost)
-                    users.append(user.json(extra: ["cell_styles": .array(lost.sorted().map(JSONValue.string))]))
+                    users.append(ResourceUse(kind: user.kind, id: user.id, name: user.name, cellStyles: lost.sorted()))
                 }
             }
             if !users.isEmpty {
@@ -93,23 +93,17 @@ extension Store {
             try precondition.check(current.revision)
             let users = try await familyUsers(appId: appId, familyId: id, on: connection)
             if !users.isEmpty {
-                throw StoreError.conflict("family \(id) is used by \(users.count) screen(s) or layout(s)", usedBy: users.map { $0.json(extra: [:]) })
+                throw StoreError.conflict("family \(id) is used by \(users.count) screen(s) or layout(s)", usedBy: users.map { ResourceUse(kind: $0.kind, id: $0.id, name: $0.name) })
             }
             try await connection.query("DELETE FROM families WHERE app_id = \(appId)::uuid AND id = \(id)", logger: logger)
         }
     }
 
     struct FamilyUser {
-        var kind: String
+        var kind: ResourceUse.Kind
         var id: String
         var name: String
         var cellStyles: Set<String>
-
-        func json(extra: [String: JSONValue]) -> JSONValue {
-            var o: [String: JSONValue] = ["kind": .string(kind), "id": .string(id), "name": .string(name)]
-            o.merge(extra) { _, b in b }
-            return .object(o)
-        }
     }
 
     /// Screens and layouts on a family, with the cell styles their components name.
@@ -133,7 +127,7 @@ extension Store {
                 }
             }
             collect(try JSONValue.parse(Array(components.utf8)))
-            users.append(FamilyUser(kind: kind, id: id, name: name, cellStyles: styles))
+            users.append(FamilyUser(kind: ResourceUse.Kind(rawValue: kind) ?? .screen, id: id, name: name, cellStyles: styles))
         }
         return users
     }

@@ -237,7 +237,7 @@ extension Store {
                 ORDER BY position
                 """, logger: logger
             ).decode((String, String).self) {
-                users.append(["kind": "layout", "id": .string(layoutId), "name": .string(name), "via": ["component"]])
+                users.append(ResourceUse(kind: .layout, id: layoutId, name: name, via: .ways(["component"])))
             }
             if !users.isEmpty {
                 throw StoreError.conflict("plugin \(identifier) is used by \(users.count) screen(s) or layout(s)", usedBy: users)

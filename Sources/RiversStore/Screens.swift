@@ -113,9 +113,9 @@ extension Store {
                 WHERE app_id = \(appId)::uuid AND id <> \(id)::uuid AND (parent = \(id)::uuid OR \(id)::uuid = ANY (targets))
                 ORDER BY position
                 """, logger: logger)
-            var users: [JSONValue] = []
+            var users: [ResourceUse] = []
             for try await (userId, name, isChild) in rows.decode((String, String, Bool).self) {
-                users.append(["kind": "screen", "id": .string(userId), "name": .string(name), "via": isChild ? "parent" : "target"])
+                users.append(ResourceUse(kind: .screen, id: userId, name: name, via: .link(isChild ? "parent" : "target")))
             }
             if !users.isEmpty {
                 throw StoreError.conflict("screen \(id) is the parent or target of \(users.count) other screen(s)", usedBy: users)
@@ -143,7 +143,7 @@ extension Store {
     ) async throws -> Screen {
         let problems = Problems()
         let screen = Screen.read(body, options: options, problems: problems).map(prepare)
-        var errors = problems.errors + registry.checkNavigationsAndHooks(body)
+        var errors = problems.errors
         // References are checked on the screen as it will be stored or, if it could not be read,
         // on the body as sent, so they are reported with its other problems.
         let json = screen?.json ?? body

@@ -11,7 +11,7 @@ public enum StoreError: Error, Sendable {
     /// 412: the `If-Match` revision is not the current one.
     case preconditionFailed(current: Int)
     /// 409: the change conflicts with other data; `usedBy` names who.
-    case conflict(String, usedBy: [JSONValue])
+    case conflict(String, usedBy: [ResourceUse])
     /// 422: the body breaks the rules.
     case invalid([FieldError])
 }

@@ -244,8 +244,7 @@ extension Store {
             let registry = try await registry(appId: appId, on: connection)
             let imported: ImportedApp
             do {
-                imported = try RiversImport.read(
-                    json, catalog: registry.catalog, knownScreenTypes: Screen.builtInTypes.union(registry.screenPlugins.keys))
+                imported = try RiversImport.read(json, options: registry.readOptions)
             } catch let failure as ValidationFailure {
                 throw StoreError.invalid(failure.errors)
             }
@@ -277,8 +276,10 @@ extension Store {
             // Screens: every problem of every screen at once, pointers into the document.
             var parents = try await screenParents(appId: appId, on: connection)
             var errors: [FieldError] = []
+            // Pointers into the document: `/<index>/…`, or from the root for a single screen object.
+            func at(_ i: Int) -> String { imported.single ? "" : "/\(i)" }
             for (i, screen) in imported.screens.enumerated() where parents[screen.id] != nil {
-                errors.append(FieldError("/\(i)/id", "this app has a screen \(screen.id) already"))
+                errors.append(FieldError(at(i) + "/id", "this app has a screen \(screen.id) already"))
             }
             for screen in imported.screens { parents[screen.id] = .some(screen.parent) }
             var screens: [Screen] = []
@@ -289,7 +290,7 @@ extension Store {
                 var problems = References.checkCellStyles(screen.uiComponents, family: families[screen.family], familyId: screen.family)
                 problems += References.checkScreenLinks(screen, parents: parents)
                 problems += registry.check(screen)
-                errors += problems.map { FieldError("/\(i)" + $0.pointer, $0.message) }
+                errors += problems.map { FieldError(at(i) + $0.pointer, $0.message) }
                 screens.append(screen)
             }
             if !errors.isEmpty { throw StoreError.invalid(errors) }

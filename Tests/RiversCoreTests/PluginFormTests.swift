@@ -60,9 +60,9 @@ struct PluginFormTests {
             ["text": "Adaptive Banner", "value": "adaptive_banner"],
             ["text": "Box Banner", "value": "box_banner"],
         ])
-        // A switch whose "false" became false, shown under one condition.
+        // A switch whose "false" stays a string (its plugin reads a string), shown under one condition.
         #expect(fields[2]["type"] == "switch")
-        #expect(fields[2]["initial_value"] == false)
+        #expect(fields[2]["initial_value"] == "false")
         #expect(fields[2]["conditions"] == [["section": "styles", "key": "banner_ad_type", "value": ["standard_banner", "box_banner"]]])
         #expect(fields[2]["conditions_match"] == "any")
         // Two conditions that must all hold.
@@ -73,12 +73,12 @@ struct PluginFormTests {
             ["section": "styles", "key": "banner_ad_type", "value": ["standard_banner", "box_banner"]],
         ])
         #expect(fields[3]["conditions_match"] == "all")
-        // A field without a label; "9" became 9.
+        // A field without a label; "9" stays "9".
         #expect(fields[7]["key"] == "title_fontsize")
         #expect(fields[7]["type"] == "number_input")
         #expect(fields[7]["label"] == nil as JSONValue)
-        #expect(fields[7]["initial_value"] == 9)
-        #expect(fields[9]["initial_value"] == 12)
+        #expect(fields[7]["initial_value"] == "9")
+        #expect(fields[9]["initial_value"] == "12")
         #expect(fields[5]["type"] == "android_font_selector")
         #expect(fields[5]["initial_value"] == "Roboto-Bold")
 

@@ -118,30 +118,28 @@ import Testing
 
     @Test func navItemTargetsAtAnyDepth() {
         var home = S.home()
-        home.navigations.append([
+        home.navigations.append(navigation([
             "id": "menu", "category": "menu", "navigation_type": "two_level_rn_menu",
             "nav_items": [
-                ["id": "a", "type": "button", "data": ["target": .string(S.settingsId)]],
-                ["id": "b", "type": "nested_menu", "nav_items": [
-                    ["id": "b1", "type": "button", "data": ["target": .string(S.showId.uppercased())]],
-                    ["id": "b2", "type": "button", "data": ["target": .string(S.missingId)]],
+                ["id": "a", "title": "A", "type": "button", "data": ["target": .string(S.settingsId)]],
+                ["id": "b", "title": "B", "type": "nested_menu", "nav_items": [
+                    ["id": "b1", "title": "B1", "type": "button", "data": ["target": .string(S.showId.uppercased())]],
+                    ["id": "b2", "title": "B2", "type": "button", "data": ["target": .string(S.missingId)]],
                 ]],
-                ["id": "c", "type": "button", "data": ["type": "WEB_URL", "source": "https://example.com"]],
-                ["id": "d", "type": "button", "data": ["target": 5]],
+                ["id": "c", "title": "C", "type": "button", "data": ["type": "WEB_URL", "source": "https://example.com"]],
             ],
-        ])
+        ]))
         #expect(Self.pointers(Self.check([home, S.show(), S.settings()])) == [
             "/screens/\(S.homeId)/navigations/1/nav_items/1/nav_items/1/data/target",
-            "/screens/\(S.homeId)/navigations/1/nav_items/3/data/target",
         ])
     }
 
     @Test func hookScreenIdToAMissingScreen() {
         var home = S.home()
-        home.hooks = [
+        home.hooks = hooks([
             "preload_plugins": [["identifier": "a", "type": "a", "weight": 1, "screen_id": .string(S.settingsId)]],
             "postload_plugins": [["identifier": "b", "type": "b", "weight": 1, "screen_id": .string(S.missingId)]],
-        ]
+        ])
         #expect(Self.pointers(Self.check([home, S.show(), S.settings()])) == ["/screens/\(S.homeId)/hooks/postload_plugins/0/screen_id"])
     }
 

@@ -44,10 +44,10 @@ enum PublishSample {
             id: homeId, name: "Home", screenType: "home_1", home: true, family: "FAMILY_1",
             styles: ["background_color": "#FF000000"], rules: ["refresh": "pull"], general: ["nav_bar_id": "nb1"],
             advertising: ["display_interstitial_once": true],
-            navigations: [[
+            navigations: [navigation([
                 "id": "nav-1", "name": "Nav", "category": "nav_bar", "navigation_type": "navigation_bar",
                 "nav_items": [["id": "i1", "title": "Show", "type": "button", "data": ["target": .string(showId)]]],
-            ]],
+            ])],
             uiComponents: [
                 Component(
                     id: "hero-1", componentType: "hero", cellStyles: ["HERO_CELL_1"], layout: "HERO_1",
@@ -96,4 +96,17 @@ extension JSONValue {
         }
         return current
     }
+}
+
+/// A navigation or hooks value written as JSON in a test, read by the model's reader.
+func navigation(_ json: JSONValue) -> Navigation {
+    let problems = Problems()
+    guard let value = Navigation.read(json, at: "", problems: problems) else { fatalError("\(problems.errors)") }
+    return value
+}
+
+func hooks(_ json: JSONValue) -> ScreenHooks {
+    let problems = Problems()
+    guard let value = ScreenHooks.read(json, at: "", problems: problems) else { fatalError("\(problems.errors)") }
+    return value
 }

@@ -30,6 +30,58 @@ struct MigrationAndDocumentTests {
         }
     }
 
+    @Test("migration 5: number and switch values stored as numbers and booleans become strings again")
+    func pluginValuesBecomeText() async throws {
+        let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_migrate")
+        let migrations = try TestDatabase.migrations
+        try await #require(Migrator(client: client, migrations: migrations.filter { $0.version < 5 }, logger: testLogger).migrate().count == 4)
+        // Data as the previous version stored it: the manifest's "18" and "true" rewritten.
+        let manifest: JSONValue = [
+            "identifier": "lock", "manifest_version": "1.0.0", "author_name": "A", "author_email": "a@example.com", "name": "Lock",
+            "description": "A lock", "type": "general", "min_zapp_sdk": "1.0.0", "ui_builder_support": true, "screen": true,
+            "styles": ["fields": [
+                ["key": "size", "type": "number_input", "initial_value": 18],
+                ["group": true, "fields": [["key": "on", "type": "switch", "initial_value": true]]],
+                ["key": "title", "type": "text_input", "initial_value": "Hi"],
+            ]],
+        ]
+        let appId = UUIDText.random(), screenId = UUIDText.random()
+        let screen: JSONValue = [
+            "id": .string(screenId), "name": "Lock", "type": "lock", "plugin_version": "1.0.0",
+            "styles": ["size": 20, "on": false, "title": "Hello", "other": 3],
+            "ui_components": [["id": "g", "component_type": "group", "ui_components": [
+                ["id": "c", "component_type": "lock", "styles": ["size": 12, "on": true, "title": "x"]],
+            ]]],
+        ]
+        let statements: [PostgresQuery] = [
+            "INSERT INTO apps (id, slug, name) VALUES (\(appId)::uuid, 'migrate-five', 'M')",
+            "INSERT INTO families (app_id, id, body) VALUES (\(appId)::uuid, 'FAMILY_1', '{}')",
+            "INSERT INTO plugins (app_id, identifier, current_version) VALUES (\(appId)::uuid, 'lock', '1.0.0')",
+            "INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest) VALUES (\(appId)::uuid, 'lock', '1.0.0', \(manifest.serializedString())::jsonb)",
+            "INSERT INTO screens (app_id, id, screen_type, family, body) VALUES (\(appId)::uuid, \(screenId)::uuid, 'lock_1', 'FAMILY_1', \(screen.serializedString())::jsonb)",
+        ]
+        for statement in statements { try await client.query(statement, logger: testLogger) }
+        try await #require(Migrator(client: client, migrations: migrations, logger: testLogger).migrate().map(\.version).contains(5))
+
+        func read(_ query: PostgresQuery) async throws -> JSONValue {
+            var text = ""
+            for try await value in try await client.query(query, logger: testLogger).decode(String.self) { text = value }
+            return try JSONValue.parse(Array(text.utf8))
+        }
+        let stored = try await read("SELECT manifest::text FROM plugin_versions WHERE app_id = \(appId)::uuid")
+        #expect(stored.at("styles", "fields", 0, "initial_value") == "18")
+        #expect(stored.at("styles", "fields", 1, "fields", 0, "initial_value") == "true")
+        #expect(stored.at("styles", "fields", 2, "initial_value") == "Hi")
+        let body = try await read("SELECT body::text FROM screens WHERE app_id = \(appId)::uuid")
+        #expect(body["styles"] == ["size": "20", "on": "false", "title": "Hello", "other": 3])
+        #expect(body.at("ui_components", 0, "ui_components", 0, "styles") == ["size": "12", "on": "true", "title": "x"])
+        // The registry reads the migrated manifest: values stay strings from now on.
+        let parsed = try PluginManifest.parse(stored)
+        #expect(parsed.field(section: "styles", key: "size")?.valuesAreText == true)
+        #expect(parsed.validateValues(["size": "21", "on": "false"], section: "styles", pointerPrefix: "/styles") == [])
+        #expect(parsed.normalizeValues(["size": 22], section: "styles").values == ["size": "22"])
+    }
+
     @Test("two migrators at once apply each file once")
     func concurrentMigrators() async throws {
         let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_migrate")

@@ -103,6 +103,7 @@ struct TestAPI {
         let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: buffer)
         let text = String(buffer: response.body)
         let parsed = (try? JSONValue.parse(Array(text.utf8))) ?? .null
+        ResponseLog.record(method: method, uri: uri, status: response.status, headers: response.headers, text: text)
         return APIResponse(status: response.status, headers: response.headers, text: text, json: parsed)
     }
 
@@ -110,6 +111,27 @@ struct TestAPI {
         let response = try await request(.post, collection, json: json)
         #expect(response.status == .created, "creating in \(collection): \(response.text)")
         return response
+    }
+}
+
+/// Every response the API tests receive, one JSON line each, in the file named by
+/// `RIVERS_API_RESPONSE_LOG` (set by `make test`): `scripts/validate-api-responses.py` then checks
+/// each against the OpenAPI document, so a drift between the API and its document fails the suite.
+enum ResponseLog {
+    static let path = ProcessInfo.processInfo.environment["RIVERS_API_RESPONSE_LOG"].flatMap { $0.isEmpty ? nil : $0 }
+
+    static func record(method: HTTPRequest.Method, uri: String, status: HTTPResponse.Status, headers: HTTPFields, text: String) {
+        guard let path else { return }
+        let line: JSONValue = [
+            "method": .string(method.rawValue), "uri": .string(uri), "status": .number(Double(status.code)),
+            "content_type": headers[.contentType].map(JSONValue.string) ?? .null, "body": .string(text),
+        ]
+        // One write(2) per line on a file opened with O_APPEND: lines from parallel tests never interleave.
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = line.serialized() + [UInt8(ascii: "\n")]
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
 }
 
@@ -158,4 +180,19 @@ func screenBody(_ name: String, components: [JSONValue] = [], extra: [String: JS
     var o: [String: JSONValue] = ["name": .string(name), "family": "FAMILY_1", "ui_components": .array(components)]
     o.merge(extra) { _, b in b }
     return .object(o)
+}
+
+extension JSONValue {
+    /// Follows a path of keys and indexes, for tests.
+    func at(_ path: Any...) -> JSONValue? {
+        var current: JSONValue? = self
+        for step in path {
+            if let key = step as? String { current = current?[key] }
+            else if let index = step as? Int {
+                guard let a = current?.arrayValue, a.indices.contains(index) else { return nil }
+                current = a[index]
+            }
+        }
+        return current
+    }
 }

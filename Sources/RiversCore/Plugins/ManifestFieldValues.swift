@@ -36,11 +36,29 @@ extension ManifestField {
         }
     }
 
-    /// Coerces a loose value to the field's type: `"true"` → `true` for a switch, `"18"` → `18` for a
-    /// number, `12` → `"12"` where a string is expected, a case-insensitive option match → the option's
-    /// value, one string → a one-element array for a multiple choice, `rgb(r,g,b)` → `rgba(r, g, b, 1)`.
+    /// Coerces a loose value to the field's type: `12` → `"12"` where a string is expected, a
+    /// case-insensitive option match → the option's value, one string → a one-element array for a
+    /// multiple choice, `rgb(r,g,b)` → `rgba(r, g, b, 1)`.
+    ///
+    /// Numbers and booleans keep the JSON type of the manifest's initial value, since plugin code
+    /// casts them to that type: written as strings (`"18"`, `"true"`), a value is a string too (a
+    /// number given is written as its text; a string is checked, never rewritten); written as a
+    /// number or boolean, a string that reads as one becomes one. Without an initial value, a
+    /// value is kept as given and checked.
     /// Returns the value unchanged (and no note) when nothing applies; `check` reports what is still wrong.
     func normalized(_ value: JSONValue) -> (value: JSONValue, note: String?) {
+        if valuesAreText, valueKind == .number || valueKind == .bool {
+            switch value {
+            case .number(let n):
+                let s = PluginJSON.numberText(n)
+                return (.string(s), "the number \(s) was written as the string \"\(s)\", the type of this field's initial value")
+            case .bool(let b):
+                return (.string(String(b)), "the boolean \(b) was written as the string \"\(b)\", the type of this field's initial value")
+            default: return (value, nil)
+            }
+        }
+        let nativeInitial = initialValue.map { $0.numberValue != nil || $0.boolValue != nil } ?? false
+        if !nativeInitial, valueKind == .number || valueKind == .bool { return (value, nil) }
         switch valueKind {
         case .string, .url, .screen, .hexColor:
             if case .number(let n) = value {
@@ -131,8 +149,19 @@ extension ManifestField {
         case .string, .screen:
             return value.stringValue == nil ? wrong("a string") : []
         case .number:
+            // A string must read as a number: the text is kept, so it must mean one.
+            if case .string(let s) = value {
+                let t = s.trimmingCharacters(in: .whitespaces)
+                return Double(t).map(\.isFinite) == true ? [] : [FieldError(pointer, "\"\(s.prefix(100))\" is not a number")]
+            }
+            if valuesAreText, value.numberValue != nil { return wrong("a number written as a string, like this field's initial value") }
             return value.numberValue == nil ? wrong("a number") : []
         case .bool:
+            if case .string(let s) = value {
+                return PluginJSON.looseBool(value) != nil || s == "1" || s == "0"
+                    ? [] : [FieldError(pointer, "\"\(s.prefix(100))\" is not true or false")]
+            }
+            if valuesAreText, value.boolValue != nil { return wrong("true or false written as a string, like this field's initial value") }
             return value.boolValue == nil ? wrong("a boolean") : []
         case .single:
             return checkOption(value, pointer: pointer)

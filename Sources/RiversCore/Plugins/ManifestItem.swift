@@ -99,6 +99,9 @@ public struct ManifestField: Sendable, Hashable {
     public var placeholder: String?
     /// `initial_value` (or the legacy `default` when there is no `initial_value`), normalised to the field's type.
     public var initialValue: JSONValue?
+    /// A number or boolean field whose initial value the manifest writes as a string (`"18"`,
+    /// `"true"`): its values are strings too, as the plugin's code reads them (`as? String`).
+    public var valuesAreText = false
     public var options: [ManifestOption]
     public var mandatory: Bool
     public var conditions: [ManifestCondition]

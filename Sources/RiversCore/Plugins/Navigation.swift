@@ -5,6 +5,7 @@
 ///
 /// Decisions where the spec is silent:
 /// - Unknown keys are errors (these objects come from our own editor; nothing may be dropped silently).
+/// - Read by `ObjectReader`, like every other body: the same messages and pointers.
 /// - `styles`, `rules`, `assets` default to `{}`, `nav_items` to `[]`, `data` to all-null.
 /// - Ids of navigations and nav items are non-empty strings (not necessarily UUIDs), generated
 ///   when absent; nav item ids must be unique within a navigation. Nav items carry `position`
@@ -23,6 +24,8 @@ public struct Hook: Sendable, Hashable {
     public var weight: Double
     /// Set when the hook is itself a screen (a UUID).
     public var screenId: String?
+    /// Members published as they are (see `Component.extra`).
+    public var extra: [String: JSONValue] = [:]
 
     public init(identifier: String, type: String, weight: Double = 0, screenId: String? = nil) {
         self.identifier = identifier
@@ -33,30 +36,26 @@ public struct Hook: Sendable, Hashable {
 
     static let keys: Set<String> = ["identifier", "type", "weight", "screen_id"]
 
-    public static func parse(_ json: JSONValue, pointer: String) -> (value: Hook?, errors: [FieldError]) {
-        var log = NavigationReader(base: pointer)
-        guard case .object(let o) = json else {
-            return (nil, [FieldError(pointer, "a hook must be an object, got \(json.typeName)")])
-        }
-        log.rejectUnknown(o, allowed: keys)
-        let identifier = log.requiredString(o, "identifier")
-        let type = log.requiredString(o, "type")
-        var weight: Double = 0
-        switch o["weight"] {
-        case nil, .null?: break
-        case .number(let n)?: weight = n
-        case let other?: log.error("weight", "must be a number, got \(other.typeName)")
-        }
-        let screenId = log.optionalUUID(o, "screen_id")
-        guard log.errors.isEmpty, let identifier, let type else { return (nil, log.errors) }
-        return (Hook(identifier: identifier, type: type, weight: weight, screenId: screenId), [])
+    public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> Hook? {
+        guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
+        let before = problems.count
+        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let identifier = r.string("identifier", required: true, nonEmpty: true)
+        let type = r.string("type", required: true, nonEmpty: true)
+        let weight = r.number("weight", minimum: -Double(Limits.maxInteger)) ?? 0
+        let screenId = r.uuid("screen_id")
+        guard problems.count == before, let identifier, let type else { return nil }
+        var hook = Hook(identifier: identifier, type: type, weight: weight, screenId: screenId)
+        hook.extra = extra
+        return hook
     }
 
-    /// `{identifier, type, weight}` plus `screen_id` only when the hook is a screen.
-    public func toJSON() -> JSONValue {
+    /// `{identifier, type, weight}` plus `screen_id` only when the hook is a screen; `extra` as
+    /// its own member for the API, merged in for the document.
+    public func toJSON(document: Bool = false) -> JSONValue {
         var o: [String: JSONValue] = ["identifier": .string(identifier), "type": .string(type), "weight": .number(weight)]
         if let screenId { o["screen_id"] = .string(screenId) }
-        return .object(o)
+        return .object(o.withExtra(extra, document: document))
     }
 }
 
@@ -70,22 +69,22 @@ public struct ScreenHooks: Sendable, Hashable {
         self.postloadPlugins = postloadPlugins
     }
 
-    public static func parse(_ json: JSONValue, pointer: String) -> (value: ScreenHooks?, errors: [FieldError]) {
-        var log = NavigationReader(base: pointer)
-        guard case .object(let o) = json else {
-            return (nil, [FieldError(pointer, "hooks must be an object, got \(json.typeName)")])
-        }
-        log.rejectUnknown(o, allowed: ["preload_plugins", "postload_plugins"])
-        let pre = log.list(o, "preload_plugins", Hook.parse)
-        let post = log.list(o, "postload_plugins", Hook.parse)
-        guard log.errors.isEmpty else { return (nil, log.errors) }
-        return (ScreenHooks(preloadPlugins: pre, postloadPlugins: post), [])
+    public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> ScreenHooks? {
+        guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
+        let before = problems.count
+        r.rejectUnknownKeys(["preload_plugins", "postload_plugins"])
+        let pre = r.list("preload_plugins") { Hook.read($0, at: $1, problems: problems) }
+        let post = r.list("postload_plugins") { Hook.read($0, at: $1, problems: problems) }
+        guard problems.count == before else { return nil }
+        return ScreenHooks(preloadPlugins: pre, postloadPlugins: post)
     }
 
-    public func toJSON() -> JSONValue {
+    public var isEmpty: Bool { preloadPlugins.isEmpty && postloadPlugins.isEmpty }
+
+    public func toJSON(document: Bool = false) -> JSONValue {
         .object([
-            "preload_plugins": .array(preloadPlugins.map { $0.toJSON() }),
-            "postload_plugins": .array(postloadPlugins.map { $0.toJSON() }),
+            "preload_plugins": .array(preloadPlugins.map { $0.toJSON(document: document) }),
+            "postload_plugins": .array(postloadPlugins.map { $0.toJSON(document: document) }),
         ])
     }
 
@@ -114,6 +113,8 @@ public struct Navigation: Sendable, Hashable {
     public var rules: [String: JSONValue]
     public var assets: [String: JSONValue]
     public var navItems: [NavItem]
+    /// Members published as they are (see `Component.extra`).
+    public var extra: [String: JSONValue] = [:]
 
     public init(
         id: String, name: String? = nil, category: NavigationCategory, navigationType: String,
@@ -132,30 +133,22 @@ public struct Navigation: Sendable, Hashable {
 
     static let keys: Set<String> = ["id", "name", "category", "navigation_type", "styles", "rules", "assets", "nav_items"]
 
-    public static func parse(_ json: JSONValue, pointer: String) -> (value: Navigation?, errors: [FieldError]) {
-        var log = NavigationReader(base: pointer)
-        guard case .object(let o) = json else {
-            return (nil, [FieldError(pointer, "a navigation must be an object, got \(json.typeName)")])
-        }
-        log.rejectUnknown(o, allowed: keys)
-        let id = log.idOrGenerated(o)
-        let name = log.optionalString(o, "name")
-        if let name, name.unicodeScalars.count > Limits.maxNameLength {
-            log.error("name", "must be at most \(Limits.maxNameLength) characters")
-        }
+    public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> Navigation? {
+        guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
+        let before = problems.count
+        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let id = r.idOrGenerated()
+        let name = r.string("name", maxLength: Limits.maxNameLength)
         var category: NavigationCategory?
-        switch o["category"] {
-        case nil: log.error("category", "\"category\" is required (nav_bar or menu)")
-        case .string(let s)?:
+        if let s = r.string("category", required: true) {
             category = NavigationCategory(rawValue: s)
-            if category == nil { log.error("category", "\"\(s)\" is not a navigation category: expected nav_bar or menu") }
-        case let other?: log.error("category", "must be a string (nav_bar or menu), got \(other.typeName)")
+            if category == nil { problems.add(r.at("category"), "must be nav_bar or menu (got \"\(s.prefix(100))\")") }
         }
-        let navigationType = log.requiredString(o, "navigation_type")
-        let styles = log.object(o, "styles")
-        let rules = log.object(o, "rules")
-        let assets = log.object(o, "assets")
-        let items = log.list(o, "nav_items", NavItem.parse)
+        let navigationType = r.string("navigation_type", required: true, nonEmpty: true)
+        let styles = r.freeObject("styles")
+        let rules = r.freeObject("rules")
+        let assets = r.freeObject("assets")
+        let items = r.list("nav_items") { NavItem.read($0, at: $1, problems: problems) }
 
         // Nav item ids are unique within the navigation, nested items included.
         var firstSeen: [String: String] = [:]
@@ -163,25 +156,25 @@ public struct Navigation: Sendable, Hashable {
             for (i, item) in list.enumerated() {
                 let p = JSONPointer.join(base, i)
                 if let first = firstSeen[item.id] {
-                    log.errors.append(FieldError(JSONPointer.join(p, "id"), "duplicate nav item id \"\(item.id)\" (already used at \(first))"))
+                    problems.add(JSONPointer.join(p, "id"), "duplicates the id of the nav item at \(first)")
                 } else {
-                    firstSeen[item.id] = JSONPointer.join(p, "id")
+                    firstSeen[item.id] = p
                 }
                 visit(item.navItems, JSONPointer.join(p, "nav_items"))
             }
         }
-        visit(items, JSONPointer.join(pointer, "nav_items"))
+        visit(items, r.at("nav_items"))
 
-        guard log.errors.isEmpty, let id, let category, let navigationType else { return (nil, log.errors) }
-        return (
-            Navigation(
-                id: id, name: name, category: category, navigationType: navigationType, styles: styles, rules: rules,
-                assets: assets, navItems: items), []
-        )
+        guard problems.count == before, let id, let category, let navigationType else { return nil }
+        var navigation = Navigation(
+            id: id, name: name, category: category, navigationType: navigationType, styles: styles, rules: rules,
+            assets: assets, navItems: items)
+        navigation.extra = extra
+        return navigation
     }
 
-    public func toJSON() -> JSONValue {
-        .object([
+    public func toJSON(document: Bool = false) -> JSONValue {
+        let o: [String: JSONValue] = [
             "id": .string(id),
             "name": name.map(JSONValue.string) ?? .null,
             "category": .string(category.rawValue),
@@ -189,8 +182,9 @@ public struct Navigation: Sendable, Hashable {
             "styles": .object(styles),
             "rules": .object(rules),
             "assets": .object(assets),
-            "nav_items": NavItem.listJSON(navItems),
-        ])
+            "nav_items": NavItem.listJSON(navItems, document: document),
+        ]
+        return .object(o.withExtra(extra, document: document))
     }
 
     /// Every screen id a nav item of this navigation opens, depth first, without repeats.
@@ -209,6 +203,8 @@ public struct NavItemData: Sendable, Hashable {
     public var connected: Bool?
     /// A screen id (UUID) for a screen link.
     public var target: String?
+    /// Members published as they are (see `Component.extra`).
+    public var extra: [String: JSONValue] = [:]
 
     public init(source: String? = nil, type: String? = nil, connected: Bool? = nil, target: String? = nil) {
         self.source = source
@@ -246,42 +242,38 @@ public struct NavItemData: Sendable, Hashable {
 
     static let keys: Set<String> = ["source", "type", "connected", "target"]
 
-    public static func parse(_ json: JSONValue, pointer: String) -> (value: NavItemData?, errors: [FieldError]) {
-        var log = NavigationReader(base: pointer)
-        guard case .object(let o) = json else {
-            return (nil, [FieldError(pointer, "data must be an object {source, type, connected, target}, got \(json.typeName)")])
-        }
-        log.rejectUnknown(o, allowed: keys)
-        let source = log.optionalString(o, "source")
-        let type = log.optionalString(o, "type")
-        var connected: Bool?
-        switch o["connected"] {
-        case nil, .null?: break
-        case .bool(let b)?: connected = b
-        case let other?: log.error("connected", "must be a boolean, got \(PluginJSON.got(other))")
-        }
-        let target = log.optionalUUID(o, "target")
+    public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> NavItemData? {
+        guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
+        let before = problems.count
+        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let source = r.string("source")
+        let type = r.string("type")
+        let connected = r.bool("connected")
+        let target = r.uuid("target")
         if type == webURLType {
-            if (source ?? "").trimmingCharacters(in: .whitespaces).isEmpty {
-                log.error("source", "a web link (type WEB_URL) needs a non-empty \"source\"")
+            if (source ?? "").trimmingWhitespace().isEmpty {
+                problems.add(r.at("source"), "a web link (type WEB_URL) needs a non-empty \"source\"")
             } else if let source, !isOpenableLink(source) {
-                log.error("source", "a web link must be an http or https address, or an app link such as myapp://path")
+                problems.add(r.at("source"), "a web link must be an http or https address, or an app link such as myapp://path")
             }
-            if o["target"].map({ !$0.isNull }) ?? false {
-                log.error("target", "a web link (type WEB_URL) cannot also target a screen")
+            if r.has("target") {
+                problems.add(r.at("target"), "a web link (type WEB_URL) cannot also target a screen")
             }
         }
-        guard log.errors.isEmpty else { return (nil, log.errors) }
-        return (NavItemData(source: source, type: type, connected: connected, target: target), [])
+        guard problems.count == before else { return nil }
+        var data = NavItemData(source: source, type: type, connected: connected, target: target)
+        data.extra = extra
+        return data
     }
 
-    public func toJSON() -> JSONValue {
-        .object([
+    public func toJSON(document: Bool = false) -> JSONValue {
+        let o: [String: JSONValue] = [
             "source": source.map(JSONValue.string) ?? .null,
             "type": type.map(JSONValue.string) ?? .null,
             "connected": connected.map(JSONValue.bool) ?? .null,
             "target": target.map(JSONValue.string) ?? .null,
-        ])
+        ]
+        return .object(o.withExtra(extra, document: document))
     }
 }
 
@@ -296,6 +288,8 @@ public struct NavItem: Sendable, Hashable {
     public var styles: [String: JSONValue]
     public var rules: [String: JSONValue]
     public var navItems: [NavItem]
+    /// Members published as they are (see `Component.extra`).
+    public var extra: [String: JSONValue] = [:]
 
     public init(
         id: String, title: String, type: String, data: NavItemData = NavItemData(), assets: [String: JSONValue] = [:],
@@ -313,73 +307,47 @@ public struct NavItem: Sendable, Hashable {
 
     static let keys: Set<String> = ["id", "title", "type", "position", "data", "assets", "styles", "rules", "nav_items"]
 
-    public static func parse(_ json: JSONValue, pointer: String) -> (value: NavItem?, errors: [FieldError]) {
-        var log = NavigationReader(base: pointer)
-        guard case .object(let o) = json else {
-            return (nil, [FieldError(pointer, "a nav item must be an object, got \(json.typeName)")])
-        }
-        log.rejectUnknown(o, allowed: keys)
-        let id = log.idOrGenerated(o)
+    public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> NavItem? {
+        guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
+        let before = problems.count
+        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let id = r.idOrGenerated()
         // `position` is accepted as sent back, but the order of the list decides it.
-        switch o["position"] {
-        case nil, .null?: break
-        case .number(let n)? where n >= 1 && n.rounded() == n: break
-        case let other?: log.error("position", "must be a whole number from 1, got \(PluginJSON.got(other))")
-        }
-        var title: String?
-        switch o["title"] {
-        case nil: log.error("title", "\"title\" is required (it may be empty)")
-        case .string(let s)?: title = s
-        case let other?: log.error("title", "must be a string, got \(other.typeName)")
-        }
-        let type = log.requiredString(o, "type")
+        _ = r.integer("position", minimum: 1)
+        // Required, but may be empty (an icon-only item).
+        let title = r.string("title", required: true)
+        let type = r.string("type", required: true, nonEmpty: true)
         var data = NavItemData()
-        if let d = o["data"], !d.isNull {
-            let (value, errors) = NavItemData.parse(d, pointer: JSONPointer.join(pointer, "data"))
-            log.errors += errors
-            if let value { data = value }
-        }
-        let assets = log.object(o, "assets")
-        let styles = log.object(o, "styles")
-        let rules = log.object(o, "rules")
-        let items = log.list(o, "nav_items", NavItem.parse)
-        guard log.errors.isEmpty, let id, let title, let type else { return (nil, log.errors) }
-        return (
-            NavItem(id: id, title: title, type: type, data: data, assets: assets, styles: styles, rules: rules, navItems: items),
-            []
-        )
+        if r.has("data"), let value = NavItemData.read(r.object["data"]!, at: r.at("data"), problems: problems) { data = value }
+        let assets = r.freeObject("assets")
+        let styles = r.freeObject("styles")
+        let rules = r.freeObject("rules")
+        let items = r.list("nav_items") { NavItem.read($0, at: $1, problems: problems) }
+        guard problems.count == before, let id, let title, let type else { return nil }
+        var item = NavItem(id: id, title: title, type: type, data: data, assets: assets, styles: styles, rules: rules, navItems: items)
+        item.extra = extra
+        return item
     }
 
     /// The item at `position` (1-based) of its list: clients match items by it (the QA reader
     /// fails without it).
-    public func toJSON(position: Int = 1) -> JSONValue {
-        .object([
+    public func toJSON(position: Int = 1, document: Bool = false) -> JSONValue {
+        let o: [String: JSONValue] = [
             "id": .string(id),
             "title": .string(title),
             "type": .string(type),
             "position": .number(Double(position)),
-            "data": data.toJSON(),
+            "data": data.toJSON(document: document),
             "assets": .object(assets),
             "styles": .object(styles),
             "rules": .object(rules),
-            "nav_items": Self.listJSON(navItems),
-        ])
+            "nav_items": Self.listJSON(navItems, document: document),
+        ]
+        return .object(o.withExtra(extra, document: document))
     }
 
-    static func listJSON(_ items: [NavItem]) -> JSONValue {
-        .array(items.enumerated().map { $1.toJSON(position: $0 + 1) })
-    }
-
-    /// Stored navigations (raw JSON) with every nav item's `position` set from its place in its
-    /// list, for what was stored before positions were written.
-    public static func numbered(_ navigation: JSONValue) -> JSONValue {
-        guard var o = navigation.objectValue, let items = o["nav_items"]?.arrayValue else { return navigation }
-        o["nav_items"] = .array(items.enumerated().map { i, item in
-            guard var io = numbered(item).objectValue else { return item }
-            io["position"] = .number(Double(i + 1))
-            return .object(io)
-        })
-        return .object(o)
+    static func listJSON(_ items: [NavItem], document: Bool = false) -> JSONValue {
+        .array(items.enumerated().map { $1.toJSON(position: $0 + 1, document: document) })
     }
 
     /// This item's target then its nested items' targets, depth first (repeats kept).
@@ -388,90 +356,52 @@ public struct NavItem: Sendable, Hashable {
     }
 }
 
-// MARK: - Reading helpers
-
-/// Collects errors while reading one object whose pointer is `base`.
-struct NavigationReader {
-    let base: String
-    var errors: [FieldError] = []
-
-    mutating func error(_ key: String, _ message: String) {
-        errors.append(FieldError(JSONPointer.join(base, key), message))
+extension Dictionary where Key == String, Value == JSONValue {
+    /// These members with `extra`: merged in for the published document (the reader keeps its
+    /// keys apart from the modelled ones), as an `extra` member of its own for the API.
+    func withExtra(_ extra: [String: JSONValue], document: Bool) -> [String: JSONValue] {
+        guard !extra.isEmpty else { return self }
+        if !document { return merging(["extra": .object(extra)]) { current, _ in current } }
+        return merging(extra) { current, _ in current }
     }
+}
 
-    mutating func rejectUnknown(_ o: [String: JSONValue], allowed: Set<String>) {
-        for key in o.keys.sorted() where !allowed.contains(key) {
-            error(key, "unknown key \"\(key)\"; expected \(allowed.sorted().joined(separator: ", "))")
-        }
-    }
+// MARK: - Reading for tests and messages
 
-    mutating func requiredString(_ o: [String: JSONValue], _ key: String) -> String? {
-        switch o[key] {
-        case nil: error(key, "\"\(key)\" is required")
-        case .string(let s)?:
-            if s.trimmingCharacters(in: .whitespaces).isEmpty { error(key, "must not be empty") } else { return s }
-        case let other?: error(key, "must be a string, got \(PluginJSON.got(other))")
-        }
-        return nil
+extension Hook {
+    /// `read` with its problems returned: the value only when there are none.
+    public static func parse(_ json: JSONValue, pointer: String) -> (value: Hook?, errors: [FieldError]) {
+        collecting { read(json, at: pointer, problems: $0) }
     }
+}
 
-    /// `id` as given, or a new UUID when it is absent (as for components).
-    mutating func idOrGenerated(_ o: [String: JSONValue]) -> String? {
-        switch o["id"] {
-        case nil, .null?: return UUIDText.random()
-        default: return requiredString(o, "id")
-        }
+extension ScreenHooks {
+    public static func parse(_ json: JSONValue, pointer: String) -> (value: ScreenHooks?, errors: [FieldError]) {
+        collecting { read(json, at: pointer, problems: $0) }
     }
+}
 
-    mutating func optionalString(_ o: [String: JSONValue], _ key: String) -> String? {
-        switch o[key] {
-        case nil, .null?: return nil
-        case .string(let s)?: return s
-        case let other?:
-            error(key, "must be a string or null, got \(PluginJSON.got(other))")
-            return nil
-        }
+extension Navigation {
+    public static func parse(_ json: JSONValue, pointer: String) -> (value: Navigation?, errors: [FieldError]) {
+        collecting { read(json, at: pointer, problems: $0) }
     }
+}
 
-    mutating func optionalUUID(_ o: [String: JSONValue], _ key: String) -> String? {
-        switch o[key] {
-        case nil, .null?: return nil
-        case .string(let s)?:
-            if let id = PluginJSON.normalizedUUID(s) { return id }
-            error(key, "\"\(s)\" is not a screen id (a UUID like 87706774-8436-4273-87bd-9a5cfa9f37ff)")
-            return nil
-        case let other?:
-            error(key, "must be a screen id string, got \(PluginJSON.got(other))")
-            return nil
-        }
+extension NavItemData {
+    public static func parse(_ json: JSONValue, pointer: String) -> (value: NavItemData?, errors: [FieldError]) {
+        collecting { read(json, at: pointer, problems: $0) }
     }
+}
 
-    mutating func object(_ o: [String: JSONValue], _ key: String) -> [String: JSONValue] {
-        switch o[key] {
-        case nil: return [:]
-        case .object(let v)?: return v
-        case let other?:
-            error(key, "must be an object, got \(other.typeName)")
-            return [:]
-        }
+extension NavItem {
+    public static func parse(_ json: JSONValue, pointer: String) -> (value: NavItem?, errors: [FieldError]) {
+        collecting { read(json, at: pointer, problems: $0) }
     }
+}
 
-    mutating func list<T>(
-        _ o: [String: JSONValue], _ key: String, _ parse: (JSONValue, String) -> (value: T?, errors: [FieldError])
-    ) -> [T] {
-        switch o[key] {
-        case nil: return []
-        case .array(let items)?:
-            var out: [T] = []
-            for (i, item) in items.enumerated() {
-                let (value, errs) = parse(item, JSONPointer.join(JSONPointer.join(base, key), i))
-                errors += errs
-                if let value { out.append(value) }
-            }
-            return out
-        case let other?:
-            error(key, "must be an array, got \(other.typeName)")
-            return []
-        }
-    }
+/// Runs one reader with problems of its own and returns the value only when none were found.
+func collecting<T>(_ read: (Problems) -> T?) -> (value: T?, errors: [FieldError]) {
+    let problems = Problems()
+    let value = read(problems)
+    return problems.isEmpty ? (value, []) : (nil, problems.errors)
 }

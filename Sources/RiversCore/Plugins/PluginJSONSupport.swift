@@ -38,21 +38,6 @@ enum PluginJSON {
         }
     }
 
-    /// A UUID (`8-4-4-4-12` ASCII hexadecimal digits, either case) in lower case, as screen ids are
-    /// written; nil for anything else.
-    static func normalizedUUID(_ s: String) -> String? {
-        let bytes = Array(s.lowercased().utf8)
-        guard bytes.count == 36 else { return nil }
-        for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard b == UInt8(ascii: "-") else { return nil }
-            } else {
-                guard (48...57).contains(b) || (97...102).contains(b) else { return nil }
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// How a value is quoted in a message: `"abc"`, `12`, `true`, `[…]`.
     static func describe(_ value: JSONValue) -> String {
         switch value {
@@ -70,9 +55,7 @@ enum PluginJSON {
     }
 
     /// A number written the way JSON writes it (`18`, not `18.0`).
-    static func numberText(_ n: Double) -> String {
-        String(decoding: JSONValue.number(n).serialized(), as: UTF8.self)
-    }
+    static func numberText(_ n: Double) -> String { JSONValue.number(n).serializedString() }
 
     /// `"true"`/`"false"` (any case, surrounding spaces ignored) as a boolean.
     static func looseBool(_ value: JSONValue) -> Bool? {
@@ -100,20 +83,10 @@ enum PluginJSON {
     }
 }
 
-/// Collects problems while walking one JSON value: every check appends, nothing stops early.
-struct PluginProblemLog: Sendable {
-    var errors: [FieldError] = []
-    var notes: [FieldError] = []
-
-    mutating func error(_ path: [PluginJSON.Token], _ message: String) {
-        errors.append(FieldError(PluginJSON.pointer(path), message))
-    }
-
-    mutating func error(_ pointer: String, _ message: String) {
-        errors.append(FieldError(pointer, message))
-    }
-
-    mutating func note(_ path: [PluginJSON.Token], _ message: String) {
-        notes.append(FieldError(PluginJSON.pointer(path), message))
-    }
+/// The manifest parser reports through `Problems`, like every reader, with paths of tokens.
+extension Problems {
+    func error(_ path: [PluginJSON.Token], _ message: String) { add(PluginJSON.pointer(path), message) }
+    func error(_ pointer: String, _ message: String) { add(pointer, message) }
+    /// A loose value that was normalised: a warning.
+    func note(_ path: [PluginJSON.Token], _ message: String) { warn(PluginJSON.pointer(path), message) }
 }

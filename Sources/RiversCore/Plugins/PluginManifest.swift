@@ -83,7 +83,7 @@ public struct PluginManifest: Sendable, Hashable {
     public static func parse(_ json: JSONValue) throws(ValidationFailure) -> PluginManifest {
         var parser = PluginManifestParser()
         let manifest = parser.parse(json)
-        guard let manifest, parser.log.errors.isEmpty else { throw ValidationFailure(parser.log.errors) }
+        guard let manifest, parser.log.isEmpty else { throw parser.log.failure }
         return manifest
     }
 
@@ -127,7 +127,7 @@ struct PluginManifestParser {
         case nested(String)  // inside a text_style field of this section
     }
 
-    var log = PluginProblemLog()
+    let log = Problems()
     var edits: [(path: [Token], value: JSONValue)] = []
     var references: [(path: [Token], section: String, key: String)] = []
 
@@ -225,7 +225,7 @@ struct PluginManifestParser {
             description: description, authorName: authorName, authorEmail: authorEmail, minZappSDK: minZappSDK,
             platform: platform, uiBuilderSupport: uiBuilderSupport, isScreen: isScreen,
             canHaveComponents: canHaveComponents, sections: sections, customConfigurationFields: configuration,
-            notes: log.notes)
+            notes: log.warnings)
     }
 
     // MARK: Scalars
@@ -462,6 +462,8 @@ struct PluginManifestParser {
             log.error(path + [.key("initial_value")], "a hidden field needs an initial_value")
         }
         if let valueKey, let given = o[valueKey] {
+            // The initial value's JSON type is the field's: a number written "18" stays a string.
+            if case .string = given, field.valueKind == .number || field.valueKind == .bool { field.valuesAreText = true }
             let (value, note) = field.normalized(given)
             if context == .configuration {
                 // Legacy plugin configuration: read loosely, never rewritten, never rejected.

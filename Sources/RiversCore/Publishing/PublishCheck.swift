@@ -101,18 +101,14 @@ public enum PublishCheck {
 
             // Navigation items, at any depth.
             for (n, navigation) in screen.navigations.enumerated() {
-                checkNavItems(navigation, at: JSONPointer.join(JSONPointer.join(p, "navigations"), n), exists: exists, errors: &errors)
+                checkNavItems(navigation.navItems, at: JSONPointer.join(JSONPointer.join(p, "navigations"), n), exists: exists, errors: &errors)
             }
 
             // Hooks that are screens.
-            for key in ["preload_plugins", "postload_plugins"] {
-                for (k, hook) in (screen.hooks[key]?.arrayValue ?? []).enumerated() {
-                    guard let value = hook["screen_id"], !value.isNull else { continue }
-                    let pointer = JSONPointer.join(JSONPointer.join(JSONPointer.join(JSONPointer.join(p, "hooks"), key), k), "screen_id")
-                    if let id = value.stringValue {
-                        if !id.isEmpty, !exists(id) { errors.append(FieldError(pointer, "no screen \(id) in this app")) }
-                    } else {
-                        errors.append(FieldError(pointer, "must be a screen id, not \(value.typeName)"))
+            for (key, hooks) in [("preload_plugins", screen.hooks.preloadPlugins), ("postload_plugins", screen.hooks.postloadPlugins)] {
+                for (k, hook) in hooks.enumerated() {
+                    if let id = hook.screenId, !exists(id) {
+                        errors.append(FieldError("\(p)/hooks/\(key)/\(k)/screen_id", "no screen \(id) in this app"))
                     }
                 }
             }
@@ -139,20 +135,14 @@ public enum PublishCheck {
         return nil
     }
 
-    static func checkNavItems(_ container: JSONValue, at pointer: String, exists: (String) -> Bool, errors: inout [FieldError]) {
-        guard let items = container["nav_items"]?.arrayValue else { return }
+    static func checkNavItems(_ items: [NavItem], at pointer: String, exists: (String) -> Bool, errors: inout [FieldError]) {
         let listPointer = JSONPointer.join(pointer, "nav_items")
         for (k, item) in items.enumerated() {
             let itemPointer = JSONPointer.join(listPointer, k)
-            if let value = item["data"]?["target"], !value.isNull {
-                let targetPointer = JSONPointer.join(JSONPointer.join(itemPointer, "data"), "target")
-                if let id = value.stringValue {
-                    if !id.isEmpty, !exists(id) { errors.append(FieldError(targetPointer, "no screen \(id) in this app")) }
-                } else {
-                    errors.append(FieldError(targetPointer, "must be a screen id, not \(value.typeName)"))
-                }
+            if let id = item.data.target, !exists(id) {
+                errors.append(FieldError("\(itemPointer)/data/target", "no screen \(id) in this app"))
             }
-            checkNavItems(item, at: itemPointer, exists: exists, errors: &errors)
+            checkNavItems(item.navItems, at: itemPointer, exists: exists, errors: &errors)
         }
     }
 }

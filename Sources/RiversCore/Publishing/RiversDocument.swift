@@ -23,7 +23,7 @@ public enum RiversDocument {
 
     /// Keys of a component's `styles` that come from the component's own fields, never from its
     /// free-form style values.
-    static let reservedComponentStyles: [String] = ["family", "cell_styles", "header", "footer", "layout"]
+    static let reservedComponentStyles = Component.reservedStyles
 
     /// The whole document as a value (for diffs and tests): the bytes of `bytes(screens:…)`, the
     /// one writer of the format, read back.
@@ -49,15 +49,6 @@ public enum RiversDocument {
     /// carries it only when it has children (a plugin component type that holds children).
     static func holdsChildren(_ component: Component) -> Bool {
         !component.uiComponents.isEmpty || (ComponentCatalog.builtIn.types[component.componentType]?.holdsChildren ?? false)
-    }
-
-    /// `{"preload_plugins": [...], "postload_plugins": [...]}`, both lists always present.
-    static func hooksObject(_ hooks: JSONValue) -> JSONValue {
-        var object = hooks.objectValue ?? [:]
-        for key in ["preload_plugins", "postload_plugins"] where object[key]?.arrayValue == nil {
-            object[key] = .array([])
-        }
-        return .object(object)
     }
 }
 

@@ -50,13 +50,13 @@ extension RiversDocument {
         key("home_offline", &out)
         out.append(contentsOf: Array((screen.homeOffline ? "true" : "false").utf8))
         key("hooks", &out)
-        hooksObject(screen.hooks).write(to: &out)
+        screen.hooks.toJSON(document: true).write(to: &out)
         key("id", &out)
         JSONValue.writeString(screen.id, to: &out)
         key("name", &out)
         JSONValue.writeString(screen.name, to: &out)
         key("navigations", &out)
-        JSONValue.array(screen.navigations.map(NavItem.numbered)).write(to: &out)
+        JSONValue.array(screen.navigations.map { $0.toJSON(document: true) }).write(to: &out)
         key("rules", &out)
         JSONValue.object(screen.rules).write(to: &out)
         key("screen_type", &out)
@@ -72,6 +72,7 @@ extension RiversDocument {
         key("ui_components", &out)
         let publishesComponents = !isPlugin || (screenPlugins[screen.type]?.canHaveComponents ?? false)
         writeComponents(publishesComponents ? screen.uiComponents : [], screen: screen, to: &out)
+        writeExtra(screen.extra, to: &out)
         out.append(UInt8(ascii: "}"))
     }
 
@@ -106,6 +107,7 @@ extension RiversDocument {
             }
             key("type", &out)
             JSONValue.writeString("", to: &out)
+            writeExtra(component.data?.extra ?? [:], to: &out)
         } else {
             let data = component.data ?? ComponentData()
             var first = true
@@ -122,6 +124,7 @@ extension RiversDocument {
             }
             key("type", &out)
             JSONValue.writeString(data.type, to: &out)
+            writeExtra(data.extra, to: &out)
         }
         out.append(UInt8(ascii: "}"))
         key("id", &out)
@@ -139,6 +142,18 @@ extension RiversDocument {
             key("ui_components", &out)
             writeComponents(component.uiComponents, screen: screen, to: &out)
         }
+        writeExtra(component.extra, to: &out)
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// Members published as they are, after the modelled ones, in sorted order (their keys are
+    /// never modelled ones: the reader refuses those).
+    static func writeExtra(_ extra: [String: JSONValue], to out: inout [UInt8]) {
+        for (name, value) in extra.sorted(by: { $0.key < $1.key }) {
+            out.append(UInt8(ascii: ","))
+            JSONValue.writeString(name, to: &out)
+            out.append(UInt8(ascii: ":"))
+            value.write(to: &out)
+        }
     }
 }

@@ -1,0 +1,76 @@
+import RiversCore
+
+// One protocol per aggregate, as in Hummingbird's todos-postgres-tutorial: the HTTP controllers
+// depend on these, not on PostgreSQL. `Store` implements every one of them on PostgreSQL; each
+// write is one transaction there.
+
+/// Apps and their API tokens.
+public protocol AppRepository: Sendable {
+    func createApp(slug: String, name: String) async throws -> App
+    func findApp(_ idOrSlug: String) async throws -> App?
+    func findApp(slug: String) async throws -> App?
+    func app(id: String) async throws -> App
+    func createToken(appId: String, label: String) async throws -> String
+    /// The app a token belongs to, with the token's name; nil for an unknown token.
+    func tokenOwner(_ token: String) async throws -> (app: App, tokenName: String)?
+}
+
+/// Families and layouts: the rules screens are laid out by, and the templates they start from.
+public protocol FamilyRepository: Sendable {
+    func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page
+    func family(appId: String, id: String) async throws -> Record
+    func createFamily(appId: String, body: JSONValue) async throws -> Record
+    func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record
+    func deleteFamily(appId: String, id: String, precondition: RevisionPrecondition) async throws
+
+    func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page
+    func layout(appId: String, id: String) async throws -> Record
+    func createLayout(appId: String, body: JSONValue) async throws -> Record
+    func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record
+    func deleteLayout(appId: String, id: String, precondition: RevisionPrecondition) async throws
+}
+
+/// Screens, checked against the rest of their app on every write.
+public protocol ScreenRepository: Sendable {
+    func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page
+    func screen(appId: String, id: String) async throws -> Record
+    func createScreen(appId: String, body: JSONValue) async throws -> Record
+    func updateScreen(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record
+    func deleteScreen(appId: String, id: String, precondition: RevisionPrecondition) async throws
+}
+
+/// Plugin manifests, every version of each, and the registry that follows from them.
+public protocol PluginRepository: Sendable {
+    func registry(appId: String) async throws -> PluginRegistry
+    func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page
+    func plugin(appId: String, identifier: String) async throws -> Record
+    func pluginManifest(appId: String, identifier: String, version: String?) async throws -> PluginManifest
+    func registerPlugin(
+        appId: String, manifestJSON: JSONValue, expectedIdentifier: String?, precondition: RevisionPrecondition, replace: Bool
+    ) async throws -> (record: Record, created: Bool)
+    func deletePlugin(appId: String, identifier: String, precondition: RevisionPrecondition) async throws
+}
+
+/// Published versions: the publish check, publishing, rollback, import, and what the public URLs serve.
+public protocol VersionRepository: Sendable {
+    func problems(appId: String) async throws -> [FieldError]
+    func draftDocument(appId: String) async throws -> [UInt8]
+    func publish(appId: String, note: String, publishedBy: String) async throws -> PublishOutcome
+    func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome
+    func version(appId: String, number: Int) async throws -> PublishedVersion
+    func currentVersion(appId: String) async throws -> PublishedVersion?
+    func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int)
+    func allCurrentDocuments() async throws -> [(slug: String, version: PublishedVersion)]
+    func currentDocument(slug: String) async throws -> PublishedVersion?
+    func document(slug: String, number: Int) async throws -> PublishedVersion?
+    func importDocument(appId: String, json: JSONValue) async throws -> Store.ImportResult
+}
+
+extension Store: AppRepository, FamilyRepository, ScreenRepository, PluginRepository, VersionRepository {}
+
+extension PluginRepository {
+    /// Registers a new plugin, or a new version of one.
+    public func registerPlugin(appId: String, manifestJSON: JSONValue) async throws -> (record: Record, created: Bool) {
+        try await registerPlugin(appId: appId, manifestJSON: manifestJSON, expectedIdentifier: nil, precondition: .none, replace: false)
+    }
+}
