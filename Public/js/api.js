@@ -5,7 +5,7 @@ export class ApiError extends Error {
   /**
    * @param {number} status HTTP status, 0 when the server could not be reached
    * @param {object} problem the problem+json body (or a synthesized one)
-   * @param {{method: string, path: string}} request
+   * @param {{method: string, path: string, id?: string|null}} request (id: the answer's X-Request-Id)
    */
   constructor(status, problem, request) {
     super(problem.detail || problem.title || `HTTP ${status}`);
@@ -67,7 +67,7 @@ export class Api {
       if (error.name === 'AbortError') throw error;
       throw new ApiError(0, {
         type: '/problems/network', title: 'Cannot reach the server',
-        detail: `${method} ${url} failed: ${error.message}. Check that the Rivers server is running.`,
+        detail: 'The server did not answer. Check that the Rivers server is running, then try again.',
       }, request);
     }
     const type = response.headers.get('Content-Type') || '';
@@ -80,6 +80,8 @@ export class Api {
         data = raw;
       }
     }
+    // Quoted when reporting a server error (the server logs it with the error).
+    request.id = response.headers.get('X-Request-Id');
     if (!response.ok) {
       const problem = data && typeof data === 'object' ? data
         : { title: `${response.status} ${response.statusText}`, detail: typeof data === 'string' ? data.slice(0, 500) : '' };

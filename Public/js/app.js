@@ -1,6 +1,6 @@
 // The editor's entry point: sign-in, the top bar, and the routes of every area.
 import { api, state, loadApp, rememberToken, forgetToken, signedIn } from './state.js';
-import { initNotify, showError, clearMessages } from './notify.js';
+import { initNotify, showError, clearMessages, explain } from './notify.js';
 import { route, startRouter, stopRouter, isDirty } from './router.js';
 import { confirmDialog } from './dialogs.js';
 
@@ -38,7 +38,7 @@ async function enter() {
       forgetToken();
       showSignIn('That token is not valid (the server answered 401). Check it and try again.');
     } else {
-      showSignIn(`Could not open the app: ${error.detail || error.message}`);
+      showSignIn(`Could not open the app: ${explain(error).detail}`);
       showError(error, 'Signing in');
     }
     return;

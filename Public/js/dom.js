@@ -80,6 +80,23 @@ export function restoreFocus(root, key) {
   return false;
 }
 
+const stickyBars = new Map(); // bar → its ResizeObserver
+/**
+ * A form's action bar stays in sight (CSS makes `.resource-form > .toolbar` sticky). Its height
+ * goes to `--sticky-bar` on the form, so what sticks below it (the preview) and what is scrolled
+ * to (fields, errors) stay clear of it.
+ */
+export function trackStickyBar(bar) {
+  for (const [old, observer] of stickyBars) {
+    if (!old.isConnected) { observer.disconnect(); stickyBars.delete(old); }
+  }
+  const publish = () => bar.parentElement?.style.setProperty('--sticky-bar', `${Math.ceil(bar.getBoundingClientRect().height)}px`);
+  if (typeof ResizeObserver === 'undefined') { requestAnimationFrame(publish); return; }
+  const observer = new ResizeObserver(publish);
+  observer.observe(bar);
+  stickyBars.set(bar, observer);
+}
+
 export function debounce(fn, ms) {
   let timer = null;
   const debounced = (...args) => {

@@ -1,6 +1,6 @@
 // Editing one resource safely: a draft beside the last saved version, saves with If-Match, and
 // the 412 conflict flow (reload theirs, or keep editing mine and later save over theirs on
-// purpose). Shared by the family, screen and layout editors.
+// purpose). Shared by the family, screen and layout editors, which save through save-flow.js.
 import { api } from './state.js';
 import { clone, stableStringify, h } from './dom.js';
 import { conflictDialog } from './dialogs.js';
@@ -32,7 +32,7 @@ export function differences(before, after, labels = {}) {
     const a = before?.[key];
     const b = after?.[key];
     if (stableStringify(a) === stableStringify(b)) continue;
-    const label = labels[key] || key;
+    const label = labels[key] || key.replace(/_/g, ' ');
     changed.push(label);
     if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) lines.push(`${label}: changed`);
     else lines.push(`${label}: ${describe(a)} → ${describe(b)}`);
@@ -58,6 +58,8 @@ export class ResourceEditor {
     /** Set after "keep editing": what the server has now. */
     this.conflict = null;
     this.saving = false;
+    /** Set by the save flow (save-flow.js) while a save is under way: one at a time. */
+    this.busy = false;
   }
 
   load(record, etag) {

@@ -1,9 +1,22 @@
-// The size of a cell style at the family's reference size, computed the way the server does
-// (RiversCore Family.size(of:)):
+// The size of a cell style at the family's reference size, by the server's rules (RiversCore
+// Family.swift: `Family.read` checks, `Family.size(of:)` computes):
 //   columns n → (W − left − right − (n−1)·spacing) / n,   or a fixed width;
 //   height → fixed,   or width / aspect_ratio.
+// Both sides are checked against the same cases: Tests/Fixtures/vectors/cell-sizes.json
+// (Tests/browser/test_vectors.py here, Tests/RiversCoreTests/SharedVectorTests.swift there).
 
-const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/** The bounds the server keeps (RiversCore Limits.swift). */
+export const LIMITS = {
+  maxLength: 10000, // reference size, insets, spacing, fixed widths
+  maxCellHeight: 100000,
+  minAspectRatio: 0.01,
+  maxAspectRatio: 100,
+  maxColumns: 100,
+};
+
+const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
+/** A member is given when it is there and not null (the server reads null as absent). */
+const given = (object, key) => object?.[key] !== undefined && object?.[key] !== null;
 
 /** Reads "1.7778", "16:9" or "16/9" as a number (width ÷ height). */
 export function parseRatio(text) {
@@ -15,44 +28,108 @@ export function parseRatio(text) {
   return Number.isFinite(n) ? n : NaN;
 }
 
+/**
+ * A family's numbers the sizes depend on, read as the server reads them: each is checked against
+ * its bounds, and an invalid inset or spacing counts as 0 (as the server goes on with 0).
+ * Returns {width (null when invalid), left, right, spacing, problems}.
+ */
+function familyNumbers(family) {
+  const problems = [];
+  const bounded = (value, pointer, label, { minimum = 0, required = false } = {}) => {
+    if (value === undefined || value === null) {
+      if (required) problems.push({ pointer, message: `${label} is required` });
+      return null;
+    }
+    if (!isNumber(value)) { problems.push({ pointer, message: `${label} must be a number` }); return null; }
+    if (value < minimum) { problems.push({ pointer, message: minimum === 0 ? `${label} must not be negative` : `${label} must be at least ${minimum}` }); return null; }
+    if (value > LIMITS.maxLength) { problems.push({ pointer, message: `${label} must be at most ${LIMITS.maxLength}` }); return null; }
+    return value;
+  };
+  const width = bounded(family?.reference_size?.width, '/reference_size/width', 'the reference width', { minimum: 1, required: true });
+  const left = bounded(family?.insets?.left, '/insets/left', 'the left inset') ?? 0;
+  const right = bounded(family?.insets?.right, '/insets/right', 'the right inset') ?? 0;
+  const spacing = bounded(family?.interitem_spacing, '/interitem_spacing', 'the item spacing') ?? 0;
+  return { width, left, right, spacing, problems };
+}
+
+/** The points cells share between the left and right insets, or null without a valid reference width. */
 export function availableWidth(family) {
-  const W = num(family.reference_size?.width);
-  if (W === null) return null;
-  return W - (num(family.insets?.left) ?? 0) - (num(family.insets?.right) ?? 0);
+  const { width, left, right } = familyNumbers(family);
+  return width === null ? null : width - left - right;
 }
 
 /**
- * {width, height} of a style, or {error} saying what is missing or wrong.
+ * {width, height} of a style at the reference size, or {error, problems} when the server would
+ * refuse the family: `problems` are [{pointer, message}] (pointers into the family, the style's
+ * under `pointer`, like /cell_styles/0), `error` the first message, for showing beside the style.
  */
-export function cellSize(family, style) {
-  const available = availableWidth(family);
-  let width;
-  if ('columns' in style) {
-    const n = num(style.columns);
-    if (available === null) return { error: 'needs the reference width' };
-    if (n === null || n < 1 || !Number.isInteger(n)) return { error: 'columns must be a whole number, at least 1' };
-    const spacing = num(family.interitem_spacing) ?? 0;
-    width = (available - (n - 1) * spacing) / n;
-    if (width <= 0) return { error: `${n} columns do not fit in ${round(available)} points` };
-  } else if ('width' in style) {
-    width = num(style.width);
-    if (width === null || width <= 0) return { error: 'width must be more than 0' };
-    if (available !== null && width > available + 1e-9) return { error: `wider than the ${round(available)} points between the insets` };
-  } else {
-    return { error: 'needs columns or width' };
+export function cellSize(family, style, pointer = '') {
+  const { width: W, left, right, spacing, problems } = familyNumbers(family);
+  const at = (key) => (key ? `${pointer}/${key}` : pointer);
+  const problem = (key, message) => problems.push({ pointer: at(key), message });
+  const available = W === null ? null : W - left - right;
+  if (available !== null && available <= 0) {
+    problems.push({ pointer: '/insets', message: `the left and right insets leave no room in the reference width ${round(W)}` });
   }
-  let height;
-  if ('height' in style) {
-    height = num(style.height);
-    if (height === null || height <= 0) return { error: 'height must be more than 0' };
-  } else if ('aspect_ratio' in style) {
-    const r = num(style.aspect_ratio);
-    if (r === null || r <= 0) return { error: 'aspect ratio must be more than 0' };
-    height = width / r;
-  } else {
-    return { error: 'needs height or aspect ratio' };
+
+  // Each member on its own, as the server reads them.
+  let columns = null;
+  if (given(style, 'columns')) {
+    const n = style.columns;
+    if (!isNumber(n) || !Number.isInteger(n)) problem('columns', 'columns must be a whole number');
+    else if (n < 1) problem('columns', 'columns must be at least 1');
+    else if (n > LIMITS.maxColumns) problem('columns', `columns must be at most ${LIMITS.maxColumns}`);
+    else columns = n;
   }
-  return { width, height };
+  let fixedWidth = null;
+  if (given(style, 'width')) {
+    const w = style.width;
+    if (!isNumber(w)) problem('width', 'width must be a number');
+    else if (w <= 0) problem('width', 'width must be more than 0');
+    else if (w > LIMITS.maxLength) problem('width', `width must be at most ${LIMITS.maxLength}`);
+    else fixedWidth = w;
+  }
+  let fixedHeight = null;
+  if (given(style, 'height')) {
+    const v = style.height;
+    if (!isNumber(v)) problem('height', 'height must be a number');
+    else if (v <= 0) problem('height', 'height must be more than 0');
+    else if (v > LIMITS.maxCellHeight) problem('height', `height must be at most ${LIMITS.maxCellHeight}`);
+    else fixedHeight = v;
+  }
+  let ratio = null;
+  if (given(style, 'aspect_ratio')) {
+    const r = style.aspect_ratio;
+    if (!isNumber(r)) problem('aspect_ratio', 'aspect ratio must be a number');
+    else if (r < LIMITS.minAspectRatio || r > LIMITS.maxAspectRatio) problem('aspect_ratio', `aspect ratio must be between ${LIMITS.minAspectRatio} and ${LIMITS.maxAspectRatio}`);
+    else ratio = r;
+  }
+
+  // Exactly one of columns and width, and one of height and aspect ratio.
+  const hasColumns = given(style, 'columns');
+  const hasWidth = given(style, 'width');
+  const hasHeight = given(style, 'height');
+  const hasRatio = given(style, 'aspect_ratio');
+  if (hasColumns && hasWidth) problem('', 'give either columns or a width, not both');
+  else if (!hasColumns && !hasWidth) problem('', 'needs columns or a width');
+  if (hasHeight && hasRatio) problem('', 'give either a height or an aspect ratio, not both');
+  else if (!hasHeight && !hasRatio) problem('', 'needs a height or an aspect ratio');
+
+  const widthKnown = (hasColumns && !hasWidth && columns !== null) || (hasWidth && !hasColumns && fixedWidth !== null);
+  const heightKnown = (hasHeight && !hasRatio && fixedHeight !== null) || (hasRatio && !hasHeight && ratio !== null);
+  let size = null;
+  if (widthKnown && heightKnown) {
+    const width = columns !== null ? (available - (columns - 1) * spacing) / columns : fixedWidth;
+    size = { width, height: fixedHeight !== null ? fixedHeight : width / ratio };
+    // The fit is checked only with a valid reference width that leaves room.
+    if (W !== null && available > 0) {
+      if (size.width <= 0) problem('columns', `${columns} columns with spacing ${round(spacing)} do not fit in ${round(available)} points`);
+      else if (size.width > available + 1e-9) problem('width', `wider than the ${round(available)} points between the insets`);
+    }
+  }
+  if (problems.length) return { error: problems[0].message, problems };
+  if (!size) return { error: 'needs columns or a width, and a height or an aspect ratio', problems: [{ pointer: at(''), message: 'incomplete' }] };
+  return size;
 }
 
 export function round(n) { return Math.round(n * 100) / 100; }

@@ -2,6 +2,20 @@
 // control or group that edits part of a resource carries `data-pointer` (a JSON pointer); an error
 // goes to the element with the longest pointer that is a prefix of the error's pointer.
 import { h, uid } from './dom.js';
+import { state } from './state.js';
+
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
+/** Text from the server with screen and layout ids replaced by their names (ids mean nothing to people). */
+export function withNames(text) {
+  return String(text ?? '').replace(UUID, (id) => {
+    const lower = id.toLowerCase();
+    const screen = state.screens.find((s) => s.id === lower);
+    if (screen) return `“${screen.name}”`;
+    const layout = state.layouts.find((l) => l.id === lower);
+    return layout ? `“${layout.name}”` : 'another item';
+  });
+}
 
 const CONTROLS = 'input, select, textarea';
 
@@ -62,7 +76,7 @@ export function placeErrors(root, errors, { prefix = '' } = {}) {
     const target = findTarget(root, pointer);
     if (!target) { unplaced.push(error); continue; }
     const { el, rest } = target;
-    const text = rest ? `${unescapePointer(rest)}: ${error.message}` : error.message;
+    const text = rest ? `${unescapePointer(rest)}: ${withNames(error.message)}` : withNames(error.message);
     const message = h('p', { class: 'field-error', id: uid('err'), text });
     if (el.matches(CONTROLS)) {
       el.setAttribute('aria-invalid', 'true');
@@ -113,7 +127,7 @@ export function showErrorSummary(container, root, errors, { prefix = '', title }
       const label = pointer ? unescapePointer(pointer) : 'whole document';
       return h('li', {}, h('a', {
         href: '#', onclick: (ev) => { ev.preventDefault(); focusPointer(root, pointer); },
-      }, label), `: ${e.message}`);
+      }, label), `: ${withNames(e.message)}`);
     })));
   container.querySelectorAll('.error-summary').forEach((el) => el.remove());
   container.append(summary);

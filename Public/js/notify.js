@@ -2,6 +2,7 @@
 // announcements.
 import { h } from './dom.js';
 import { ApiError } from './api.js';
+import { unescapePointer, withNames } from './field-errors.js';
 
 let errorRegion = null;
 let statusRegion = null;
@@ -30,6 +31,52 @@ export function info(text, { timeout = 5000 } = {}) {
   if (timeout) setTimeout(() => item.remove(), timeout);
 }
 
+const KINDS = { screen: 'screen', layout: 'layout', family: 'family' };
+const VIA = {
+  parent: 'has it as its parent screen', target: 'links to it',
+  type: 'is a screen of this plugin', component: 'has a component of this plugin', hook: 'runs it as a hook', navigation: 'uses it as navigation',
+};
+
+/** One line for who still uses what the user tried to change or delete. */
+function describeUser(u) {
+  if (typeof u !== 'object' || u === null) return withNames(String(u));
+  const what = `${KINDS[u.kind] || 'item'} “${u.name || '(no name)'}”`;
+  const via = (Array.isArray(u.via) ? u.via : (u.via ? [u.via] : [])).map((v) => VIA[v] || v);
+  const styles = Array.isArray(u.cell_styles) && u.cell_styles.length ? `uses cell style${u.cell_styles.length === 1 ? '' : 's'} ${u.cell_styles.join(', ')}` : '';
+  const how = [...via, styles].filter(Boolean).join('; ');
+  return how ? `The ${what} ${how}.` : `The ${what}.`;
+}
+
+/** What went wrong, in words for the people using the editor: no ids, methods or addresses. */
+export function explain(error) {
+  if (!(error instanceof ApiError)) return { title: 'Something went wrong', detail: String(error?.message || error) };
+  const usedBy = Array.isArray(error.problem.used_by) ? error.problem.used_by : [];
+  if (error.status === 0) return { title: error.title, detail: error.detail };
+  if (error.isConflict) {
+    return { title: 'Someone else changed it first', detail: 'Nothing was changed. Reload to see their version, then make your change again.' };
+  }
+  if (error.status === 409) {
+    const more = (error.problem.used_by_count ?? usedBy.length) - usedBy.length;
+    return {
+      title: 'Still in use',
+      detail: usedBy.length ? `Nothing was changed: ${usedBy.length === 1 && more <= 0 ? 'this is' : 'these are'} still using it.${more > 0 ? ` (${more} more not listed.)` : ''}` : withNames(error.detail),
+      usedBy: usedBy.map(describeUser),
+    };
+  }
+  if (error.isMissingRoute) return { title: 'Not available', detail: 'This server does not offer this yet.' };
+  if (error.isNotFound) return { title: 'Not found', detail: 'It is not there any more: someone may have deleted it. Reload to see what is there now.' };
+  if (error.status === 401) return { title: 'Signed out', detail: 'The token stopped working. Sign in again.' };
+  if (error.status === 413) return { title: 'Too large', detail: 'This is more than the server takes in one go. Make it smaller and try again.' };
+  if (error.status >= 500) {
+    return {
+      title: 'The server ran into a problem',
+      detail: `Nothing was changed. Try again; if it keeps happening, report it with the reference ${error.request.id || 'shown in the server log'}.`,
+    };
+  }
+  if (error.isValidation) return { title: 'Some values need fixing', detail: withNames(error.detail) };
+  return { title: error.title, detail: withNames(error.detail) };
+}
+
 /**
  * Shows an error until dismissed. `context` says what was being done ("Saving the screen").
  * Validation errors already shown at their fields can be left out with `placed`.
@@ -39,24 +86,20 @@ export function showError(error, context = '', { placed = false } = {}) {
   console.error(context, error);
   if (!errorRegion) return;
   const isApi = error instanceof ApiError;
-  const title = isApi ? error.title : 'Something went wrong';
-  const detail = isApi ? error.detail : String(error?.message || error);
-  const list = isApi && error.errors.length && !placed
-    ? h('ul', { class: 'problem-list' }, error.errors.map((e) => h('li', {}, h('code', { text: e.pointer || '/' }), ' ', e.message)))
+  const { title, detail, usedBy = [] } = explain(error);
+  // A validation error's problems are listed by where they are, in words, not by JSON pointer.
+  const problems = isApi && error.errors.length && !placed ? error.errors : [];
+  const list = problems.length
+    ? h('ul', { class: 'problem-list' }, problems.map((e) => h('li', {},
+      e.pointer ? h('strong', { text: `${unescapePointer(e.pointer)}: ` }) : null, withNames(e.message))))
     : null;
-  const usedBy = isApi && Array.isArray(error.problem.used_by) && error.problem.used_by.length
-    ? h('div', {}, h('p', { text: 'Used by:' }), h('ul', { class: 'problem-list' }, error.problem.used_by.map((u) => h('li', {
-      text: typeof u === 'object' ? `${u.kind || ''} ${u.name ? `“${u.name}”` : ''} ${u.id ? `(${u.id})` : ''}${u.via ? ` as ${u.via}` : ''}`.trim() : String(u),
-    }))))
-    : null;
-  const meta = isApi ? `${error.status || 'no answer'} · ${error.request.method} ${error.request.path}` : '';
+  const users = usedBy.length ? h('ul', { class: 'problem-list used-by' }, usedBy.map((text) => h('li', { text }))) : null;
   const item = h('div', { class: 'toast toast-error', role: 'alert', dataset: { status: isApi ? String(error.status) : '' } },
     h('div', { class: 'toast-body' },
       h('strong', { text: context ? `${context}: ${title}` : title }),
-      detail ? h('p', { text: detail }) : null,
+      detail && !problems.length ? h('p', { text: detail }) : null,
       list,
-      usedBy,
-      meta ? h('p', { class: 'toast-meta', text: meta }) : null),
+      users),
     h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Dismiss error', text: '×', onclick: () => item.remove() }));
   errorRegion.append(item);
   // Keep the list short: the oldest go first.

@@ -3,9 +3,12 @@
 // with conditions. A screen plugin's values live in the screen under the section's name (general,
 // styles, data, rules, advertising) and the field's key; a ui_component plugin's under the
 // component's `styles`. The server checks the values when the screen is saved (422 at
-// /<section>/<key>), so errors land on these fields like any other.
+// /<section>/<key>), so errors land on these fields like any other. Which fields are shown and
+// required follows the server's rules (plugin-conditions.js).
 import { api, state } from './state.js';
-import { h, uid } from './dom.js';
+import { h, uid, focusKeyOf, restoreFocus } from './dom.js';
+import { explain } from './notify.js';
+import { flatFields, isShown, isRequired, matches, valueOf } from './plugin-conditions.js';
 
 const SCREEN_SECTIONS = ['general', 'styles', 'data', 'rules', 'advertising'];
 const forms = new Map(); // identifier → Promise<form>
@@ -22,7 +25,7 @@ function loadForm(identifier) {
 function unavailable(error, what) {
   if (error.isMissingRoute) return 'This server cannot describe plugin forms yet; the plugin’s values are kept as they are.';
   if (error.status === 404) return `The plugin ${what} is not registered in this app; its values are kept as they are.`;
-  return `The plugin’s form could not be loaded: ${error.detail || error.message}`;
+  return `The plugin’s form could not be loaded: ${explain(error).detail}`;
 }
 
 /**
@@ -34,13 +37,11 @@ export function pluginSettings(screen, onChange, onForm = () => {}) {
     h('h2', { id: headingId, text: `Plugin settings (${screen.type})` }),
     h('p', { class: 'hint', text: 'Loading the plugin’s form…' }));
   loadForm(screen.type).then((form) => {
-    const body = h('div', { class: 'plugin-form' });
-    const render = () => body.replaceChildren(...renderSections(form, (section) => {
+    const body = liveForm(form, (section) => {
       if (!SCREEN_SECTIONS.includes(section)) return null;
       screen[section] ??= {};
       return { values: screen[section], pointer: `/${section}` };
-    }, () => { onChange(); if (hasConditions(form)) render(); }, (section) => screen[section] || {}));
-    render();
+    }, (section) => screen[section] || {}, onChange);
     onForm(form);
     box.replaceChildren(h('h2', { id: headingId, text: `${form.name || screen.type} settings` }),
       h('p', { class: 'hint' }, 'Screen plugin ', h('code', { text: form.identifier || screen.type }), screen.plugin_version ? ` · version ${screen.plugin_version}` : ''),
@@ -62,12 +63,9 @@ export function componentPluginSettings(component, identifier, pointer, onChange
     h('p', { class: 'hint', text: 'Loading the plugin’s form…' }));
   loadForm(identifier).then((form) => {
     component.styles ??= {};
-    const body = h('div', { class: 'plugin-form' });
-    const render = () => body.replaceChildren(...renderSections(form,
+    const body = liveForm(form,
       (section) => (section === 'styles' ? { values: component.styles, pointer: `${pointer}/styles` } : null),
-      () => { onChange(); if (hasConditions(form)) render(); },
-      (section) => (section === 'styles' ? component.styles : {})));
-    render();
+      (section) => (section === 'styles' ? component.styles : {}), onChange);
     box.replaceChildren(h('summary', { text: `${form.name || identifier} settings` }), body);
   }).catch((error) => {
     box.replaceChildren(h('summary', { text: `Plugin settings (${identifier})` }), h('p', { class: 'hint', text: unavailable(error, identifier) }));
@@ -75,9 +73,39 @@ export function componentPluginSettings(component, identifier, pointer, onChange
   return box;
 }
 
-function hasConditions(form) {
-  const walk = (items) => items.some((i) => (i.group ? walk(i.fields || []) : (i.conditions || []).length > 0));
-  return (form.sections || []).some((s) => walk(s.fields || []));
+/**
+ * The form's sections, drawn again only when an edit changes what is shown (a condition starts or
+ * stops holding, other options are offered): typing in a field never loses the focus.
+ */
+function liveForm(form, place, valuesOf, onChange) {
+  const body = h('div', { class: 'plugin-form' });
+  let shape = '';
+  const render = () => {
+    const focus = focusKeyOf(body);
+    shape = shapeOf(form, place, valuesOf);
+    body.replaceChildren(...renderSections(form, place, changed, valuesOf));
+    restoreFocus(body, focus);
+  };
+  const changed = () => {
+    onChange();
+    if (shapeOf(form, place, valuesOf) !== shape) render();
+  };
+  render();
+  return body;
+}
+
+/** What the values decide about the form: which fields are shown and required, and which options each offers. */
+function shapeOf(form, place, valuesOf) {
+  const parts = [];
+  for (const section of form.sections || []) {
+    const target = place(section.name);
+    if (!target) continue;
+    const ctx = { values: target.values, valuesOf, section: section.name, fields: flatFields(section.fields) };
+    for (const f of ctx.fields) {
+      parts.push([f.key, isShown(f, ctx), isRequired(f, ctx), (f.conditional_options || []).length ? optionsFor(f, ctx).map((o) => o.value) : null]);
+    }
+  }
+  return JSON.stringify(parts);
 }
 
 function renderSections(form, place, onChange, valuesOf) {
@@ -88,20 +116,10 @@ function renderSections(form, place, onChange, valuesOf) {
       parts.push(h('p', { class: 'hint', text: `Section “${section.name}” is not edited here.` }));
       continue;
     }
-    const ctx = { values: target.values, pointer: target.pointer, onChange, valuesOf, section: section.name };
+    const ctx = { values: target.values, pointer: target.pointer, onChange, valuesOf, section: section.name, fields: flatFields(section.fields) };
     parts.push(h('fieldset', { class: 'group' }, h('legend', { text: section.name }), renderItems(section.fields || [], ctx)));
   }
   return parts.length ? parts : [h('p', { class: 'hint', text: 'This plugin has no settings.' })];
-}
-
-function conditionsHold(field, ctx) {
-  const conditions = field.conditions || [];
-  if (!conditions.length) return true;
-  const test = (c) => {
-    const values = c.section && c.section !== ctx.section ? ctx.valuesOf(c.section) : ctx.values;
-    return JSON.stringify(values?.[c.key] ?? null) === JSON.stringify(c.value ?? null) || String(values?.[c.key]) === String(c.value);
-  };
-  return field.conditions_match === 'all' ? conditions.every(test) : conditions.some(test);
 }
 
 function renderItems(items, ctx) {
@@ -109,15 +127,18 @@ function renderItems(items, ctx) {
     if (item.group) {
       return h('details', { class: 'plugin-group', open: !item.folded }, h('summary', { text: item.label || 'Group' }), renderItems(item.fields || [], ctx));
     }
-    if (item.type === 'hidden' || !conditionsHold(item, ctx)) return null;
+    if (item.type === 'hidden' || !isShown(item, ctx)) return null;
     return renderField(item, ctx);
   });
 }
 
+/** The options offered: those of the first conditional set whose condition holds, else the field's. */
 function optionsFor(f, ctx) {
   for (const c of f.conditional_options || []) {
-    const values = c.section && c.section !== ctx.section ? ctx.valuesOf(c.section) : ctx.values;
-    if (String(values?.[c.key]) === String(c.value)) return c.options || [];
+    // Here the other section's values are looked at: the choice of options is the editor's alone.
+    const sameSection = !c.section || c.section === ctx.section;
+    const values = sameSection ? ctx.values : ctx.valuesOf(c.section);
+    if (matches(valueOf(c.key, values, sameSection ? ctx.fields : []), c.value)) return c.options || [];
   }
   return f.options || [];
 }
@@ -127,7 +148,7 @@ function renderField(f, ctx) {
   const { values } = ctx;
   const has = Object.prototype.hasOwnProperty.call(values, f.key);
   const current = has ? values[f.key] : (f.initial_value ?? '');
-  const label = `${f.label || f.key}${f.mandatory ? ' (required)' : ''}`;
+  const label = `${f.label || f.key}${isRequired(f, ctx) ? ' (required)' : ''}`;
   const set = (v) => {
     if (v === '' || v === null || v === undefined) delete values[f.key]; else values[f.key] = v;
     ctx.onChange();
@@ -138,6 +159,7 @@ function renderField(f, ctx) {
       control = h('input', { type: 'checkbox', id, checked: current === true || current === 'true' });
       control.addEventListener('change', () => { values[f.key] = control.checked; ctx.onChange(); });
       control.dataset.pointer = `${ctx.pointer}/${f.key}`;
+      control.dataset.focusKey = `plugin-${ctx.pointer}/${f.key}`;
       return h('div', { class: 'field check' }, control, h('label', { for: id, text: label }));
     }
     case 'select': case 'dropdown': case 'screen_selector': {
@@ -184,5 +206,6 @@ function renderField(f, ctx) {
     }
   }
   control.dataset.pointer = `${ctx.pointer}/${f.key}`;
+  control.dataset.focusKey = `plugin-${ctx.pointer}/${f.key}`;
   return h('div', { class: 'field' }, h('label', { for: id, text: label }), control);
 }

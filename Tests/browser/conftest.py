@@ -191,6 +191,13 @@ def shot(driver, name):
     driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
 
 
+def click(driver, element):
+    """Clicks an element after scrolling it to the middle of its pane: the editor's Save bar stays
+    at the top of a long form, so a control just below the pane's top edge may be under it."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
 def set_value(element, text):
     """Replaces an input's text the way a user would (select all, type)."""
     element.click()

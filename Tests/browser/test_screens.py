@@ -6,7 +6,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from conftest import all_css, browser_errors, css, set_value, shot, sign_in, unlabelled_controls, visible, wait
+from conftest import all_css, browser_errors, click, css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 PREVIEW_ORDER = "return [...document.querySelectorAll('#preview-frame svg > g.section')].map(g => g.dataset.componentType)"
 CARD_ORDER = "return [...document.querySelectorAll('.component-list > .component-card')].map(li => li.dataset.componentType)"
@@ -75,7 +75,7 @@ def test_components_added_reordered_and_the_preview_follows(browser, api):
     assert after_keyboard != before
 
     # Buttons with labels.
-    css(browser, "button[aria-label='Move List 1 down']").click()
+    click(browser, css(browser, "button[aria-label='Move List 1 down']"))
     wait(browser, lambda d: d.execute_script(CARD_ORDER) == ["hero", "list", "grid"])
     wait(browser, lambda d: d.execute_script(PREVIEW_ORDER) == ["hero", "list", "grid"], message="preview follows the button")
 

@@ -2,10 +2,10 @@
 // size is recomputed as you type (the server's rule), and the server's `computed` size is shown
 // after a save.
 import { api, state, subscribe, putItem, dropItem, refresh } from '../state.js';
-import { h, field, select, clone, focusKeyOf, restoreFocus } from '../dom.js';
+import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
 import { cellSize, formatSize, parseRatio, availableWidth, round } from '../family-math.js';
 import { ResourceEditor, conflictBanner } from '../editing.js';
-import { clearFieldErrors, placeErrors, showErrorSummary } from '../field-errors.js';
+import { saveDraft, deleteRecord } from '../save-flow.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info, announce } from '../notify.js';
 import { navigate } from '../router.js';
@@ -189,6 +189,7 @@ class FamilyForm {
     this.form = h('form', { class: 'resource-form', novalidate: true, 'aria-label': isNew ? 'New family' : `Family ${d.id}`, onsubmit: (e) => { e.preventDefault(); this.save(); } },
       toolbar, banner, this.errorsHost, general, sizes, styles);
     this.pane.replaceChildren(h('div', { class: 'pane-body' }, this.form));
+    trackStickyBar(toolbar);
     this.updateSizes();
     this.updateStatus();
     restoreFocus(this.pane, focus);
@@ -305,58 +306,60 @@ class FamilyForm {
     restoreFocus(this.rows, `cs-${Math.min(i, this.draft.cell_styles.length - 1)}-id`) || restoreFocus(this.form, 'add-style');
   }
 
-  async save({ overwrite = false } = {}) {
-    if (this.busy) return;
-    this.busy = true;
-    this.saveButton.disabled = true;
-    clearFieldErrors(this.form);
-    const wasNew = this.editor.isNew;
-    try {
-      const result = await this.editor.save({ overwrite });
-      if (result.status === 'saved') {
-        putItem('families', result.record);
-        info(wasNew ? `Family ${result.record.id} created.` : `Family ${result.record.id} saved.`);
-        if (wasNew) { navigate(`/families/${encodeURIComponent(result.record.id)}`); return; }
-      } else if (result.status === 'reloaded') {
-        putItem('families', result.record);
+  save({ overwrite = false } = {}) {
+    return saveDraft(this.editor, {
+      root: () => this.form,
+      errorsHost: () => this.errorsHost,
+      button: () => this.saveButton,
+      context: this.editor.isNew ? 'Creating the family' : 'Saving the family',
+      overwrite,
+      check: () => familyProblems(this.draft, this.editor.isNew),
+      saved: (record, { wasNew }) => {
+        putItem('families', record);
+        info(wasNew ? `Family ${record.id} created.` : `Family ${record.id} saved.`);
+        if (wasNew) { navigate(`/families/${encodeURIComponent(record.id)}`); return; }
+        this.render();
+        restoreFocus(this.pane, 'save');
+      },
+      reloaded: (record) => {
+        putItem('families', record);
         info('Reloaded their version; your changes were dropped.');
-      }
-      this.render();
-      if (result.status === 'saved') restoreFocus(this.pane, 'save');
-    } catch (error) {
-      this.handleError(error, wasNew ? 'Creating the family' : 'Saving the family');
-    } finally {
-      this.busy = false;
-      if (this.saveButton) this.saveButton.disabled = false;
-    }
+        this.render();
+      },
+      kept: () => this.render(),
+    });
   }
 
-  handleError(error, context) {
-    if (error.isValidation && error.errors.length) {
-      const unplaced = placeErrors(this.form, error.errors);
-      showErrorSummary(this.errorsHost, this.form, error.errors);
-      if (unplaced.length) showError(error, context);
-      this.errorsHost.querySelector('.error-summary')?.focus();
-    } else {
-      showError(error, context);
-    }
-  }
-
-  async remove() {
+  remove() {
     const d = this.editor.record;
-    const ok = await confirmDialog({ title: `Delete family ${d.id}?`, text: 'Screens and layouts that use it keep it from being deleted.', confirm: 'Delete family', danger: true });
-    if (!ok) return;
-    try {
-      await api.remove('families', d.id, this.editor.etag);
-      dropItem('families', d.id);
-      this.editor.draft = clone(this.editor.base);
-      info(`Family ${d.id} deleted.`);
-      navigate('/families');
-    } catch (error) {
-      if (error.isConflict) { showError(error, 'Deleting the family (it changed meanwhile; reload it first)'); refresh('families'); }
-      else showError(error, 'Deleting the family');
-    }
+    return deleteRecord({
+      confirm: () => confirmDialog({ title: `Delete family ${d.id}?`, text: 'Screens and layouts that use it keep it from being deleted.', confirm: 'Delete family', danger: true }),
+      remove: () => api.remove('families', d.id, this.editor.etag),
+      context: 'Deleting the family',
+      conflict: () => refresh('families'),
+      done: () => {
+        dropItem('families', d.id);
+        this.editor.draft = clone(this.editor.base);
+        info(`Family ${d.id} deleted.`);
+        navigate('/families');
+      },
+    });
   }
+}
+
+const ID_PATTERN = /^[A-Z0-9_]+$/;
+
+/** What can be told before asking the server, in the words of the form. */
+function familyProblems(d, isNew) {
+  const problems = [];
+  if (isNew && !d.id) problems.push({ pointer: '/id', message: 'give the family an ID, like PHONES (upper-case letters, digits and _)' });
+  else if (isNew && !ID_PATTERN.test(d.id)) problems.push({ pointer: '/id', message: 'use only upper-case letters, digits and _ in the ID, like PHONES' });
+  if (!String(d.name ?? '').trim()) problems.push({ pointer: '/name', message: 'give the family a name' });
+  (d.cell_styles || []).forEach((style, i) => {
+    if (!style.id) problems.push({ pointer: `/cell_styles/${i}/id`, message: 'give the cell style an ID, like GRID_1' });
+    else if (!ID_PATTERN.test(style.id)) problems.push({ pointer: `/cell_styles/${i}/id`, message: 'use only upper-case letters, digits and _ in the ID, like GRID_1' });
+  });
+  return problems;
 }
 
 /** The id inputs carry their pointer too (errors on /cell_styles/i/id). */

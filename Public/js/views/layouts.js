@@ -2,11 +2,12 @@
 // screen; here they are listed (with a small preview), edited (name, family, components),
 // deleted, and used to start new screens.
 import { api, state, subscribe, find, refresh, putItem } from '../state.js';
-import { h, field, select, clone, focusKeyOf, restoreFocus, stableStringify } from '../dom.js';
+import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar, stableStringify } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
-import { showError, info } from '../notify.js';
+import { showError, info, explain } from '../notify.js';
 import { ResourceEditor, conflictBanner } from '../editing.js';
-import { clearFieldErrors, placeErrors, showErrorSummary, focusPointer } from '../field-errors.js';
+import { focusPointer } from '../field-errors.js';
+import { saveDraft, deleteRecord } from '../save-flow.js';
 import { navigate } from '../router.js';
 import { ComponentList, typeName } from './components.js';
 import { PreviewPanel } from './preview.js';
@@ -57,7 +58,7 @@ function card(layout) {
           thumb.replaceChildren(document.importNode(svg, true));
         }
       })
-      .catch((error) => thumb.replaceChildren(h('span', { class: 'hint', title: error.detail || error.message, text: `No preview: ${error.title || error.message}` })));
+      .catch((error) => thumb.replaceChildren(h('span', { class: 'hint', title: explain(error).detail, text: `No preview: ${explain(error).title}` })));
   }
   return h('article', { class: 'layout-card', 'aria-labelledby': headingId, 'data-layout-id': layout.id },
     thumb,
@@ -73,19 +74,17 @@ function card(layout) {
         h('button', { type: 'button', class: 'button danger', 'aria-label': `Delete layout ${layout.name}`, text: 'Delete', onclick: () => remove(layout) }))));
 }
 
-async function remove(layout, etag) {
-  const ok = await confirmDialog({ title: `Delete layout “${layout.name}”?`, text: 'Screens made from it keep their components.', confirm: 'Delete layout', danger: true });
-  if (!ok) return false;
-  try {
-    await api.remove('layouts', layout.id, etag || `"${layout.revision}"`);
-    info(`Layout “${layout.name}” deleted.`);
-    await refresh('layouts').catch((error) => showError(error, 'Loading layouts'));
-    return true;
-  } catch (error) {
-    showError(error, error.isConflict ? 'Deleting the layout (it changed meanwhile; reload it first)' : 'Deleting the layout');
-    await refresh('layouts').catch((e) => showError(e, 'Reloading the layouts'));
-    return false;
-  }
+function remove(layout, etag) {
+  return deleteRecord({
+    confirm: () => confirmDialog({ title: `Delete layout “${layout.name}”?`, text: 'Screens made from it keep their components.', confirm: 'Delete layout', danger: true }),
+    remove: () => api.remove('layouts', layout.id, etag || `"${layout.revision}"`),
+    context: 'Deleting the layout',
+    failed: () => refresh('layouts').catch((e) => showError(e, 'Reloading the layouts')),
+    done: async () => {
+      info(`Layout “${layout.name}” deleted.`);
+      await refresh('layouts').catch((error) => showError(error, 'Loading layouts'));
+    },
+  });
 }
 
 // Editing one layout ------------------------------------------------------------------------------
@@ -160,17 +159,18 @@ class LayoutEditor {
     this.saveButton = h('button', { type: 'submit', class: 'button primary', 'data-focus-key': 'save', text: 'Save layout' });
     this.errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
     this.components.render();
+    const toolbar = h('div', { class: 'toolbar' },
+      h('div', { class: 'toolbar-title' }, h('a', { href: '#/layouts', text: 'Layouts' }), ' › ', h('h1', { id: 'layout-heading', text: `Layout: ${d.name}` })),
+      h('div', { class: 'toolbar-actions' },
+        this.status,
+        h('a', { class: 'button', href: `#/screens?layout=${encodeURIComponent(d.id)}`, text: 'New screen from it' }),
+        h('button', {
+          type: 'button', class: 'button danger', text: 'Delete',
+          onclick: async () => { if (await remove(this.editor.record, this.editor.etag)) { this.editor.draft = clone(this.editor.base); navigate('/layouts'); } },
+        }),
+        this.saveButton));
     const form = h('form', { class: 'resource-form', novalidate: true, 'aria-labelledby': 'layout-heading', onsubmit: (e) => { e.preventDefault(); this.save(); } },
-      h('div', { class: 'toolbar' },
-        h('div', { class: 'toolbar-title' }, h('a', { href: '#/layouts', text: 'Layouts' }), ' › ', h('h1', { id: 'layout-heading', text: `Layout: ${d.name}` })),
-        h('div', { class: 'toolbar-actions' },
-          this.status,
-          h('a', { class: 'button', href: `#/screens?layout=${encodeURIComponent(d.id)}`, text: 'New screen from it' }),
-          h('button', {
-            type: 'button', class: 'button danger', text: 'Delete',
-            onclick: async () => { if (await remove(this.editor.record, this.editor.etag)) { this.editor.draft = clone(this.editor.base); navigate('/layouts'); } },
-          }),
-          this.saveButton)),
+      toolbar,
       conflictBanner(this.editor, {
         onReload: () => { this.editor.acceptTheirs(); this.render(); this.preview.refresh.flush(); info('Reloaded their version.'); },
         onOverwrite: () => this.save({ overwrite: true }),
@@ -183,32 +183,33 @@ class LayoutEditor {
           this.components.el),
         this.preview.el));
     this.root.replaceChildren(h('div', { class: 'pane-body wide' }, form));
+    trackStickyBar(toolbar);
     this.changed();
     restoreFocus(this.root, focus);
   }
 
-  async save({ overwrite = false } = {}) {
-    if (this.busy) return;
-    this.busy = true;
-    this.saveButton.disabled = true;
-    clearFieldErrors(this.root);
-    try {
-      const result = await this.editor.save({ overwrite });
-      if (result.status !== 'conflict-kept') putItem('layouts', result.record);
-      this.render();
-      if (result.status === 'saved') { restoreFocus(this.root, 'save'); info(`Layout “${result.record.name}” saved.`); }
-      if (result.status === 'reloaded') info('Reloaded their version; your changes were dropped.');
-      this.preview.refresh.flush();
-    } catch (error) {
-      if (error.isValidation && error.errors.length) {
-        this.components.unfoldAllWithErrors(error.errors);
-        const unplaced = placeErrors(this.root, error.errors);
-        showErrorSummary(this.errorsHost, this.root, error.errors);
-        if (unplaced.length) showError(error, 'Saving the layout');
-      } else showError(error, 'Saving the layout');
-    } finally {
-      this.busy = false;
-      if (this.saveButton) this.saveButton.disabled = false;
-    }
+  save({ overwrite = false } = {}) {
+    return saveDraft(this.editor, {
+      root: () => this.root,
+      errorsHost: () => this.errorsHost,
+      button: () => this.saveButton,
+      context: 'Saving the layout',
+      overwrite,
+      reveal: (errors) => this.components.unfoldAllWithErrors(errors),
+      saved: (record) => {
+        putItem('layouts', record);
+        this.render();
+        restoreFocus(this.root, 'save');
+        info(`Layout “${record.name}” saved.`);
+        this.preview.refresh.flush();
+      },
+      reloaded: (record) => {
+        putItem('layouts', record);
+        this.render();
+        info('Reloaded their version; your changes were dropped.');
+        this.preview.refresh.flush();
+      },
+      kept: () => { this.render(); this.preview.refresh.flush(); },
+    });
   }
 }

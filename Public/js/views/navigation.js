@@ -87,7 +87,10 @@ export class NavigationEditor {
     const index = this.navigations.findIndex((n) => n.category === cat.id);
     const headingId = `nav-${cat.id}-legend`;
     if (index < 0) {
-      const type = select(this.typeOptions(), cat.initialType, { id: `nav-${cat.id}-new-type`, 'data-focus-key': `nav-${cat.id}-new-type` });
+      // The type chosen so far survives a redraw (the plugins arriving redraw the editor).
+      this.newType ??= {};
+      const type = select(this.typeOptions(), this.newType[cat.id] ?? cat.initialType, { id: `nav-${cat.id}-new-type`, 'data-focus-key': `nav-${cat.id}-new-type` });
+      type.addEventListener('change', () => { this.newType[cat.id] = type.value; });
       return h('fieldset', { class: 'group navigation-box', 'data-category': cat.id },
         h('legend', { id: headingId, text: cat.label }),
         h('div', { class: 'nested-add' },

@@ -4,6 +4,8 @@
 import { api, state, setDevice } from '../state.js';
 import { h, select, debounce } from '../dom.js';
 import { typeName } from './components.js';
+import { explain } from '../notify.js';
+import { unescapePointer, withNames } from '../field-errors.js';
 
 const DELAY = 300;
 
@@ -146,10 +148,10 @@ export class PreviewPanel {
         const pointer = (e.pointer || '').replace(/^\/screen/, '');
         return h('li', {}, h('button', {
           type: 'button', class: 'link-button', onclick: () => this.onFocusPointer(pointer),
-          text: `${pointer || 'screen'}: ${e.message}`,
+          text: `${pointer ? unescapePointer(pointer) : 'the screen'}: ${withNames(e.message)}`,
         }));
       })
-      : [h('li', { text: `${error.title || 'Error'}: ${error.detail || error.message}` })];
+      : [h('li', { text: `${explain(error).title}: ${explain(error).detail}` })];
     this.errors.replaceChildren(h('div', { class: 'error-summary compact', role: 'alert' },
       h('h3', { text: errors.length ? 'The preview needs:' : 'The preview failed' }),
       h('ul', {}, items)));

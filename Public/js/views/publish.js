@@ -3,7 +3,7 @@
 import { api, state, find, publicUrl, refresh } from '../state.js';
 import { h, select, formatDate, formatBytes } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
-import { showError, info, announce } from '../notify.js';
+import { showError, info, announce, explain } from '../notify.js';
 import { typeName } from './components.js';
 
 const UNAVAILABLE = 'This server does not offer publishing yet (its publish routes answer 404).';
@@ -125,8 +125,8 @@ class PublishView {
       const problems = await api.problems();
       this.showProblems(problems);
     } catch (error) {
-      if (error.status === 404) { this.markUnavailable(); this.problemsBox.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
-      this.problemsBox.replaceChildren(h('p', { class: 'field-error', text: `The check failed: ${error.detail || error.message}` }));
+      if (error.isMissingRoute) { this.markUnavailable(); this.problemsBox.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
+      this.problemsBox.replaceChildren(h('p', { class: 'field-error', text: `The check failed: ${explain(error).detail}` }));
       showError(error, 'Checking for problems');
     }
   }
@@ -163,13 +163,13 @@ class PublishView {
       this.note.value = '';
       await Promise.all([this.loadVersions(), this.loadProblems()]);
     } catch (error) {
-      if (error.status === 404 && error.isMissingRoute) { this.markUnavailable(); this.result.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
+      if (error.isMissingRoute) { this.markUnavailable(); this.result.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
       if (error.isValidation) {
         this.result.replaceChildren(h('p', { class: 'field-error', text: 'Not published: fix the problems listed first.' }));
         this.showProblems(error.errors, { title: `Not published: ${error.errors.length} problem${error.errors.length === 1 ? '' : 's'}:` });
         announce('Not published: there are problems to fix.');
       } else {
-        this.result.replaceChildren(h('p', { class: 'field-error', text: `Not published: ${error.detail || error.message}` }));
+        this.result.replaceChildren(h('p', { class: 'field-error', text: `Not published: ${explain(error).detail}` }));
         showError(error, 'Publishing');
       }
     } finally {
@@ -184,8 +184,8 @@ class PublishView {
       this.total = page.total ?? this.versions.length;
       this.showVersions(page.next_offset !== null && page.next_offset !== undefined);
     } catch (error) {
-      if (error.status === 404) { this.markUnavailable(); this.versionsBox.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
-      this.versionsBox.replaceChildren(h('p', { class: 'field-error', text: `The versions could not be loaded: ${error.detail || error.message}` }));
+      if (error.isMissingRoute) { this.markUnavailable(); this.versionsBox.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
+      this.versionsBox.replaceChildren(h('p', { class: 'field-error', text: `The versions could not be loaded: ${explain(error).detail}` }));
       showError(error, 'Loading versions');
     }
   }
@@ -251,7 +251,7 @@ class PublishView {
     try {
       this.showDiff(await api.diff(from, to), from, to);
     } catch (error) {
-      this.diffBox.replaceChildren(h('p', { class: 'field-error', text: `The comparison failed: ${error.detail || error.message}` }));
+      this.diffBox.replaceChildren(h('p', { class: 'field-error', text: `The comparison failed: ${explain(error).detail}` }));
       showError(error, 'Comparing versions');
     }
   }

@@ -2,9 +2,10 @@
 // form to create one (blank, from a layout, or connected under a parent), and the screen editor
 // (form, components, live preview).
 import { api, state, subscribe, find, refresh, screenKind } from '../state.js';
-import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus } from '../dom.js';
+import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
 import { ResourceEditor, conflictBanner } from '../editing.js';
-import { clearFieldErrors, placeErrors, showErrorSummary, focusPointer } from '../field-errors.js';
+import { clearFieldErrors, placeErrors, focusPointer } from '../field-errors.js';
+import { saveDraft, deleteRecord, showRequestError } from '../save-flow.js';
 import { confirmDialog, promptDialog } from '../dialogs.js';
 import { showError, info } from '../notify.js';
 import { navigate } from '../router.js';
@@ -72,7 +73,12 @@ export async function mount(root, params, query) {
   }
   const editor = new ResourceEditor({
     kind: 'screens', noun: 'screen',
-    labels: { ui_components: 'components', styles: 'styles (presentation)', home: 'home' },
+    labels: {
+      ui_components: 'components', styles: 'styles (presentation)', home: 'home', parent: 'parent screen',
+      navigations: 'navigation', hooks: 'plugins run before and after loading', home_offline: 'home when offline',
+      supports_offline: 'works offline', general: 'plugin settings (general)', data: 'data', rules: 'rules',
+      advertising: 'advertising', plugin_version: 'plugin version', screen_type: 'screen type', type: 'screen type',
+    },
   });
   try {
     const { data, etag } = await api.get('screens', params.id);
@@ -168,11 +174,7 @@ function createPanel(query) {
         info(`Screen “${data.name}” created.`);
         navigate(`/screens/${data.id}`);
       } catch (error) {
-        if (error.isValidation) {
-          const unplaced = placeErrors(form, error.errors);
-          showErrorSummary(errorsHost, form, error.errors);
-          if (unplaced.length) showError(error, 'Creating the screen', { placed: false });
-        } else showError(error, 'Creating the screen');
+        showRequestError(error, { root: form, errorsHost, context: 'Creating the screen' });
       } finally { button.disabled = false; }
     },
   },
@@ -210,6 +212,20 @@ function onlyReordered(base, draft) {
   const byId = new Map(x.map((c) => [c.id, stableStringify(c)]));
   if (!y.every((c) => byId.get(c.id) === stableStringify(c))) return false;
   return x.some((c, i) => c.id !== y[i].id);
+}
+
+/** What can be told before asking the server, in the words of the form. */
+function screenProblems(d) {
+  const problems = [];
+  const walk = (items, pointer) => (items || []).forEach((item, i) => {
+    const p = `${pointer}/${i}`;
+    if (item?.data?.type === 'WEB_URL' && !String(item.data.source ?? '').trim()) {
+      problems.push({ pointer: `${p}/data/source`, message: 'enter the web address this item opens, like https://example.com' });
+    }
+    walk(item?.nav_items, `${p}/nav_items`);
+  });
+  (d.navigations || []).forEach((nav, i) => walk(nav.nav_items, `/navigations/${i}/nav_items`));
+  return problems;
 }
 
 function stripIds(components) {
@@ -320,6 +336,7 @@ class ScreenEditor {
         this.hooks.el),
       this.preview.el));
     this.pane.replaceChildren(h('div', { class: 'pane-body wide' }, this.form));
+    trackStickyBar(toolbar);
     this.updateStatus();
     restoreFocus(this.pane, focus);
   }
@@ -407,42 +424,27 @@ class ScreenEditor {
     info('Reloaded their version; your changes were dropped.');
   }
 
-  async save({ overwrite = false } = {}) {
-    if (this.busy) return;
-    this.busy = true;
-    this.saveButton.disabled = true;
-    clearFieldErrors(this.pane);
+  save({ overwrite = false } = {}) {
     const reorder = !overwrite && !this.editor.conflict && onlyReordered(this.editor.base, this.editor.draft);
-    try {
-      const result = await this.editor.save({
-        overwrite,
-        send: reorder ? (body, etag) => api.reorder(this.editor.record.id, body.ui_components.map((c) => c.id), etag) : undefined,
-      });
-      await refresh('screens').catch((error) => showError(error, 'Reloading the screen list'));
-      if (result.status === 'saved') {
+    return saveDraft(this.editor, {
+      root: () => this.pane,
+      errorsHost: () => this.errorsHost,
+      button: () => this.saveButton,
+      context: 'Saving the screen',
+      overwrite,
+      send: reorder ? (body, etag) => api.reorder(this.editor.record.id, body.ui_components.map((c) => c.id), etag) : undefined,
+      reveal: (errors) => this.components.unfoldAllWithErrors(errors),
+      check: () => screenProblems(this.editor.draft),
+      afterRequest: () => refresh('screens').catch((error) => showError(error, 'Reloading the screen list')),
+      saved: (record) => {
         this.render();
         restoreFocus(this.pane, 'save');
         this.preview.refresh.flush();
-        info(`Screen “${result.record.name}” saved (revision ${result.record.revision}).`);
-      } else if (result.status === 'reloaded') {
-        this.afterReload();
-      } else {
-        this.render();
-      }
-    } catch (error) {
-      if (error.isValidation && error.errors.length) {
-        this.components.unfoldAllWithErrors(error.errors);
-        const unplaced = placeErrors(this.pane, error.errors);
-        showErrorSummary(this.errorsHost, this.pane, error.errors);
-        if (unplaced.length) showError(error, 'Saving the screen');
-        this.errorsHost.querySelector('.error-summary')?.focus();
-      } else {
-        showError(error, 'Saving the screen');
-      }
-    } finally {
-      this.busy = false;
-      if (this.saveButton) this.saveButton.disabled = false;
-    }
+        info(`Screen “${record.name}” saved (revision ${record.revision}).`);
+      },
+      reloaded: () => this.afterReload(),
+      kept: () => this.render(),
+    });
   }
 
   async saveAsLayout() {
@@ -461,22 +463,22 @@ class ScreenEditor {
     }
   }
 
-  async remove() {
+  remove() {
     const record = this.editor.record;
-    const ok = await confirmDialog({
-      title: `Delete screen “${record.name}”?`,
-      text: this.editor.dirty ? 'Your unsaved changes go with it. Screens that point at it keep it from being deleted.' : 'Screens that point at it (as parent or target) keep it from being deleted.',
-      confirm: 'Delete screen', danger: true,
+    return deleteRecord({
+      confirm: () => confirmDialog({
+        title: `Delete screen “${record.name}”?`,
+        text: this.editor.dirty ? 'Your unsaved changes go with it. Screens that point at it keep it from being deleted.' : 'Screens that point at it (as parent or target) keep it from being deleted.',
+        confirm: 'Delete screen', danger: true,
+      }),
+      remove: () => api.remove('screens', record.id, this.editor.etag),
+      context: 'Deleting the screen',
+      done: async () => {
+        this.editor.draft = clone(this.editor.base);
+        await refresh('screens');
+        info(`Screen “${record.name}” deleted.`);
+        navigate('/screens');
+      },
     });
-    if (!ok) return;
-    try {
-      await api.remove('screens', record.id, this.editor.etag);
-      this.editor.draft = clone(this.editor.base);
-      await refresh('screens');
-      info(`Screen “${record.name}” deleted.`);
-      navigate('/screens');
-    } catch (error) {
-      showError(error, error.isConflict ? 'Deleting the screen (someone changed it meanwhile; reload it first)' : 'Deleting the screen');
-    }
   }
 }
