@@ -140,7 +140,12 @@ export class Api {
 
   // Publishing ----------------------------------------------------------------------------------
   publish(note) { return this.request('POST', this.appPath('publish'), { body: { note } }); }
-  async problems() { return (await this.request('GET', this.appPath('problems'))).data.problems || []; }
+  async problems() { return (await this.publishReport()).problems; }
+  /** What stops a publish (`problems`) and what a publish goes ahead with (`warnings`). */
+  async publishReport() {
+    const { data } = await this.request('GET', this.appPath('problems'));
+    return { problems: data.problems || [], warnings: data.warnings || [] };
+  }
   async versions(limit = 50, offset = 0) { return (await this.request('GET', this.appPath(`versions?limit=${limit}&offset=${offset}`))).data; }
   async version(n) { return (await this.request('GET', this.appPath(`versions/${n}`))).data; }
   async diff(from, to) { return (await this.request('GET', this.appPath(`versions/diff?from=${from}&to=${to}`))).data; }

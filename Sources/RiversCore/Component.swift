@@ -78,14 +78,20 @@ public struct ComponentCatalog: Sendable {
 public struct SectionDecoration: Sendable, Hashable {
     public var visible: Bool
     public var style: String?
+    /// Members published as they are (see `Component.extra`).
+    public var extra: [String: JSONValue]
 
-    public init(visible: Bool = false, style: String? = nil) {
+    static let keys: Set<String> = ["visible", "style"]
+
+    public init(visible: Bool = false, style: String? = nil, extra: [String: JSONValue] = [:]) {
         self.visible = visible
         self.style = style
+        self.extra = extra
     }
 
-    public var json: JSONValue {
-        ["visible": .bool(visible), "style": style.map(JSONValue.string) ?? .null]
+    /// As the API shows it (`extra` a member of its own) or, `document`, as published.
+    public func json(document: Bool = false) -> JSONValue {
+        .object(["visible": .bool(visible), "style": style.map(JSONValue.string) ?? .null].withExtra(extra, document: document))
     }
 }
 
@@ -293,7 +299,8 @@ public struct Component: Sendable, Hashable {
             // Rules besides item_limit are kept as they are (clients read some Rivers does not
             // model); the known ones are checked for the type clients read.
             otherRules = rules.object.filter { $0.key != "item_limit" && !$0.value.isNull }
-            _ = rules.bool("web_page_shows_navigation")
+            // Clients read a boolean: a document's "true" is kept as true.
+            if let web = rules.bool("web_page_shows_navigation") { otherRules["web_page_shows_navigation"] = .bool(web) }
             _ = rules.integer("datasource_limit", minimum: 0, acceptNumericString: true)
         }
         let advertising = r.freeObject("advertising")
@@ -336,8 +343,8 @@ public struct Component: Sendable, Hashable {
 
     static func readDecoration(_ r: ObjectReader, _ key: String) -> SectionDecoration {
         guard let d = ObjectReader(r.object[key], at: r.at(key), problems: r.problems, required: false) else { return .init() }
-        d.rejectUnknownKeys(["visible", "style"])
-        return SectionDecoration(visible: d.bool("visible") ?? false, style: d.string("style"))
+        let extra = d.extras(documentKeys: SectionDecoration.keys, apiKeys: SectionDecoration.keys.union(["extra"]))
+        return SectionDecoration(visible: d.bool("visible") ?? false, style: d.string("style"), extra: extra)
     }
 
     /// The component as the API shows it.
@@ -349,8 +356,8 @@ public struct Component: Sendable, Hashable {
             "component_type": .string(componentType),
             "cell_styles": .array(cellStyles.map(JSONValue.string)),
             "layout": layout.map(JSONValue.string) ?? .null,
-            "header": header.json,
-            "footer": footer.json,
+            "header": header.json(),
+            "footer": footer.json(),
             "rules": .object(rules),
             "data": data?.json ?? .null,
             "styles": .object(styles),

@@ -171,6 +171,13 @@ public struct Screen: Sendable, Hashable {
             data.removeValue(forKey: "connected")
             data.removeValue(forKey: "parent")
             styles.removeValue(forKey: "family")
+            // Only plugin screens publish data values; a root screen's data is {}.
+            if !connected, builtInTypes.contains(type) {
+                for key in data.keys.sorted() {
+                    problems.warn(JSONPointer.join(r.at("data"), key), "is left out: a root screen's data is {} (only plugin screens carry data values)")
+                }
+                data = [:]
+            }
         } else {
             connected = r.bool("connected") ?? false
             parent = r.uuid("parent")
@@ -356,6 +363,14 @@ public enum References {
 /// The generated `screen_type` of a screen: its name in lower snake case and the app's counter,
 /// e.g. `show_page_7`. The counter only grows, so a value is never reused.
 public enum ScreenTypeName {
+    /// The counter at the end of a value shaped like a generated one (`show_page_7` → 7).
+    public static func number(of screenType: String) -> Int? {
+        guard let underscore = screenType.lastIndex(of: "_") else { return nil }
+        let digits = screenType[screenType.index(after: underscore)...]
+        guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(digits)
+    }
+
     public static func make(name: String, number: Int) -> String {
         var out = ""
         var lastWasUnderscore = true

@@ -66,6 +66,15 @@ public struct ObjectReader {
 
     public func at(_ key: String) -> String { JSONPointer.join(pointer, key) }
 
+    /// The member at `key`, or nil when it is absent or null (a problem when it is `required`).
+    func present(_ key: String, required: Bool) -> JSONValue? {
+        guard let value = object[key], !value.isNull else {
+            if required { problems.add(at(key), "is required") }
+            return nil
+        }
+        return value
+    }
+
     public func has(_ key: String) -> Bool {
         if let v = object[key], !v.isNull { return true }
         return false
@@ -118,10 +127,7 @@ public struct ObjectReader {
     /// A string member. `acceptNumber`: reading a document, a number is read as the text a client
     /// sees (documents write feed ids both ways).
     public func string(_ key: String, required: Bool = false, nonEmpty: Bool = false, maxLength: Int = 10_000, acceptNumber: Bool = false) -> String? {
-        guard let value = object[key], !value.isNull else {
-            if required { problems.add(at(key), "is required") }
-            return nil
-        }
+        guard let value = present(key, required: required) else { return nil }
         if acceptNumber, problems.mode == .document, case .number(let n) = value, n.isFinite {
             return JSONValue.number(n).serializedString()
         }
@@ -157,10 +163,7 @@ public struct ObjectReader {
         _ key: String, required: Bool = false, minimum: Double? = nil, exclusiveMinimum: Double? = nil,
         maximum: Double = Double(Limits.maxInteger)
     ) -> Double? {
-        guard let value = object[key], !value.isNull else {
-            if required { problems.add(at(key), "is required") }
-            return nil
-        }
+        guard let value = present(key, required: required) else { return nil }
         var number: Double?
         switch value {
         case .number(let n): number = n
@@ -192,10 +195,7 @@ public struct ObjectReader {
     public func integer(
         _ key: String, required: Bool = false, minimum: Int? = nil, maximum: Int = Limits.maxInteger, acceptNumericString: Bool = false
     ) -> Int? {
-        guard let value = object[key], !value.isNull else {
-            if required { problems.add(at(key), "is required") }
-            return nil
-        }
+        guard let value = present(key, required: required) else { return nil }
         var number: Double?
         switch value {
         case .number(let n): number = n
@@ -222,10 +222,7 @@ public struct ObjectReader {
     }
 
     public func bool(_ key: String, required: Bool = false) -> Bool? {
-        guard let value = object[key], !value.isNull else {
-            if required { problems.add(at(key), "is required") }
-            return nil
-        }
+        guard let value = present(key, required: required) else { return nil }
         if problems.mode == .document, case .string(let s) = value, s == "true" || s == "false" { return s == "true" }
         guard case .bool(let b) = value else {
             problems.add(at(key), "must be true or false, not \(value.typeName)")
@@ -245,10 +242,7 @@ public struct ObjectReader {
     }
 
     public func array(_ key: String, required: Bool = false) -> [JSONValue]? {
-        guard let value = object[key], !value.isNull else {
-            if required { problems.add(at(key), "is required") }
-            return nil
-        }
+        guard let value = present(key, required: required) else { return nil }
         guard case .array(let a) = value else {
             problems.add(at(key), "must be an array, not \(value.typeName)")
             return nil

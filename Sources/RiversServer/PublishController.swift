@@ -14,9 +14,15 @@ struct PublishController {
         let appRoutes = routes.appScoped()
         appRoutes.on(.get, "problems") { _, context in
             let app = context.app
-            let problems = try await store.problems(appId: app.id)
-            return JSONResponse(["problems": .array(problems.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
-                                 "count": .number(Double(problems.count))])
+            let report = try await store.problems(appId: app.id)
+            // At most 100 of each are listed; the counts say how many there are.
+            func list(_ errors: [FieldError]) -> JSONValue {
+                .array(errors.prefix(Limits.maxProblems).map { ["pointer": .string($0.pointer), "message": .string($0.message)] })
+            }
+            return JSONResponse([
+                "problems": list(report.problems), "count": .number(Double(report.problems.count)),
+                "warnings": list(report.warnings), "warning_count": .number(Double(report.warnings.count)),
+            ])
         }
         appRoutes.on(.get, "draft.json") { _, context in
             let app = context.app

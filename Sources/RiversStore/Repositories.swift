@@ -53,7 +53,7 @@ public protocol PluginRepository: Sendable {
 
 /// Published versions: the publish check, publishing, rollback, import, and what the public URLs serve.
 public protocol VersionRepository: Sendable {
-    func problems(appId: String) async throws -> [FieldError]
+    func problems(appId: String) async throws -> PublishReport
     func draftDocument(appId: String) async throws -> [UInt8]
     func publish(appId: String, note: String, publishedBy: String) async throws -> PublishOutcome
     func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome

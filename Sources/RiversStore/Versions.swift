@@ -45,10 +45,13 @@ public func sha256Hex(_ bytes: [UInt8]) -> String {
 }
 
 extension Store {
-    /// The problems that would stop a publish now.
-    public func problems(appId: String) async throws -> [FieldError] {
+    /// The problems that would stop a publish now, and the warnings it would go ahead with.
+    public func problems(appId: String) async throws -> PublishReport {
         try await client.withConnection { connection in
-            checkProblems(try await self.content(appId: appId, on: connection), appId: appId)
+            let content = try await self.content(appId: appId, on: connection)
+            return PublishReport(
+                problems: checkProblems(content, appId: appId),
+                warnings: PublishCheck.warnings(screens: content.screens, catalog: content.registry.catalog, plugins: Set(content.registry.plugins.keys)))
         }
     }
 
@@ -283,10 +286,22 @@ extension Store {
             }
             for screen in imported.screens { parents[screen.id] = .some(screen.parent) }
             var screens: [Screen] = []
+            // Content opens screens by screen_type: a document's own is kept unless the app uses
+            // it already; a missing one is generated.
+            var takenTypes: Set<String> = []
+            for try await type in try await connection.query(
+                "SELECT screen_type FROM screens WHERE app_id = \(appId)::uuid", logger: logger
+            ).decode(String.self) { takenTypes.insert(type) }
             for (i, original) in imported.screens.enumerated() {
                 var screen = registry.preparingNew(original)
-                screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
-                number += 1
+                if screen.screenType.isEmpty || takenTypes.contains(screen.screenType) {
+                    screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
+                    number += 1
+                }
+                takenTypes.insert(screen.screenType)
+                // Generated values end in the app's counter: move it past a kept `name_N`, so a
+                // screen created later never gets the same value.
+                if let n = ScreenTypeName.number(of: screen.screenType), n >= number { number = n + 1 }
                 var problems = References.checkCellStyles(screen.uiComponents, family: families[screen.family], familyId: screen.family)
                 problems += References.checkScreenLinks(screen, parents: parents)
                 problems += registry.check(screen)

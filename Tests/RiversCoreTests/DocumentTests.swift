@@ -78,8 +78,8 @@ import Testing
         #expect(screen["styles"] == ["family": "FAMILY_1"])
         #expect(screen["navigations"] == .array([]))
         let components = try #require(screen["ui_components"]?.arrayValue)
-        // Sources are blanked and `connected` dropped; the target stays.
-        #expect(components[0]["data"] == ["source": "", "type": "", "target": .string(S.homeId)])
+        // Sources are blanked; `connected` and the target stay.
+        #expect(components[0]["data"] == ["connected": true, "source": "", "type": "", "target": .string(S.homeId)])
         #expect(components[0]["rules"] == ["item_limit": "1"])
         #expect(components[1]["data"] == ["source": "", "type": ""])
         #expect(components[1]["styles"]?["cell_body_component_type"] == "list")

@@ -61,7 +61,9 @@ import Testing
         #expect(errors[0].message.contains("GRID_9"))
     }
 
-    @Test func componentNeedingADataSourceOnARootScreen() {
+    /// A real document has a root-screen grid with an empty source: apps read it, so it
+    /// publishes, with a warning (issue 11, point 9).
+    @Test func componentWithoutADataSourceOnARootScreenIsAWarning() {
         var home = S.home()
         home.uiComponents[1].data = nil
         home.uiComponents.append(Component(id: "l", componentType: "list", data: ComponentData(source: "", type: "")))
@@ -69,9 +71,33 @@ import Testing
         home.uiComponents.append(Component(id: "b", componentType: "banner"))
         var show = S.show()
         show.uiComponents.append(Component(id: "s", componentType: "grid"))
-        #expect(Self.pointers(Self.check([home, show, S.settings()])) == [
+        let screens = [home, show, S.settings()]
+        #expect(Self.check(screens) == [])
+        let warnings = PublishCheck.warnings(screens: screens, catalog: .builtIn)
+        #expect(Self.pointers(warnings) == [
             "/screens/\(S.homeId)/ui_components/1/data", "/screens/\(S.homeId)/ui_components/3/data",
         ])
+        #expect(warnings[0].message.contains("no data source"))
+    }
+
+    /// Data source types stay open, but one no client knows is a warning naming the known ones
+    /// (issue 11, point 8); so is a rule no client is known to read (point 3).
+    @Test func unknownDataSourceTypesAndRulesAreWarnings() {
+        var home = S.home()
+        home.uiComponents[1].data = ComponentData(source: "1", type: "JSON_FEED")
+        home.uiComponents[0].rules = ["web_page_shows_navigation": true, "datasource_limit": 10, "sparkle": "yes"]
+        let screens = [home, S.show(), S.settings()]
+        #expect(Self.check(screens) == [])
+        let warnings = PublishCheck.warnings(screens: screens, catalog: .builtIn)
+        #expect(Self.pointers(warnings) == [
+            "/screens/\(S.homeId)/ui_components/0/rules/sparkle", "/screens/\(S.homeId)/ui_components/1/data/type",
+        ])
+        #expect(warnings[1].message.contains("JSON_FEED") && warnings[1].message.contains("APPLICASTER_COLLECTION"))
+        // A data-source plugin's identifier is a known type.
+        #expect(Self.pointers(PublishCheck.warnings(screens: screens, catalog: .builtIn, plugins: ["JSON_FEED"])) == [
+            "/screens/\(S.homeId)/ui_components/0/rules/sparkle",
+        ])
+        #expect(PublishCheck.warnings(screens: S.app(), catalog: .builtIn) == [])
     }
 
     @Test func unknownComponentType() {

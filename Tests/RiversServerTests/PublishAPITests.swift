@@ -82,13 +82,22 @@ struct PublishAPITests {
             #expect(empty.pointers == ["/screens"])
             try await api.create("families", phoneFamily)
             let home = try await api.create("screens", screenBody("Home", components: [component("list"), component("grid", ["GRID_1"], source: "1")]))
+            let homeId = home["id"]!.stringValue!
+            // A connected screen with no parent: nothing can open it.
+            let orphan = try await api.create("screens", screenBody("Orphan", extra: ["connected": true]))
             let listed = try await api.request(.get, "problems")
             #expect(listed["count"] == 1)
-            #expect(listed["problems"]?.arrayValue?.first?["pointer"] == .string("/screens/\(home["id"]!.stringValue!)/ui_components/0/data"))
+            #expect(listed["problems"]?.arrayValue?.first?["pointer"] == .string("/screens/\(orphan["id"]!.stringValue!)/parent"))
+            // A list without a data source is a warning: it does not stop a publish.
+            #expect(listed["warning_count"] == 1)
+            #expect(listed["warnings"]?.arrayValue?.first?["pointer"] == .string("/screens/\(homeId)/ui_components/0/data"))
             let refused = try await api.request(.post, "publish")
             #expect(refused.status == .unprocessableContent)
+            #expect(refused.pointers == ["/screens/\(orphan["id"]!.stringValue!)/parent"])
             #expect(try await api.request(.get, "versions").json["total"] == 0)
             #expect(try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false).status == .notFound)
+            try await api.request(.delete, "screens/\(orphan["id"]!.stringValue!)")
+            #expect(try await api.request(.post, "publish").status == .created, "warnings do not stop a publish")
         }
     }
 
@@ -218,12 +227,39 @@ struct PublishAPITests {
                         #expect(x["styles"]?["cell_styles"] == (y["styles"]?["cell_styles"] ?? []))
                     }
                 }
-                // The field document's fifth component, a grid, has no data source: reported, not hidden.
+                // The field document's fifth component, a grid, has no data source: a warning,
+                // not a problem, since apps already read this document.
                 let screenId = originals[0]["id"]!.stringValue!
-                #expect(problems["problems"]?.arrayValue?.compactMap { $0["pointer"]?.stringValue } == ["/screens/\(screenId)/ui_components/4/data"], "\(problems.text)")
+                #expect(problems["count"] == 0, "\(problems.text)")
+                #expect(problems["warnings"]?.arrayValue?.compactMap { $0["pointer"]?.stringValue } == ["/screens/\(screenId)/ui_components/4/data"], "\(problems.text)")
                 let again = try await api.request(.post, "import", json: original)
                 #expect(again.status == .unprocessableContent, "the same screen ids exist now")
             }
+        }
+    }
+
+    @Test("import keeps a document's screen_type when it is free, and leaves the app's home where it is")
+    func importKeepsScreenTypesAndHome() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let home = try await api.create("screens", screenBody("Home"))
+            let homeType = home["screen_type"]!.stringValue!
+            let first = UUIDText.random(), second = UUIDText.random()
+            let document: JSONValue = [
+                ["id": .string(first), "name": "Shows", "screen_type": "shows_40", "styles": ["family": "FAMILY_1"]],
+                ["id": .string(second), "name": "Taken", "screen_type": .string(homeType), "styles": ["family": "FAMILY_1"]],
+            ]
+            let imported = try await api.request(.post, "import", json: document)
+            #expect(imported.status == .created, "\(imported.text)")
+            let types = imported["screens"]?.arrayValue?.compactMap { $0["screen_type"]?.stringValue } ?? []
+            #expect(types.first == "shows_40", "a free screen_type is kept")
+            #expect(types.count == 2 && types[1] != homeType, "a taken one is generated anew")
+            // No screen of the document says home: the app's home stays.
+            let screens = try await api.request(.get, "screens").json["items"]?.arrayValue ?? []
+            #expect(screens.filter { $0["home"] == true }.map { $0["id"] } == [home["id"]!])
+            // A screen created later never gets a kept value: the counter moved past it.
+            let later = try await api.create("screens", screenBody("Shows"))
+            #expect(later["screen_type"] != "shows_40")
         }
     }
 

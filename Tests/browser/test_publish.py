@@ -69,12 +69,17 @@ def test_publish_with_a_note_and_fetch_the_public_url(browser, api):
 def test_problems_link_to_their_fields(browser, api):
     require_publishing(api)
     family = api.family()
-    # A root screen's list without a data source: something to fix before publishing.
-    screen = api.screen(family["id"], "Broken", [{"component_type": "list", "cell_styles": ["LIST_1"]}])
+    # A connected screen with no parent (nothing can open it): something to fix before publishing.
+    api.screen(family["id"], "Home")  # the app's first screen is its home
+    screen = api.screen(family["id"], "Broken", connected=True)
     problems = api.ok("GET", "problems")["problems"]
-    if not problems:
-        pytest.skip("the server reports no problem for a list without a data source")
+    assert [p["pointer"] for p in problems] == [f"/screens/{screen['id']}/parent"], problems
+    # A root screen's list without a data source: published anyway, with a warning.
+    listless = api.screen(family["id"], "No source", [{"component_type": "list", "cell_styles": ["LIST_1"]}])
     sign_in(browser, api, "#/publish")
+    warning = visible(browser, "#warning-list a")
+    assert warning.get_attribute("data-pointer-target") == f"/screens/{listless['id']}/ui_components/0/data"
+    assert "no data source" in css(browser, "#warning-list").text
     link = visible(browser, "#problem-list a")
     pointer = link.get_attribute("data-pointer-target")
     assert pointer.startswith(f"/screens/{screen['id']}")

@@ -122,13 +122,33 @@ class PublishView {
   async loadProblems() {
     this.problemsBox.replaceChildren(h('p', { class: 'hint', text: 'Checking…' }));
     try {
-      const problems = await api.problems();
+      const { problems, warnings } = await api.publishReport();
       this.showProblems(problems);
+      this.showWarnings(warnings);
     } catch (error) {
       if (error.isMissingRoute) { this.markUnavailable(); this.problemsBox.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
       this.problemsBox.replaceChildren(h('p', { class: 'field-error', text: `The check failed: ${explain(error).detail}` }));
       showError(error, 'Checking for problems');
     }
+  }
+
+  /** A list of problems or warnings, each linking to its field where it has one. */
+  pointerList(id, items) {
+    return h('ul', { class: 'problem-list', id }, items.map((p) => {
+      const where = locate(p.pointer);
+      const text = `${where.label}: ${p.message}`;
+      if (!where.href) return h('li', { text });
+      const query = where.href.startsWith('#/screens/') ? `?focus=${encodeURIComponent(where.inner)}&message=${encodeURIComponent(p.message)}` : '';
+      return h('li', {}, h('a', { href: `${where.href}${query}`, 'data-pointer-target': p.pointer }, where.label), `: ${p.message}`);
+    }));
+  }
+
+  /** Warnings: published anyway, but worth a look (a list without a data source, an unknown source type). */
+  showWarnings(warnings) {
+    if (!warnings.length) return;
+    this.problemsBox.append(
+      h('p', { class: 'hint', text: `${warnings.length} warning${warnings.length === 1 ? '' : 's'}: publishing goes ahead, but apps may show less than you expect:` }),
+      this.pointerList('warning-list', warnings));
   }
 
   showProblems(problems, { title } = {}) {
@@ -138,13 +158,7 @@ class PublishView {
     }
     this.problemsBox.replaceChildren(
       h('p', { class: 'field-error', text: title || `${problems.length} problem${problems.length === 1 ? '' : 's'} to fix before publishing:` }),
-      h('ul', { class: 'problem-list', id: 'problem-list' }, problems.map((p) => {
-        const where = locate(p.pointer);
-        const text = `${where.label}: ${p.message}`;
-        if (!where.href) return h('li', { text });
-        const query = where.href.startsWith('#/screens/') ? `?focus=${encodeURIComponent(where.inner)}&message=${encodeURIComponent(p.message)}` : '';
-        return h('li', {}, h('a', { href: `${where.href}${query}`, 'data-pointer-target': p.pointer }, where.label), `: ${p.message}`);
-      })));
+      this.pointerList('problem-list', problems));
   }
 
   async publish() {

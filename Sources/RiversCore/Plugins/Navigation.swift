@@ -63,6 +63,10 @@ public struct Hook: Sendable, Hashable {
 public struct ScreenHooks: Sendable, Hashable {
     public var preloadPlugins: [Hook]
     public var postloadPlugins: [Hook]
+    /// Members published as they are beside the two lists (see `Component.extra`).
+    public var extra: [String: JSONValue] = [:]
+
+    static let keys: Set<String> = ["preload_plugins", "postload_plugins"]
 
     public init(preloadPlugins: [Hook] = [], postloadPlugins: [Hook] = []) {
         self.preloadPlugins = preloadPlugins
@@ -72,20 +76,23 @@ public struct ScreenHooks: Sendable, Hashable {
     public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> ScreenHooks? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
-        r.rejectUnknownKeys(["preload_plugins", "postload_plugins"])
+        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
         let pre = r.list("preload_plugins") { Hook.read($0, at: $1, problems: problems) }
         let post = r.list("postload_plugins") { Hook.read($0, at: $1, problems: problems) }
         guard problems.count == before else { return nil }
-        return ScreenHooks(preloadPlugins: pre, postloadPlugins: post)
+        var hooks = ScreenHooks(preloadPlugins: pre, postloadPlugins: post)
+        hooks.extra = extra
+        return hooks
     }
 
     public var isEmpty: Bool { preloadPlugins.isEmpty && postloadPlugins.isEmpty }
 
     public func toJSON(document: Bool = false) -> JSONValue {
-        .object([
+        let o: [String: JSONValue] = [
             "preload_plugins": .array(preloadPlugins.map { $0.toJSON(document: document) }),
             "postload_plugins": .array(postloadPlugins.map { $0.toJSON(document: document) }),
-        ])
+        ]
+        return .object(o.withExtra(extra, document: document))
     }
 
     /// Screen ids the hooks open, in order, without repeats.
@@ -246,7 +253,7 @@ public struct NavItemData: Sendable, Hashable {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
         let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
-        let source = r.string("source")
+        let source = r.string("source", acceptNumber: true)
         let type = r.string("type")
         let connected = r.bool("connected")
         let target = r.uuid("target")

@@ -70,13 +70,9 @@ public enum PublishCheck {
                 errors.append(FieldError(JSONPointer.join(p, "family"), "no family \"\(screen.family)\" in this app"))
             }
 
-            // Components: known types, data sources, targets.
+            // Components: known types and targets (data sources are warnings: see `warnings`).
             screen.uiComponents.walk(at: JSONPointer.join(p, "ui_components")) { component, pointer in
-                if let type = catalog.types[component.componentType] {
-                    if type.needsDataSource, !screen.connected, !(component.data?.hasSource ?? false) {
-                        errors.append(FieldError(JSONPointer.join(pointer, "data"), "a \(type.id) on a root screen needs a data source (source and type)"))
-                    }
-                } else {
+                if catalog.types[component.componentType] == nil {
                     errors.append(FieldError(JSONPointer.join(pointer, "component_type"), "unknown component type \"\(component.componentType)\""))
                 }
                 if let target = component.data?.target, !target.isEmpty, !exists(target) {
@@ -116,6 +112,41 @@ public enum PublishCheck {
         return errors
     }
 
+    /// Data source types clients know (`docs/spec/rivers-format.md`); a data-source plugin's
+    /// identifier counts too.
+    public static let knownDataSourceTypes: [String] = [
+        "APPLICASTER_CATEGORY", "APPLICASTER_COLLECTION", "APPLICASTER_ATOM_FEED", "APPLICASTER_FAVORITES", "WEB_URL", "BANNER",
+        "DOWNLOADS", "USER_ACCOUNT_COMPONENT",
+    ]
+    /// Component rules clients read; others are published as they are, with a warning.
+    public static let knownRules: Set<String> = ["item_limit", "web_page_shows_navigation", "datasource_limit"]
+
+    /// What a publish goes ahead with but deserves a look: a component on a root screen with no
+    /// data source (real documents have them; it shows nothing until it has one), a data source
+    /// type no client knows (clients map it to nothing), rules no client is known to read.
+    public static func warnings(screens: [Screen], catalog: ComponentCatalog, plugins: Set<String> = []) -> [FieldError] {
+        var warnings: [FieldError] = []
+        let known = Set(knownDataSourceTypes).union(plugins)
+        for screen in screens {
+            screen.uiComponents.walk(at: JSONPointer.join(base(screen), "ui_components")) { component, pointer in
+                let dataPointer = JSONPointer.join(pointer, "data")
+                if !screen.connected, let type = catalog.types[component.componentType], type.needsDataSource,
+                   !(component.data?.hasSource ?? false) {
+                    warnings.append(FieldError(dataPointer, "a \(type.id) on a root screen has no data source (source and type): it shows no items until it has one"))
+                }
+                if let type = component.data?.type, !type.isEmpty, !known.contains(type) {
+                    warnings.append(FieldError(
+                        JSONPointer.join(dataPointer, "type"),
+                        "\"\(type.prefix(100))\" is not a data source type clients know, so they show nothing for it; known: \(knownDataSourceTypes.listed()) or a data-source plugin"))
+                }
+                for key in component.rules.keys.sorted() where !knownRules.contains(key) {
+                    warnings.append(FieldError(JSONPointer.join(JSONPointer.join(pointer, "rules"), key), "is published as it is: no client Rivers knows reads this rule"))
+                }
+            }
+        }
+        return warnings
+    }
+
     static func base(_ screen: Screen) -> String {
         JSONPointer.join("/screens", screen.id)
     }
@@ -144,5 +175,16 @@ public enum PublishCheck {
             }
             checkNavItems(item.navItems, at: itemPointer, exists: exists, errors: &errors)
         }
+    }
+}
+
+/// What `/problems` says about an app: what stops a publish, and what a publish goes ahead with.
+public struct PublishReport: Sendable, Hashable {
+    public var problems: [FieldError]
+    public var warnings: [FieldError]
+
+    public init(problems: [FieldError], warnings: [FieldError]) {
+        self.problems = problems
+        self.warnings = warnings
     }
 }

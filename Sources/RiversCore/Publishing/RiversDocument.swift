@@ -39,8 +39,8 @@ public enum RiversDocument {
         for key in reservedComponentStyles { styles.removeValue(forKey: key) }
         styles["family"] = .string(screen.family)
         styles["cell_styles"] = .array(component.cellStyles.map(JSONValue.string))
-        styles["header"] = component.header.json
-        styles["footer"] = component.footer.json
+        styles["header"] = component.header.json(document: true)
+        styles["footer"] = component.footer.json(document: true)
         if let layout = component.layout { styles["layout"] = .string(layout) }
         return styles
     }

@@ -41,6 +41,7 @@ extension RiversDocument {
             values.removeValue(forKey: "parent")
             JSONValue.object(values).write(to: &out)
         } else {
+            // A root screen's data is `{}` (docs/spec/rivers-format.md).
             out.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
         }
         key("general", &out)
@@ -99,7 +100,12 @@ extension RiversDocument {
         // Data keys in sorted order: connected, source, target, type.
         out.append(UInt8(ascii: "{"))
         if screen.connected {
-            key("source", first: true, &out)
+            // Items come from the sender: source and type are empty.
+            if let connected = component.data?.connected {
+                key("connected", first: true, &out)
+                out.append(contentsOf: Array((connected ? "true" : "false").utf8))
+            }
+            key("source", first: component.data?.connected == nil, &out)
             JSONValue.writeString("", to: &out)
             if let target = component.data?.target {
                 key("target", &out)
