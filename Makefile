@@ -1,11 +1,16 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test stop bench-layout bench-publish deploy-checks
+.PHONY: run test test-faults stop bench-layout bench-publish deploy-checks
 
 run:
 	scripts/run.sh
 
 test:
 	scripts/test.sh
+
+# Failover (issue 15): three servers behind nginx on a PostgreSQL of its own, killed and restarted
+# under load (also the last step of make test). Uses the built server; builds nothing.
+test-faults:
+	scripts/fault-tests.sh
 
 stop:
 	scripts/pg.sh stop .data/pg

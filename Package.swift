@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // /metrics: swift-metrics is in the graph through Hummingbird; Prometheus is its backend.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // Already in the graph through PostgresNIO; named here for SHA-256 (API tokens).
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
@@ -48,6 +51,8 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ], resources: [.copy("openapi.json")]),
         // The `rivers` command: serve, migrate, app create, token create.
         .executableTarget(name: "rivers", dependencies: [
@@ -55,6 +60,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .testTarget(name: "RiversCoreTests", dependencies: ["RiversCore"]),
         .testTarget(name: "RiversLayoutTests", dependencies: ["RiversLayout", "RiversCore"]),
@@ -63,6 +70,7 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
     ]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test: the checks of deploy/, then a throwaway PostgreSQL in a temporary folder (removed
 # afterwards, also on failure) and the whole suite against it: the Swift suites, the hostile-client
-# suite, schemathesis, then the editor's browser tests.
+# suite, schemathesis, then the editor's browser tests; last, the fault suite (its own database).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -32,3 +32,6 @@ scripts/hostile-tests.sh
 scripts/schemathesis.sh
 # The editor, in a real browser against a real server on the same throwaway database.
 scripts/browser-tests.sh
+# Failover: three servers behind nginx, killed and restarted under load, on a PostgreSQL of the
+# suite's own that it stops and starts (not the one above).
+scripts/fault-tests.sh

@@ -74,8 +74,13 @@ let bestWrite = (0..<5).map { _ in time { _ = RiversDocument.bytes(screens: read
 // The parser on the request path is our own (line and column in errors, numbers never blurred
 // into booleans, pointers for refused values); measured beside Foundation's on the same bytes.
 let bestFoundationParse = (0..<5).map { _ in time { _ = stored.map { try! JSONSerialization.jsonObject(with: Data($0)) } } }.min()!
+// What replacing ours would mean: swift-foundation's JSONDecoder into the same JSONValue.
+let decoder = JSONDecoder()
+let bestDecoderParse = (0..<5).map { _ in time { _ = stored.map { try! decoder.decode(JSONValue.self, from: Data($0)) } } }.min()!
 print("document of 200 screens × 20 components: \(size) bytes")
 print(String(format: "parse the stored screens: ours %.1f ms, Foundation's JSONSerialization %.1f ms (ours takes %.2f× Foundation's time)",
              bestParse, bestFoundationParse, bestParse / bestFoundationParse))
+print(String(format: "parse into JSONValue: ours %.1f ms, Foundation's JSONDecoder %.1f ms (ours takes %.2f× JSONDecoder's time)",
+             bestParse, bestDecoderParse, bestParse / bestDecoderParse))
 print(String(format: "stages on one core: parse %.1f ms, read %.1f ms, check %.1f ms, write %.1f ms", bestParse, bestRead, bestCheck, bestWrite))
 print(String(format: "generate (read stored screens on all cores + check + write): %.1f ms (best of 7); target 50 ms → %.2f× the budget", best, best / 50))

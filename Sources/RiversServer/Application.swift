@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PostgresNIO
+import Prometheus
 import RiversCore
 import RiversStore
 
@@ -13,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     /// The address apps and people reach this server at (public document URLs use it).
     public var publicBaseURL: String?
     public var logLevel: Logger.Level = .info
+    /// `text` (the default) or `json`: one JSON object a line, for a log collector.
+    public var logFormat: LogFormat = .text
     public var maxBodyBytes = 1 << 20
     /// The editor's static files.
     public var publicDirectory = "Public"
@@ -20,6 +23,12 @@ public struct ServerConfiguration: Sendable {
     public var autoMigrate = false
     /// Timeouts and the cap on open connections.
     public var connections = ConnectionLimits()
+    /// Where `/metrics` is served: nil on the main port; a port number for a listener of its own
+    /// (on the same host), so the metrics need not be reachable where the API is.
+    public var metricsPort: Int?
+    /// On SIGTERM or SIGINT the server stops accepting connections and lets requests in flight
+    /// finish for at most this long, then cancels what is left and closes the database pool.
+    public var shutdownTimeout: Duration = .seconds(10)
 
     public init() {}
 
@@ -38,6 +47,10 @@ public struct ServerConfiguration: Sendable {
             }
             c.logLevel = level
         }
+        if let v = env["LOG_FORMAT"], !v.isEmpty {
+            guard let format = LogFormat(rawValue: v.lowercased()) else { throw ConfigurationError("LOG_FORMAT must be text or json (got \"\(v)\")") }
+            c.logFormat = format
+        }
         if let v = env["MAX_BODY_BYTES"], !v.isEmpty {
             guard let n = Int(v), n >= 1024 else { throw ConfigurationError("MAX_BODY_BYTES must be a whole number of bytes, at least 1024 (got \"\(v)\")") }
             c.maxBodyBytes = n
@@ -51,6 +64,7 @@ public struct ServerConfiguration: Sendable {
             return .seconds(Int64(n))
         }
         if let t = try seconds("HEADER_TIMEOUT", 1...3600) { c.connections.headerTimeout = t }
+        if let t = try seconds("SHUTDOWN_TIMEOUT", 1...3600) { c.shutdownTimeout = .nanoseconds(t.nanoseconds) }
         if let t = try seconds("BODY_TIMEOUT", 1...3600) { c.connections.bodyTimeout = t }
         if let t = try seconds("IDLE_TIMEOUT", 1...3600) { c.connections.idleTimeout = t }
         if let v = env["MAX_CONNECTIONS"], !v.isEmpty {
@@ -59,6 +73,10 @@ public struct ServerConfiguration: Sendable {
             }
             c.connections.maxConnections = n
         }
+        if let v = env["METRICS_PORT"], !v.isEmpty {
+            guard let p = Int(v), (1...65535).contains(p) else { throw ConfigurationError("METRICS_PORT must be a port number (got \"\(v)\")") }
+            c.metricsPort = p
+        }
         if let v = env["AUTO_MIGRATE"], !v.isEmpty { c.autoMigrate = ["1", "true", "yes"].contains(v.lowercased()) }
         return c
     }
@@ -66,15 +84,22 @@ public struct ServerConfiguration: Sendable {
     public var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
 }
 
+public enum LogFormat: String, Sendable {
+    case text, json
+}
+
 /// The router: the API under `/api/v1` (token required), the OpenAPI document, a health check,
 /// and the editor's static files at `/`.
 public func buildRouter(
-    store: Store, configuration: ServerConfiguration, documents: PublishedDocuments, routeLog: RouteLog = RouteLog()
+    store: Store, configuration: ServerConfiguration, documents: PublishedDocuments, routeLog: RouteLog = RouteLog(),
+    availability: DatabaseAvailability = DatabaseAvailability(ready: true)
 ) -> Router<RiversContext> {
     let router = Router(context: RiversContext.self)
     // Added first so they also wrap the not-found responder: every answer carries its request id,
     // and every error leaves as problem+json.
     router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware(bodyLimit: configuration.maxBodyBytes, routes: routeLog))
     router.add(middleware: EditorFilesMiddleware(directory: configuration.publicDirectory, logger: store.logger))
 
@@ -84,8 +109,9 @@ public func buildRouter(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
     }
+    // Readiness: whether the database answers, as the monitor last saw it (no query per call).
     open.on(.get, "health") { _, _ in
-        try await store.client.query("SELECT 1", logger: store.logger)
+        guard availability.isReady else { throw Problem.databaseUnavailable }
         return JSONResponse(["status": "ok"])
     }
     // The process answers: for liveness probes, without touching the database.
@@ -93,9 +119,11 @@ public func buildRouter(
         JSONResponse(["status": "ok"])
     }
 
-    PublicDocumentController(documents: documents).register(on: open)
+    PublicDocumentController(documents: documents, availability: availability).register(on: open)
 
-    let api = router.group("api/v1").add(middleware: TokenAuthMiddleware(store: store))
+    let api = router.group("api/v1")
+        .add(middleware: DatabaseAvailabilityMiddleware(availability: availability))
+        .add(middleware: TokenAuthMiddleware(store: store))
     let helpers = APIHelpers(bodyLimit: configuration.maxBodyBytes)
     let routes = RouteRegistrar(group: api, prefix: "api/v1", log: routeLog)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
@@ -103,11 +131,29 @@ public func buildRouter(
     return router
 }
 
-/// The whole server: the router plus the database client, run as one service group.
-public func buildApplication(configuration: ServerConfiguration, client: PostgresClient, logger: Logger) -> some ApplicationProtocol {
+/// The whole server: the router plus the database client, run as one service group. It serves
+/// at once; `prepare` (the schema check) runs when the database first answers, and until then
+/// the API answers 503 and `/health` says not ready.
+public func buildApplication(
+    configuration: ServerConfiguration, client: PostgresClient, logger: Logger, metrics: PrometheusCollectorRegistry? = nil,
+    prepare: @escaping @Sendable () async throws -> Void = {}
+) -> some ApplicationProtocol {
     let store = Store(client: client, logger: logger)
     let documents = PublishedDocuments(store: store)
-    let router = buildRouter(store: store, configuration: configuration, documents: documents)
+    let availability = DatabaseAvailability()
+    let router = buildRouter(store: store, configuration: configuration, documents: documents, availability: availability)
+    var metricsServer: Application<RouterResponder<RiversContext>>?
+    if let metrics {
+        if let port = configuration.metricsPort {
+            let metricsRouter = Router(context: RiversContext.self)
+            MetricsEndpoint(registry: metrics).register(on: metricsRouter)
+            metricsServer = Application(
+                router: metricsRouter, configuration: .init(address: .hostname(configuration.host, port: port), serverName: "rivers-metrics"),
+                logger: logger)
+        } else {
+            MetricsEndpoint(registry: metrics).register(on: router)
+        }
+    }
     let limits = configuration.connections
     let counter = ConnectionCounter()
     var app = Application(
@@ -115,7 +161,12 @@ public func buildApplication(configuration: ServerConfiguration, client: Postgre
         server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter)])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rivers"),
         logger: logger)
-    app.addServices(client, PublishListener(documents: documents, client: client, logger: logger))
+    let url = try? DatabaseURL(configuration.databaseURL)
+    let address = url.map { $0.socketPath ?? "\($0.host):\($0.port)" } ?? "(DATABASE_URL)"
+    app.addServices(
+        client, DatabaseMonitor(client: client, availability: availability, address: address, logger: logger, prepare: prepare),
+        PublishListener(documents: documents, client: client, logger: logger))
+    if let metricsServer { app.addServices(metricsServer) }
     return app
 }
 

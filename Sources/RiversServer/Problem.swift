@@ -136,6 +136,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             default:
                 throw Problem(error.status, type: "http-\(error.status.code)", title: error.status.reasonPhrase, detail: error.status.reasonPhrase)
             }
+        } catch where DatabaseAvailability.isUnavailability(error) {
+            throw Problem.databaseUnavailable
         } catch {
             context.logger.error("unexpected error on \(request.method) \(request.uri.path): \(String(reflecting: error))")
             throw Problem(.internalServerError, type: "internal", title: "Internal error", detail: "the server failed; the error was logged")

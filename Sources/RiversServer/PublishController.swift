@@ -33,7 +33,7 @@ struct PublishController {
         appRoutes.on(.post, "publish") { request, context in
             let app = context.app
             let note = try await Self.note(request, helpers: helpers)
-            let outcome = try await store.publish(appId: app.id, note: note, publishedBy: context.publisher)
+            let outcome = try await Self.measured { try await store.publish(appId: app.id, note: note, publishedBy: context.publisher) }
             return respond(outcome, app: app)
         }
         appRoutes.on(.post, "import") { request, context in
@@ -85,8 +85,26 @@ struct PublishController {
             let app = context.app
             let number = try Self.versionNumber(context)
             let note = try await Self.note(request, helpers: helpers)
-            let outcome = try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note)
+            let outcome = try await Self.measured { try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note) }
             return respond(outcome, app: app)
+        }
+    }
+
+    /// A publish or rollback, counted by result and timed (`ServerMetrics`).
+    static func measured(_ work: () async throws -> PublishOutcome) async throws -> PublishOutcome {
+        let start = ContinuousClock.now
+        do {
+            let outcome = try await work()
+            switch outcome {
+            case .published: ServerMetrics.publish(result: "published").increment()
+            case .unchanged: ServerMetrics.publish(result: "unchanged").increment()
+            }
+            let elapsed = ContinuousClock.now - start
+            ServerMetrics.publishDuration.recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            return outcome
+        } catch {
+            ServerMetrics.publish(result: "refused").increment()
+            throw error
         }
     }
 

@@ -38,7 +38,8 @@ struct ServedDocument: Sendable {
 /// published documents stay served if the database goes away.
 public final class PublishedDocuments: Sendable {
     private let current = NIOLockedValueBox<[String: ServedDocument]>([:])
-    private let versions = NIOLockedValueBox<[String: ServedDocument]>([:])
+    /// Versions read by number, with the order they were read in (the oldest is dropped first).
+    private let versions = NIOLockedValueBox<(documents: [String: ServedDocument], order: [String])>(([:], []))
     private let loaded = NIOLockedValueBox(false)
     let store: any VersionRepository
     /// Versions kept by number, at most (the oldest read is dropped first).
@@ -48,9 +49,23 @@ public final class PublishedDocuments: Sendable {
         self.store = store
     }
 
+    /// Every app's current document has been loaded (and is kept current from then on).
+    var isLoaded: Bool { loaded.withLockedValue { $0 } }
+
+    func hasVersion(slug: String, number: Int) -> Bool {
+        versions.withLockedValue { $0.documents["\(slug)/\(number)"] != nil }
+    }
+
     func currentDocument(slug: String) async throws -> ServedDocument? {
-        if loaded.withLockedValue({ $0 }) { return current.withLockedValue { $0[slug] } }
-        if let document = current.withLockedValue({ $0[slug] }) { return document }
+        if loaded.withLockedValue({ $0 }) {
+            ServerMetrics.documentCacheHits.increment()
+            return current.withLockedValue { $0[slug] }
+        }
+        if let document = current.withLockedValue({ $0[slug] }) {
+            ServerMetrics.documentCacheHits.increment()
+            return document
+        }
+        ServerMetrics.documentCacheMisses.increment()
         // Not warm yet (the database was away at start): ask it directly.
         guard let version = try await store.currentDocument(slug: slug) else { return nil }
         let document = ServedDocument(version)
@@ -60,12 +75,21 @@ public final class PublishedDocuments: Sendable {
 
     func document(slug: String, number: Int) async throws -> ServedDocument? {
         let key = "\(slug)/\(number)"
-        if let document = versions.withLockedValue({ $0[key] }) { return document }
+        if let document = versions.withLockedValue({ $0.documents[key] }) {
+            ServerMetrics.documentCacheHits.increment()
+            return document
+        }
+        ServerMetrics.documentCacheMisses.increment()
         guard let version = try await store.document(slug: slug, number: number) else { return nil }
         let document = ServedDocument(version)
         versions.withLockedValue { cache in
-            if cache.count >= Self.versionCacheLimit, let victim = cache.keys.first { cache.removeValue(forKey: victim) }
-            cache[key] = document
+            guard cache.documents[key] == nil else { return }
+            if cache.order.count >= Self.versionCacheLimit {
+                // Versions never change, so the one read longest ago goes.
+                cache.documents.removeValue(forKey: cache.order.removeFirst())
+            }
+            cache.documents[key] = document
+            cache.order.append(key)
         }
         return document
     }
@@ -129,6 +153,7 @@ public struct PublishListener: Service {
             } catch {
                 // Shutting down closes the pool under the listener: nothing to report then.
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                ServerMetrics.listenReconnects.increment()
                 logger.warning("listening for publishes failed; serving what is loaded and retrying: \(String(reflecting: error))")
             }
             try? await Task.sleep(for: .seconds(1))
@@ -150,6 +175,9 @@ public struct PublishListener: Service {
 /// strong ETags, 304, stored gzip, and caching a CDN can use.
 struct PublicDocumentController {
     let documents: PublishedDocuments
+    /// What is in memory is served whatever the database does; what is not is read from the
+    /// database, so while it is away that is a 503 at once, not a wait on the pool.
+    var availability = DatabaseAvailability(ready: true)
 
     static let currentCacheControl = "public, max-age=60, stale-while-revalidate=300, stale-if-error=86400"
     static let versionCacheControl = "public, max-age=31536000, immutable"
@@ -158,6 +186,7 @@ struct PublicDocumentController {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on(method, "rivers/{slug}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
+                guard documents.isLoaded || availability.isReady else { throw Problem.databaseUnavailable }
                 guard let document = try await documents.currentDocument(slug: slug) else {
                     throw Problem.notFound("nothing is published for \(slug)")
                 }
@@ -169,6 +198,7 @@ struct PublicDocumentController {
                 guard text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 else {
                     throw Problem.notFound("versions are addressed as v1, v2, … (got \(text))")
                 }
+                guard documents.hasVersion(slug: slug, number: number) || availability.isReady else { throw Problem.databaseUnavailable }
                 guard let document = try await documents.document(slug: slug, number: number) else {
                     throw Problem.notFound("\(slug) has no version \(number)")
                 }
@@ -229,6 +259,7 @@ struct PublicDocumentController {
         if request.method == .head {
             return Response(status: .ok, headers: headers, body: .init())
         }
+        ServerMetrics.documentBytes.increment(by: body.readableBytes)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 }

@@ -2,9 +2,12 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import PostgresNIO
+import Prometheus
 import RiversCore
 import RiversServer
+import ServiceLifecycle
 import RiversStore
 
 @main
@@ -56,6 +59,7 @@ func withApp(_ key: String, _ body: @escaping @Sendable (Store, App, ServerConfi
 }
 
 func makeLogger(_ configuration: ServerConfiguration) -> Logger {
+    if configuration.logFormat == .json { LoggingSystem.bootstrap(JSONLogHandler.init) }
     var logger = Logger(label: "rivers")
     logger.logLevel = configuration.logLevel
     return logger
@@ -73,25 +77,29 @@ struct Serve: AsyncParsableCommand {
         let logger = makeLogger(configuration)
         let url = try DatabaseURL(configuration.databaseURL)
         let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: quiet(logger))
-        // Check the schema before taking requests: a server on an old schema would fail at random.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            let migrator = Migrator(client: client, migrations: try Migration.load(from: Migration.defaultDirectory()), logger: logger)
+        let migrations = try Migration.load(from: Migration.defaultDirectory())
+        let autoMigrate = configuration.autoMigrate
+        logger.info("serving on http://\(configuration.host):\(configuration.port) (public base URL \(configuration.baseURL))")
+        // The schema is checked once the database answers (the server waits for it, not ready
+        // meanwhile): a server on an old schema would fail at random, so it stops instead.
+        // Metrics go to Prometheus, served at /metrics (or on METRICS_PORT).
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let app = buildApplication(configuration: configuration, client: client, logger: logger, metrics: registry) {
+            let migrator = Migrator(client: client, migrations: migrations, logger: logger)
             let pending = try await migrator.pending()
             if !pending.isEmpty {
-                guard configuration.autoMigrate else {
+                guard autoMigrate else {
                     throw CLIError(
                         "the database has \(pending.count) pending migration(s) (\(pending.map { "\($0.version)_\($0.name)" }.joined(separator: ", "))): run 'rivers migrate', or serve with --migrate or AUTO_MIGRATE=1")
                 }
                 try await migrator.migrate()
             }
         }
-        logger.info("serving on http://\(configuration.host):\(configuration.port) (public base URL \(configuration.baseURL))")
-        let app = buildApplication(
-            configuration: configuration,
-            client: PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: logger), logger: logger)
-        try await app.runService()
+        // Graceful shutdown on SIGTERM/SIGINT, bounded by SHUTDOWN_TIMEOUT.
+        var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        try await ServiceGroup(configuration: group).run()
     }
 }
 

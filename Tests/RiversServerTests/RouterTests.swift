@@ -11,11 +11,8 @@ import Testing
 @Suite("Router: handlers without a live server")
 struct RouterTests {
     @Test func theAppContextIsCheckedOnceForEveryAppRoute() async throws {
-        let client = try await TestDatabase.client()
-        let store = Store(client: client, logger: testLogger)
-        let app = try await store.createApp(slug: "r-\(UUIDText.random().prefix(8))", name: "Router app")
+        let (store, app, token) = try await storeWithApp(slugPrefix: "r")
         let other = try await store.createApp(slug: "r-\(UUIDText.random().prefix(8))", name: "Other app")
-        let token = try await store.createToken(appId: app.id)
         let routeLog = RouteLog()
         let router = buildRouter(store: store, configuration: testConfiguration(), documents: PublishedDocuments(store: store), routeLog: routeLog)
         let application = Application(router: router, logger: testLogger)

@@ -51,13 +51,19 @@ enum TestDatabase {
     }
 
     /// One migrated database shared by the whole run (tests isolate themselves by app).
-    static let shared: Task<PostgresClient, any Error> = Task {
-        let (client, _) = try await freshDatabase()
+    static let shared: Task<(PostgresClient, DatabaseURL), any Error> = Task {
+        let (client, url) = try await freshDatabase()
         try await Migrator(client: client, migrations: try migrations, logger: testLogger).migrate()
-        return client
+        return (client, url)
     }
 
-    static func client() async throws -> PostgresClient { try await shared.value }
+    static func client() async throws -> PostgresClient { try await shared.value.0 }
+
+    /// A client on the shared database that is not running yet: for what runs its client itself
+    /// (a whole application). `run()` may be called once per client.
+    static func newClient() async throws -> PostgresClient {
+        PostgresClient(configuration: try await shared.value.1.clientConfiguration(), backgroundLogger: testLogger)
+    }
 }
 
 /// A response with its body parsed as JSON when it is JSON.
@@ -133,6 +139,14 @@ enum ResponseLog {
         let bytes = line.serialized() + [UInt8(ascii: "\n")]
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     }
+}
+
+/// The store on the shared database and a new app with a token, for tests that build their own
+/// router or application.
+func storeWithApp(slugPrefix: String) async throws -> (store: Store, app: App, token: String) {
+    let store = Store(client: try await TestDatabase.client(), logger: testLogger)
+    let app = try await store.createApp(slug: "\(slugPrefix)-\(UUIDText.random().prefix(8))", name: "Test app")
+    return (store, app, try await store.createToken(appId: app.id))
 }
 
 func testConfiguration() -> ServerConfiguration {

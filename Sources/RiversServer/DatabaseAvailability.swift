@@ -1,0 +1,190 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import RiversStore
+import ServiceLifecycle
+
+/// Whether the database answers, as this process last saw it. The monitor updates it every
+/// second; requests read it without a query, so `/health` and an API request during an outage
+/// answer at once instead of waiting on the pool.
+public final class DatabaseAvailability: Sendable {
+    private let state = NIOLockedValueBox<(ready: Bool, since: Date)>((false, Date()))
+    public init(ready: Bool = false) { state.withLockedValue { $0 = (ready, Date()) } }
+
+    public var isReady: Bool { state.withLockedValue { $0.ready } }
+
+    /// Records what was seen; true when that changes what was known.
+    @discardableResult
+    public func record(ready: Bool) -> Bool {
+        ServerMetrics.databaseReady.record(ready ? 1 : 0)
+        return state.withLockedValue { current in
+            guard current.ready != ready else { return false }
+            current = (ready, Date())
+            return true
+        }
+    }
+
+    /// Whether an error means the database cannot be reached (the connection failed or was closed,
+    /// or the server is shutting down or starting), as opposed to a query the database refused.
+    static func isUnavailability(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+            return true
+        case .server:
+            // Class 08 (connection exception) and 57 (operator intervention: shutdown, starting up).
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("08") || state.hasPrefix("57")
+        default:
+            return false
+        }
+    }
+}
+
+extension Problem {
+    /// 503 while the database cannot be reached; clients retry after `Retry-After` seconds.
+    static let databaseUnavailable = Problem(
+        .serviceUnavailable, type: "database-unavailable", title: "The database is unavailable",
+        detail: "the database cannot be reached right now; published documents are still served; retry shortly",
+        headers: [.retryAfter: "2"])
+}
+
+/// Answers API requests with 503 at once while the database is known to be down, and turns a
+/// request that fails because the database went away into a 503 too (never a 500 or a hang: a
+/// request still waiting 2 seconds after the database went down is answered then).
+struct DatabaseAvailabilityMiddleware<Context: RequestContext>: RouterMiddleware {
+    let availability: DatabaseAvailability
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard availability.isReady else {
+            ServerMetrics.databaseUnavailable.increment()
+            throw Problem.databaseUnavailable
+        }
+        let availability = self.availability
+        do {
+            return try await withoutActuallyEscaping(next) { next in
+                // The next responder runs in a child task so the watcher can give up on it; the
+                // group waits for both before returning, so `next` never outlives this call.
+                let handler = UncheckedResponder(call: next)
+                return try await withThrowingTaskGroup(of: Response?.self) { group in
+                    group.addTask { try await handler.call(request, context) }
+                    group.addTask {
+                        // Gives up on the request 2 s after the monitor saw the database go down.
+                        while availability.isReady { try await Task.sleep(for: .milliseconds(100)) }
+                        try await Task.sleep(for: .seconds(2))
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    guard let first = try await group.next(), let response = first else { throw Problem.databaseUnavailable }
+                    return response
+                }
+            }
+        } catch where DatabaseAvailability.isUnavailability(error) {
+            availability.record(ready: false)
+            throw Problem.databaseUnavailable
+        }
+    }
+}
+
+/// The rest of the middleware chain, called from a child task. Hummingbird's responders are
+/// values that handle concurrent requests; the closure is only not declared `@Sendable`.
+private struct UncheckedResponder<Context: RequestContext>: @unchecked Sendable {
+    let call: (Request, Context) async throws -> Response
+}
+
+/// Checks the schema once the database answers (retrying while it does not, with a log line
+/// naming the address tried), then checks the database every second. Readiness (`/health`) is
+/// what it last saw.
+public struct DatabaseMonitor: Service {
+    let client: PostgresClient
+    let availability: DatabaseAvailability
+    let address: String
+    let logger: Logger
+    /// Run once the database first answers (the schema check); an error stops the server.
+    let prepare: @Sendable () async throws -> Void
+    var interval: Duration = .seconds(1)
+
+    public init(
+        client: PostgresClient, availability: DatabaseAvailability, address: String, logger: Logger,
+        interval: Duration = .seconds(1), prepare: @escaping @Sendable () async throws -> Void = {}
+    ) {
+        self.client = client
+        self.availability = availability
+        self.address = address
+        self.logger = logger
+        self.interval = interval
+        self.prepare = prepare
+    }
+
+    public func run() async throws {
+        // Start: wait for the database, then check (or migrate) the schema.
+        var attempt = 0
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await ping()
+                break
+            } catch {
+                if attempt % 10 == 0 {
+                    logger.warning("cannot reach the database at \(address) (\(Self.describe(error))); retrying every second, not ready meanwhile")
+                }
+                attempt += 1
+                try? await Task.sleep(for: interval)
+            }
+        }
+        if Task.isCancelled || Task.isShuttingDownGracefully { return }
+        try await prepare()
+        availability.record(ready: true)
+        logger.info("the database at \(address) answers: ready")
+
+        // Then: one check a second.
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: interval)
+            // Stopping is not an outage.
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            let ready: Bool
+            do {
+                try await ping()
+                ready = true
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                ready = false
+                if availability.record(ready: false) {
+                    logger.error("the database at \(address) stopped answering (\(Self.describe(error))): API requests get 503 until it is back; published documents are still served")
+                }
+            }
+            if ready, availability.record(ready: true) {
+                logger.notice("the database at \(address) answers again: ready")
+            }
+        }
+    }
+
+    /// `SELECT 1`, given at most a second.
+    func ping() async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await client.query("SELECT 1", logger: logger)
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(1))
+                return false
+            }
+            defer { group.cancelAll() }
+            guard try await group.next() == true else { throw PingTimeout() }
+        }
+    }
+
+    struct PingTimeout: Error, CustomStringConvertible {
+        var description: String { "no answer within a second" }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+import Prometheus
+import RiversCore
+import RiversServer
+import RiversStore
+import Testing
+
+/// Issue 15: what the server does when the database is away, its readiness, and its JSON logs.
+@Suite("Operations: database outages, readiness, JSON logs")
+struct OperationsTests {
+    @Test func whileTheDatabaseIsAwayTheAPIAnswers503AtOnceAndPublicDocumentsStayServed() async throws {
+        let (store, app, token) = try await storeWithApp(slugPrefix: "o")
+        let availability = DatabaseAvailability(ready: false)
+        let router = buildRouter(
+            store: store, configuration: testConfiguration(), documents: PublishedDocuments(store: store), availability: availability)
+        try await Application(router: router, logger: testLogger).test(.router) { client in
+            let start = ContinuousClock.now
+            try await client.execute(uri: "/api/v1/apps/\(app.slug)/screens", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "2")
+                #expect(response.headers[.contentType] == "application/problem+json")
+                let body = try JSONValue.parse(Array(response.body.readableBytesView))
+                #expect(body["type"] == "/problems/database-unavailable")
+            }
+            #expect(ContinuousClock.now - start < .seconds(2), "answered at once, not after waiting for the pool")
+            try await client.execute(uri: "/health", method: .get) { response in
+                #expect(response.status == .serviceUnavailable, "not ready")
+            }
+            try await client.execute(uri: "/health/live", method: .get) { response in
+                #expect(response.status == .ok, "alive")
+            }
+            availability.record(ready: true)
+            try await client.execute(uri: "/health", method: .get) { response in #expect(response.status == .ok) }
+            try await client.execute(uri: "/api/v1/apps/\(app.slug)/screens", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
+                #expect(response.status == .ok, "served again without a restart")
+            }
+        }
+    }
+
+    @Test func theMonitorWaitsForAnUnreachableDatabaseAndSaysWhere() async throws {
+        // A port nothing listens on: connections are refused.
+        var configuration = PostgresClient.Configuration(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable)
+        configuration.options.connectTimeout = .seconds(1)
+        let unreachable = PostgresClient(configuration: configuration, backgroundLogger: testLogger)
+        let lines = NIOLockedValueBox<[String]>([])
+        let logger = Logger(label: "monitor") { label in
+            var handler = JSONLogHandler(label: label) { line in lines.withLockedValue { $0.append(String(decoding: line, as: UTF8.self)) } }
+            handler.logLevel = .info
+            return handler
+        }
+        let availability = DatabaseAvailability()
+        let prepared = NIOLockedValueBox(false)
+        let monitor = DatabaseMonitor(client: unreachable, availability: availability, address: "127.0.0.1:1", logger: logger) {
+            prepared.withLockedValue { $0 = true }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await unreachable.run() }
+            group.addTask { try? await monitor.run() }
+            try? await Task.sleep(for: .milliseconds(2500))
+            group.cancelAll()
+        }
+        #expect(!availability.isReady)
+        #expect(!prepared.withLockedValue { $0 }, "the schema is checked only once the database answers")
+        let logged = lines.withLockedValue { $0 }
+        let first = try #require(logged.first.map { try JSONValue.parse(Array($0.utf8)) })
+        #expect(first["level"] == "warning")
+        #expect(first["message"]?.stringValue?.contains("cannot reach the database at 127.0.0.1:1") == true, "\(logged)")
+    }
+
+    @Test func theMonitorBecomesReadyWhenTheDatabaseAnswers() async throws {
+        let client = try await TestDatabase.client()
+        let availability = DatabaseAvailability()
+        let monitor = DatabaseMonitor(client: client, availability: availability, address: "test", logger: testLogger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await monitor.run() }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !availability.isReady, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            group.cancelAll()
+        }
+        #expect(availability.isReady)
+    }
+
+    @Test func theWholeApplicationBecomesReadyAndServesMetrics() async throws {
+        let client = try await TestDatabase.newClient()
+        let registry = PrometheusCollectorRegistry()
+        registry.makeCounter(name: "rivers_test_marker").increment(by: Int64(3))
+        var configuration = testConfiguration()
+        configuration.port = 0
+        let prepared = NIOLockedValueBox(false)
+        let app = buildApplication(configuration: configuration, client: client, logger: testLogger, metrics: registry) {
+            prepared.withLockedValue { $0 = true }
+        }
+        try await app.test(.live) { client in
+            let deadline = ContinuousClock.now + .seconds(10)
+            var status = HTTPResponse.Status.serviceUnavailable
+            while status != .ok, ContinuousClock.now < deadline {
+                status = try await client.execute(uri: "/health", method: .get).status
+                if status != .ok { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(status == .ok, "ready once the database answers")
+            #expect(prepared.withLockedValue { $0 }, "the schema check ran first")
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(metrics.status == .ok)
+            #expect(metrics.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+            #expect(String(buffer: metrics.body).contains("rivers_test_marker 3"))
+        }
+    }
+
+    @Test func jsonLogLinesCarryTheRequestFields() async throws {
+        let lines = NIOLockedValueBox<[String]>([])
+        var logger = Logger(label: "rivers") { label in
+            JSONLogHandler(label: label) { line in lines.withLockedValue { $0.append(String(decoding: line, as: UTF8.self)) } }
+        }
+        logger.logLevel = .info
+        logger.info("request", metadata: ["method": "GET", "route": "/api/v1/apps/{app}/screens", "status": .stringConvertible(200), "duration_ms": .stringConvertible(1.5)])
+        let line = try #require(lines.withLockedValue { $0.first })
+        #expect(line.hasSuffix("\n") && line.filter { $0 == "\n" }.count == 1, "one line")
+        let json = try JSONValue.parse(Array(line.utf8))
+        #expect(json["level"] == "info")
+        #expect(json["label"] == "rivers")
+        #expect(json["message"] == "request")
+        #expect(json["route"] == "/api/v1/apps/{app}/screens")
+        #expect(json["status"] == 200)
+        #expect(json["duration_ms"] == 1.5)
+        #expect(json["time"]?.stringValue?.hasSuffix("Z") == true)
+    }
+
+    @Test func logFormatAndShutdownTimeoutAreRead() throws {
+        let c = try ServerConfiguration.fromEnvironment(["LOG_FORMAT": "JSON", "SHUTDOWN_TIMEOUT": "25"])
+        #expect(c.logFormat == .json)
+        #expect(c.shutdownTimeout == .seconds(25))
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["LOG_FORMAT": "xml"]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["SHUTDOWN_TIMEOUT": "0"]) }
+    }
+}
