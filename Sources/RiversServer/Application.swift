@@ -114,6 +114,12 @@ public func buildRouter(
         guard availability.isReady else { throw Problem.databaseUnavailable }
         return JSONResponse(["status": "ok"])
     }
+    // Readiness for load balancers that should send traffic only once the published documents are
+    // in memory too: the database answers and every current document is loaded.
+    open.on(.get, "health/ready") { _, _ in
+        guard availability.isReady, documents.isLoaded else { throw Problem.databaseUnavailable }
+        return JSONResponse(["status": "ok"])
+    }
     // The process answers: for liveness probes, without touching the database.
     open.on(.get, "health/live") { _, _ in
         JSONResponse(["status": "ok"])

@@ -53,7 +53,7 @@ extension Problem {
 
 /// Answers API requests with 503 at once while the database is known to be down, and turns a
 /// request that fails because the database went away into a 503 too (never a 500 or a hang: a
-/// request still waiting 2 seconds after the database went down is answered then).
+/// request in flight when the monitor sees the database go down is answered then).
 struct DatabaseAvailabilityMiddleware<Context: RequestContext>: RouterMiddleware {
     let availability: DatabaseAvailability
 
@@ -71,9 +71,10 @@ struct DatabaseAvailabilityMiddleware<Context: RequestContext>: RouterMiddleware
                 return try await withThrowingTaskGroup(of: Response?.self) { group in
                     group.addTask { try await handler.call(request, context) }
                     group.addTask {
-                        // Gives up on the request 2 s after the monitor saw the database go down.
-                        while availability.isReady { try await Task.sleep(for: .milliseconds(100)) }
-                        try await Task.sleep(for: .seconds(2))
+                        // Gives up on the request as soon as the monitor sees the database go down
+                        // (it checks twice a second), after a moment for an answer already on its way.
+                        while availability.isReady { try await Task.sleep(for: .milliseconds(50)) }
+                        try await Task.sleep(for: .milliseconds(300))
                         return nil
                     }
                     defer { group.cancelAll() }
@@ -95,7 +96,7 @@ private struct UncheckedResponder<Context: RequestContext>: @unchecked Sendable 
 }
 
 /// Checks the schema once the database answers (retrying while it does not, with a log line
-/// naming the address tried), then checks the database every second. Readiness (`/health`) is
+/// naming the address tried), then checks the database twice a second. Readiness (`/health`) is
 /// what it last saw.
 public struct DatabaseMonitor: Service {
     let client: PostgresClient
@@ -104,11 +105,11 @@ public struct DatabaseMonitor: Service {
     let logger: Logger
     /// Run once the database first answers (the schema check); an error stops the server.
     let prepare: @Sendable () async throws -> Void
-    var interval: Duration = .seconds(1)
+    var interval: Duration = .milliseconds(500)
 
     public init(
         client: PostgresClient, availability: DatabaseAvailability, address: String, logger: Logger,
-        interval: Duration = .seconds(1), prepare: @escaping @Sendable () async throws -> Void = {}
+        interval: Duration = .milliseconds(500), prepare: @escaping @Sendable () async throws -> Void = {}
     ) {
         self.client = client
         self.availability = availability
@@ -126,8 +127,8 @@ public struct DatabaseMonitor: Service {
                 try await ping()
                 break
             } catch {
-                if attempt % 10 == 0 {
-                    logger.warning("cannot reach the database at \(address) (\(Self.describe(error))); retrying every second, not ready meanwhile")
+                if attempt % 20 == 0 {
+                    logger.warning("cannot reach the database at \(address) (\(Self.describe(error))); retrying twice a second, not ready meanwhile")
                 }
                 attempt += 1
                 try? await Task.sleep(for: interval)
@@ -138,7 +139,7 @@ public struct DatabaseMonitor: Service {
         availability.record(ready: true)
         logger.info("the database at \(address) answers: ready")
 
-        // Then: one check a second.
+        // Then: a check every `interval`.
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: interval)
             // Stopping is not an outage.
@@ -160,24 +161,40 @@ public struct DatabaseMonitor: Service {
         }
     }
 
-    /// `SELECT 1`, given at most a second.
+    /// `SELECT 1`, given at most half a second. The query runs in a task of its own that is not
+    /// awaited past the deadline: a query stuck on a dying connection must not stop the checks.
     func ping() async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
+        let client = self.client, logger = self.logger
+        let outcome = PingOutcome()
+        let query = Task {
+            do {
                 try await client.query("SELECT 1", logger: logger)
-                return true
+                outcome.finish(nil)
+            } catch {
+                outcome.finish(error)
             }
-            group.addTask {
-                try await Task.sleep(for: .seconds(1))
-                return false
-            }
-            defer { group.cancelAll() }
-            guard try await group.next() == true else { throw PingTimeout() }
         }
+        let deadline = ContinuousClock.now + .milliseconds(500)
+        while ContinuousClock.now < deadline {
+            if let result = outcome.result {
+                if let error = result { throw error }
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        query.cancel()
+        throw PingTimeout()
+    }
+
+    /// What a ping's query ended with (nil inside: it succeeded).
+    final class PingOutcome: Sendable {
+        private let box = NIOLockedValueBox<(any Error)??>(nil)
+        var result: (any Error)?? { box.withLockedValue { $0 } }
+        func finish(_ error: (any Error)?) { box.withLockedValue { if $0 == nil { $0 = .some(error) } } }
     }
 
     struct PingTimeout: Error, CustomStringConvertible {
-        var description: String { "no answer within a second" }
+        var description: String { "no answer within half a second" }
     }
 
     static func describe(_ error: any Error) -> String {

@@ -24,7 +24,8 @@ struct RequestIdMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         response.headers[.requestId] = context.id
         response.headers[.contentTypeOptions] = "nosniff"
-        if response.status.code >= 500 {
+        // A 503 while the database is away is logged once by the monitor, not per request.
+        if response.status.code >= 500, response.status != .serviceUnavailable {
             context.logger.error("\(response.status.code) on \(request.method) \(context.endpointPath ?? "(no route)")", metadata: ["request_id": .string(context.id)])
         }
         return response

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// Connection settings read from a `DATABASE_URL`:
@@ -84,9 +85,66 @@ extension PostgresConnection {
 }
 
 extension PostgresClient {
-    func transaction<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await withConnection { connection in
-            try await connection.transaction(logger: logger, body)
+    /// One transaction on a connection of the pool. The caller may stop waiting (see `abandonable`).
+    func transaction<T: Sendable>(logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await abandonable {
+            try await self.withConnection { connection in
+                try await connection.transaction(logger: logger, body)
+            }
         }
+    }
+
+    /// A connection of the pool for reads. The caller may stop waiting (see `abandonable`).
+    func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await abandonable { try await self.withConnection(body) }
+    }
+}
+
+/// Runs `work` in a task of its own and waits for it; when the waiting task is cancelled, it stops
+/// waiting at once (and cancels the work, which ends on its own). A request whose database went
+/// away while it waited on the pool or on a dying connection can then be answered (503) instead
+/// of hanging until the pool gives up.
+func abandonable<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    let waiter = Waiter<T>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            waiter.start(continuation, work: work)
+        }
+    } onCancel: {
+        waiter.resume(with: .failure(CancellationError()))
+    }
+}
+
+/// The continuation of one `abandonable` call, resumed once: by the work, or by cancellation.
+private final class Waiter<T: Sendable>: Sendable {
+    private let state = NIOLockedValueBox<(continuation: CheckedContinuation<T, any Error>?, done: Bool, task: Task<Void, Never>?)>((nil, false, nil))
+
+    func start(_ continuation: CheckedContinuation<T, any Error>, work: @escaping @Sendable () async throws -> T) {
+        let cancelledAlready = state.withLockedValue { s -> Bool in
+            if s.done { return true }
+            s.continuation = continuation
+            return false
+        }
+        if cancelledAlready {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
+        let task = Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await work()) } catch { result = .failure(error) }
+            self.resume(with: result)
+        }
+        state.withLockedValue { $0.task = task }
+    }
+
+    func resume(with result: Result<T, any Error>) {
+        let (continuation, task) = state.withLockedValue { s -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?) in
+            if s.done { return (nil, nil) }
+            s.done = true
+            defer { s.continuation = nil }
+            return (s.continuation, s.task)
+        }
+        if case .failure(let error) = result, error is CancellationError { task?.cancel() }
+        continuation?.resume(with: result)
     }
 }

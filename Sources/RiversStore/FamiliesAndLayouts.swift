@@ -54,7 +54,7 @@ extension Store {
         }
     }
 
-    public func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record {
+    public func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record {
         try await client.transaction(logger: logger) { connection in
             let current = try await fetch(.families, appId: appId, id: id, on: connection, lock: .update)
             try precondition.check(current.revision)
@@ -159,7 +159,7 @@ extension Store {
         }
     }
 
-    public func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record {
+    public func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record {
         try await client.transaction(logger: logger) { connection in
             let catalog = try await registry(appId: appId, on: connection).catalog
             let current = try await fetch(.layouts, appId: appId, id: id, on: connection, lock: .update)

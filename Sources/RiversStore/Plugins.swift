@@ -73,7 +73,7 @@ extension Store {
     }
 
     public func registry(appId: String) async throws -> PluginRegistry {
-        try await client.withConnection { try await self.registry(appId: appId, on: $0) }
+        try await client.reading { try await self.registry(appId: appId, on: $0) }
     }
 
     /// The plugin as the API shows it: its current manifest and the versions it has.
@@ -109,7 +109,7 @@ extension Store {
     }
 
     public func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page {
-        try await client.withConnection { connection in
+        try await client.reading { connection in
             var ids: [String] = []
             for try await id in try await connection.query(
                 """
@@ -130,7 +130,7 @@ extension Store {
     }
 
     public func plugin(appId: String, identifier: String) async throws -> Record {
-        guard let record = try await client.withConnection({ try await self.pluginRecord(appId: appId, identifier: identifier, on: $0, lock: .none) }) else {
+        guard let record = try await client.reading({ try await self.pluginRecord(appId: appId, identifier: identifier, on: $0, lock: .none) }) else {
             throw StoreError.notFound("no plugin \(identifier) in this app")
         }
         return record

@@ -20,13 +20,13 @@ public protocol FamilyRepository: Sendable {
     func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page
     func family(appId: String, id: String) async throws -> Record
     func createFamily(appId: String, body: JSONValue) async throws -> Record
-    func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record
+    func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
     func deleteFamily(appId: String, id: String, precondition: RevisionPrecondition) async throws
 
     func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page
     func layout(appId: String, id: String) async throws -> Record
     func createLayout(appId: String, body: JSONValue) async throws -> Record
-    func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record
+    func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
     func deleteLayout(appId: String, id: String, precondition: RevisionPrecondition) async throws
 }
 
@@ -35,7 +35,7 @@ public protocol ScreenRepository: Sendable {
     func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page
     func screen(appId: String, id: String) async throws -> Record
     func createScreen(appId: String, body: JSONValue) async throws -> Record
-    func updateScreen(appId: String, id: String, precondition: RevisionPrecondition, transform: Transform) async throws -> Record
+    func updateScreen(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
     func deleteScreen(appId: String, id: String, precondition: RevisionPrecondition) async throws
 }
 

@@ -48,7 +48,7 @@ extension Store {
     }
 
     public func updateScreen(
-        appId: String, id: String, precondition: RevisionPrecondition, transform: Transform
+        appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform
     ) async throws -> Record {
         try await client.transaction(logger: logger) { connection in
             _ = try await lockApp(appId, on: connection)

@@ -140,16 +140,19 @@ public struct Store: Sendable {
     /// or nil for an unknown token.
     /// The app a token belongs to and the token's name, in one query.
     public func tokenOwner(_ token: String) async throws -> (app: App, tokenName: String)? {
-        let rows = try await client.query(
-            """
-            SELECT a.id::text, a.slug, a.name, a.created_at, CASE WHEN t.label = '' THEN left(t.id::text, 8) ELSE t.label END
-            FROM api_tokens t JOIN apps a ON a.id = t.app_id WHERE t.token_hash = \(Self.hash(token))
-            """,
-            logger: logger)
-        for try await (id, slug, name, createdAt, tokenName) in rows.decode((String, String, String, Date, String).self) {
-            return (App(id: id, slug: slug, name: name, createdAt: createdAt), tokenName)
+        let hash = Self.hash(token), logger = self.logger
+        return try await client.reading { connection -> (app: App, tokenName: String)? in
+            let rows = try await connection.query(
+                """
+                SELECT a.id::text, a.slug, a.name, a.created_at, CASE WHEN t.label = '' THEN left(t.id::text, 8) ELSE t.label END
+                FROM api_tokens t JOIN apps a ON a.id = t.app_id WHERE t.token_hash = \(hash)
+                """,
+                logger: logger)
+            for try await (id, slug, name, createdAt, tokenName) in rows.decode((String, String, String, Date, String).self) {
+                return (App(id: id, slug: slug, name: name, createdAt: createdAt), tokenName)
+            }
+            return nil
         }
-        return nil
     }
 
     static func hash(_ token: String) -> Data {
@@ -219,7 +222,7 @@ extension Store {
     }
 
     func get(_ table: DocumentTable, appId: String, id: String) async throws -> Record {
-        try await client.withConnection { try await self.fetch(table, appId: appId, id: id, on: $0, lock: .none) }
+        try await client.reading { try await self.fetch(table, appId: appId, id: id, on: $0, lock: .none) }
     }
 
     /// Reads one resource; with `lock`, holds its row until the transaction ends.

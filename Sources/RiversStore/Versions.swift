@@ -47,7 +47,7 @@ public func sha256Hex(_ bytes: [UInt8]) -> String {
 extension Store {
     /// The problems that would stop a publish now, and the warnings it would go ahead with.
     public func problems(appId: String) async throws -> PublishReport {
-        try await client.withConnection { connection in
+        try await client.reading { connection in
             let content = try await self.content(appId: appId, on: connection)
             return PublishReport(
                 problems: checkProblems(content, appId: appId),
@@ -57,7 +57,7 @@ extension Store {
 
     /// The document as it would be published now: the bytes a publish would store.
     public func draftDocument(appId: String) async throws -> [UInt8] {
-        try await client.withConnection { connection in
+        try await client.reading { connection in
             makeDocument(try await self.content(appId: appId, on: connection), appId: appId)
         }
     }
@@ -160,14 +160,14 @@ extension Store {
     }
 
     public func version(appId: String, number: Int) async throws -> PublishedVersion {
-        guard let v = try await client.withConnection({ try await self.version(appId: appId, number: number, on: $0) }) else {
+        guard let v = try await client.reading({ try await self.version(appId: appId, number: number, on: $0) }) else {
             throw StoreError.notFound("no version \(number) of this app")
         }
         return v
     }
 
     public func currentVersion(appId: String) async throws -> PublishedVersion? {
-        try await client.withConnection { try await self.currentVersion(appId: appId, on: $0) }
+        try await client.reading { try await self.currentVersion(appId: appId, on: $0) }
     }
 
     /// Versions, newest first, without their bytes.
@@ -224,7 +224,7 @@ extension Store {
     /// Version `number` of an app by slug.
     public func document(slug: String, number: Int) async throws -> PublishedVersion? {
         guard let app = try await findApp(slug: slug) else { return nil }
-        return try await client.withConnection { try await self.version(appId: app.id, number: number, on: $0) }
+        return try await client.reading { try await self.version(appId: app.id, number: number, on: $0) }
     }
 }
 

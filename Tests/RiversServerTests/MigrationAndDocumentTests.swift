@@ -82,6 +82,28 @@ struct MigrationAndDocumentTests {
         #expect(parsed.normalizeValues(["size": 22], section: "styles").values == ["size": "22"])
     }
 
+    @Test("published versions can be neither changed nor deleted, but go with their app")
+    func versionsAreImmutable() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            try await api.create("screens", screenBody("Home"))
+            #expect(try await api.request(.post, "publish").status == .created)
+            let client = try await TestDatabase.client()
+            for statement: PostgresQuery in [
+                "UPDATE versions SET note = 'changed' WHERE app_id = \(api.app.id)::uuid",
+                "DELETE FROM versions WHERE app_id = \(api.app.id)::uuid",
+            ] {
+                await #expect(throws: PSQLError.self) { try await client.query(statement, logger: testLogger) }
+            }
+            #expect(try await api.request(.get, "versions").json["total"] == 1)
+            // Deleting the app takes its versions along.
+            try await client.query("DELETE FROM apps WHERE id = \(api.app.id)::uuid", logger: testLogger)
+            var left = -1
+            for try await n in try await client.query("SELECT count(*)::int FROM versions WHERE app_id = \(api.app.id)::uuid", logger: testLogger).decode(Int.self) { left = n }
+            #expect(left == 0)
+        }
+    }
+
     @Test("two migrators at once apply each file once")
     func concurrentMigrators() async throws {
         let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_migrate")

@@ -34,6 +34,9 @@ struct OperationsTests {
             try await client.execute(uri: "/health/live", method: .get) { response in
                 #expect(response.status == .ok, "alive")
             }
+            try await client.execute(uri: "/health/ready", method: .get) { response in
+                #expect(response.status == .serviceUnavailable, "not ready for traffic")
+            }
             availability.record(ready: true)
             try await client.execute(uri: "/health", method: .get) { response in #expect(response.status == .ok) }
             try await client.execute(uri: "/api/v1/apps/\(app.slug)/screens", method: .get, headers: [.authorization: "Bearer \(token)"]) { response in
@@ -103,6 +106,13 @@ struct OperationsTests {
                 if status != .ok { try await Task.sleep(for: .milliseconds(100)) }
             }
             #expect(status == .ok, "ready once the database answers")
+            // Ready with the documents too once the published index is loaded.
+            var ready = HTTPResponse.Status.serviceUnavailable
+            while ready != .ok, ContinuousClock.now < deadline {
+                ready = try await client.execute(uri: "/health/ready", method: .get).status
+                if ready != .ok { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(ready == .ok)
             #expect(prepared.withLockedValue { $0 }, "the schema check ran first")
             let metrics = try await client.execute(uri: "/metrics", method: .get)
             #expect(metrics.status == .ok)
