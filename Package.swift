@@ -43,6 +43,7 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // HTTP: the JSON API and the static editor, on Hummingbird.
         .target(name: "RiversServer", dependencies: [

@@ -138,6 +138,11 @@ export class Api {
     return (await this.request('POST', this.appPath('preview?format=svg'), { body: { screen, device }, signal, text: true })).data;
   }
 
+  /** The frames of an unsaved screen body on a device preset: the server's layout, as JSON. */
+  async previewLayout(screen, device, signal) {
+    return (await this.request('POST', this.appPath('preview'), { body: { screen, device }, signal })).data;
+  }
+
   // Publishing ----------------------------------------------------------------------------------
   publish(note) { return this.request('POST', this.appPath('publish'), { body: { note } }); }
   async problems() { return (await this.publishReport()).problems; }
@@ -148,6 +153,8 @@ export class Api {
   }
   async versions(limit = 50, offset = 0) { return (await this.request('GET', this.appPath(`versions?limit=${limit}&offset=${offset}`))).data; }
   async version(n) { return (await this.request('GET', this.appPath(`versions/${n}`))).data; }
+  /** The document a publish would send now (the saved screens). */
+  async draftDocument() { return (await this.request('GET', this.appPath('draft.json'))).data; }
   async diff(from, to) { return (await this.request('GET', this.appPath(`versions/diff?from=${from}&to=${to}`))).data; }
   rollback(n) { return this.request('POST', this.appPath(`versions/${n}/rollback`), { body: {} }); }
   /** The public document, fetched without the token as an app would. */

@@ -1,7 +1,7 @@
 // The editor's entry point: sign-in, the top bar, and the routes of every area.
 import { api, state, loadApp, rememberToken, forgetToken, signedIn } from './state.js';
 import { initNotify, showError, clearMessages, explain } from './notify.js';
-import { route, startRouter, stopRouter, isDirty } from './router.js';
+import { route, startRouter, stopRouter, isDirty, discardCurrent } from './router.js';
 import { confirmDialog } from './dialogs.js';
 
 route('/screens', () => import('./views/screens.js'), 'Screens');
@@ -74,6 +74,7 @@ function init() {
         confirm: 'Sign out and drop changes', cancel: 'Stay signed in', danger: true,
       });
       if (!leave) return;
+      discardCurrent();
     }
     forgetToken();
     clearMessages();

@@ -4,6 +4,9 @@
 import { api } from './state.js';
 import { clone, stableStringify, h } from './dom.js';
 import { conflictDialog } from './dialogs.js';
+import { merge3, describeConflict } from './merge.js';
+import { changeLines } from './changes.js';
+import { info } from './notify.js';
 
 const BOOKKEEPING = ['revision', 'created_at', 'updated_at'];
 
@@ -12,32 +15,6 @@ export function editable(record, strip = []) {
   const body = clone(record) || {};
   for (const key of [...BOOKKEEPING, ...strip]) delete body[key];
   return body;
-}
-
-function describe(value) {
-  if (value === null || value === undefined) return 'none';
-  if (typeof value === 'string') return `“${value}”`;
-  if (Array.isArray(value)) return `${value.length} item${value.length === 1 ? '' : 's'}`;
-  if (typeof value === 'object') return 'changed';
-  return String(value);
-}
-
-/** Which top-level members differ, and a readable line for each. */
-export function differences(before, after, labels = {}) {
-  const keys = new Set([...Object.keys(before || {}), ...Object.keys(after || {})]);
-  const changed = [];
-  const lines = [];
-  for (const key of keys) {
-    if (BOOKKEEPING.includes(key)) continue;
-    const a = before?.[key];
-    const b = after?.[key];
-    if (stableStringify(a) === stableStringify(b)) continue;
-    const label = labels[key] || key.replace(/_/g, ' ');
-    changed.push(label);
-    if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) lines.push(`${label}: changed`);
-    else lines.push(`${label}: ${describe(a)} → ${describe(b)}`);
-  }
-  return { changed, lines };
 }
 
 export class ResourceEditor {
@@ -60,6 +37,64 @@ export class ResourceEditor {
     this.saving = false;
     /** Set by the save flow (save-flow.js) while a save is under way: one at a time. */
     this.busy = false;
+    /** Where unsaved edits are kept in this browser (see keepLocally); null: not kept. */
+    this.localKey = null;
+    /** Edits kept in the browser from an earlier visit, offered back (restoreBanner). */
+    this.offer = null;
+  }
+
+  /**
+   * Keeps the draft in localStorage under a key of its own (per app, kind and id) on every
+   * persist(), so a reload or a crash loses nothing; what was kept before is offered back.
+   */
+  keepLocally(id) {
+    this.localKey = `rivers.draft.${api.app}.${this.kind}.${id}`;
+    const stored = readStored(this.localKey);
+    if (stored && stableStringify(stored.draft) !== stableStringify(this.base)) this.offer = stored;
+    else if (stored) forgetStored(this.localKey);
+  }
+
+  /** Writes the draft to the browser when it differs from what it started from; else forgets it. */
+  persist() {
+    if (!this.localKey || this.offer) return;
+    if (!this.dirty) { forgetStored(this.localKey); return; }
+    try {
+      localStorage.setItem(this.localKey, JSON.stringify({
+        revision: this.revision, base: this.base, draft: this.draft, saved_at: new Date().toISOString(),
+      }));
+    } catch { /* storage full or refused: the edits stay on screen */ }
+  }
+
+  /** Drops what the browser keeps (after a save, or when the user drops the edits). */
+  forgetLocal() {
+    if (this.localKey) forgetStored(this.localKey);
+  }
+
+  /**
+   * Takes the kept edits back. When the record was saved by someone since, the draft keeps the
+   * base it was made on, so the next save meets the conflict and merges (three-way).
+   * Returns 'restored' or 'behind' (someone saved since).
+   */
+  restoreOffer() {
+    const stored = this.offer;
+    this.offer = null;
+    if (!stored) return null;
+    if (this.isNew || stored.revision === this.revision) {
+      this.draft = clone(stored.draft);
+      this.persist();
+      return 'restored';
+    }
+    this.base = clone(stored.base);
+    this.etag = `"${stored.revision}"`;
+    this.record = { ...this.record, revision: stored.revision };
+    this.draft = clone(stored.draft);
+    this.persist();
+    return 'behind';
+  }
+
+  dropOffer() {
+    this.offer = null;
+    this.forgetLocal();
   }
 
   load(record, etag) {
@@ -84,71 +119,146 @@ export class ResourceEditor {
   }
 
   /**
-   * Saves the draft. Resolves {status: 'saved'|'conflict-kept'|'reloaded'|'unchanged'}.
+   * Saves the draft. Resolves {status: 'saved'|'merged'|'conflict-kept'|'reloaded'}.
    * Rejects with the ApiError for everything else (422 included) so the view can place it.
-   * `overwrite`: after a kept conflict, save over the version the user was shown.
+   * When someone saved first (412), the three versions are merged: without overlaps the merge is
+   * saved at once ('merged', with `merge` saying what came from whom); with overlaps the user is
+   * asked (conflictDialog).
+   * `overwrite`: after a kept conflict, merge again taking mine wherever we both changed something.
    * `send`: a custom request (reorder) given (body, etag).
    */
   async save({ overwrite = false, send } = {}) {
+    this.lastMerge = null;
     const body = this.toBody(clone(this.draft));
     if (this.isNew) {
       const { data, etag } = await api.create(this.kind, body);
+      this.forgetLocal();
       this.load(data, etag);
       return { status: 'saved', record: data };
     }
-    const etag = overwrite && this.conflict ? this.conflict.etag : this.etag;
     this.saving = true;
     try {
-      const { data, etag: newEtag } = send ? await send(body, etag) : await api.replace(this.kind, this.record.id, body, etag);
+      if (overwrite && this.conflict) return await this.resolveConflict({ preferMine: true });
+      const { data, etag: newEtag } = send ? await send(body, this.etag) : await api.replace(this.kind, this.record.id, body, this.etag);
       this.load(data, newEtag);
+      this.forgetLocal();
       return { status: 'saved', record: data };
     } catch (error) {
       if (!error.isConflict) throw error;
-      return this.resolveConflict(error);
+      return this.resolveConflict({ problem: error.problem });
     } finally {
       this.saving = false;
     }
   }
 
-  async resolveConflict(error) {
-    let theirs = null;
-    let theirEtag = null;
+  /**
+   * Fetches theirs and merges base, theirs and mine. Overlaps are asked about, unless `preferMine`
+   * (the user chose to keep theirs' other changes and their own values where both changed).
+   */
+  async resolveConflict({ problem = {}, preferMine = false, attempt = 0 } = {}) {
+    // Deleted meanwhile, or unreachable: this throws; the draft stays and the caller shows it.
+    const { data: theirs, etag: theirEtag } = await api.get(this.kind, this.record.id);
+    const base = this.toBody(clone(this.base));
+    const theirBody = this.toBody(editable(theirs, this.strip));
+    const mine = this.toBody(clone(this.draft));
+    const theirLines = changeLines(base, theirBody);
+    const myLines = changeLines(base, mine);
+    let { merged, conflicts } = merge3(base, theirBody, mine);
+    if (conflicts.length) {
+      let choices;
+      if (preferMine) {
+        choices = Object.fromEntries(conflicts.map((c) => [c.key, 'mine']));
+      } else {
+        const answer = await conflictDialog({
+          kind: this.noun,
+          name: this.draft.name || this.record.name || this.record.id,
+          theirRevision: theirs.revision ?? problem.current_revision ?? null,
+          myRevision: this.revision,
+          theirLines, myLines,
+          conflicts: conflicts.map((c) => ({ key: c.key, ...describeConflict(c) })),
+        });
+        if (answer.action === 'reload') {
+          this.load(theirs, theirEtag);
+          this.forgetLocal();
+          return { status: 'reloaded', record: theirs };
+        }
+        if (answer.action !== 'merge') {
+          this.conflict = { record: theirs, etag: theirEtag, revision: theirs.revision, theirLines, conflicts: conflicts.length };
+          return { status: 'conflict-kept', record: theirs };
+        }
+        choices = answer.choices;
+      }
+      ({ merged, conflicts } = merge3(base, theirBody, mine, choices));
+    }
     try {
-      const answer = await api.get(this.kind, this.record.id);
-      theirs = answer.data;
-      theirEtag = answer.etag;
-    } catch (fetchError) {
-      // Deleted meanwhile, or unreachable: the draft stays; the caller shows the error.
-      throw fetchError;
+      const { data, etag } = await api.replace(this.kind, this.record.id, merged, theirEtag);
+      this.load(data, etag);
+      this.forgetLocal();
+      this.lastMerge = { revision: data.revision, theirLines, myLines };
+      return { status: 'merged', record: data, merge: this.lastMerge };
+    } catch (error) {
+      // Saved again meanwhile: merge once more on top of the newest (a new overlap is asked about).
+      if (error.isConflict && attempt < 2) {
+        this.base = editable(theirs, this.strip);
+        this.draft = merged;
+        this.etag = theirEtag;
+        return this.resolveConflict({ problem: error.problem, preferMine, attempt: attempt + 1 });
+      }
+      if (error.isValidation) {
+        // The merge itself is refused: keep it as the draft on top of theirs, to fix and save.
+        this.load(theirs, theirEtag);
+        this.draft = merged;
+      }
+      throw error;
     }
-    const { changed, lines } = differences(this.base, editable(theirs, this.strip), this.labels);
-    const mine = differences(this.toBody(clone(this.base)), this.toBody(clone(this.draft)), this.labels).changed;
-    const choice = await conflictDialog({
-      kind: this.noun,
-      name: this.draft.name || this.record.name || this.record.id,
-      theirRevision: theirs.revision ?? error.problem.current_revision ?? null,
-      myRevision: this.revision,
-      changedKeys: changed,
-      theirSummary: lines,
-      myChangedKeys: mine,
-    });
-    if (choice === 'reload') {
-      this.load(theirs, theirEtag);
-      return { status: 'reloaded', record: theirs };
-    }
-    this.conflict = { record: theirs, etag: theirEtag, revision: theirs.revision, changed, lines };
-    return { status: 'conflict-kept', record: theirs };
   }
 
   /** Takes the version shown in the conflict (drops the draft). */
   acceptTheirs() {
     if (!this.conflict) return;
     this.load(this.conflict.record, this.conflict.etag);
+    this.forgetLocal();
   }
 }
 
+function readStored(key) {
+  try {
+    const value = JSON.parse(localStorage.getItem(key) || 'null');
+    return value && typeof value === 'object' && value.draft ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function forgetStored(key) {
+  try { localStorage.removeItem(key); } catch { /* nothing kept */ }
+}
+
 /**
- * The banner shown while a kept conflict is unresolved: reload theirs, or save mine over theirs.
+ * Offers back the edits the browser kept from an earlier visit (a reload, a crash, a closed tab):
+ * what they change, and Restore or Discard.
+ */
+export function restoreBanner(editor, { onRestore, onDiscard, describe }) {
+  const stored = editor.offer;
+  if (!stored) return null;
+  const when = stored.saved_at ? new Date(stored.saved_at).toLocaleString() : 'earlier';
+  const behind = !editor.isNew && stored.revision !== editor.revision;
+  const lines = describe ? describe(stored.base, stored.draft) : [];
+  return h('div', { class: 'restore-banner', role: 'region', 'aria-label': 'Unsaved changes kept in this browser' },
+    h('p', {},
+      h('strong', { text: `Unsaved changes to this ${editor.noun} were kept in this browser` }),
+      ` (last edited ${when}).`,
+      behind ? ` It was saved again since (now revision ${editor.revision}); restoring merges your changes with the newer version when you save.` : ''),
+    lines.length ? h('ul', { class: 'restore-summary' }, lines.slice(0, 8).map((line) => h('li', { text: line })),
+      lines.length > 8 ? h('li', { class: 'muted', text: `and ${lines.length - 8} more` }) : null) : null,
+    h('div', { class: 'banner-actions' },
+      h('button', { type: 'button', class: 'button primary', 'data-action': 'restore', text: 'Restore my changes', onclick: onRestore }),
+      h('button', { type: 'button', class: 'button', 'data-action': 'discard-kept', text: 'Discard them', onclick: onDiscard })));
+}
+
+/**
+ * The banner shown while a kept conflict is unresolved: take theirs, or save the merge keeping my
+ * values where we both changed something (their other changes stay).
  */
 export function conflictBanner(editor, { onReload, onOverwrite }) {
   if (!editor.conflict) return null;
@@ -156,8 +266,41 @@ export function conflictBanner(editor, { onReload, onOverwrite }) {
   return h('div', { class: 'conflict-banner', role: 'region', 'aria-label': 'Unresolved conflict' },
     h('p', {},
       h('strong', { text: `Not saved: this ${editor.noun} was changed by someone else` }),
-      ` (now revision ${c.revision}${c.changed.length ? `; they changed ${c.changed.join(', ')}` : ''}). You are editing your own copy.`),
+      ` (now revision ${c.revision}). You are editing your own copy; you both changed ${c.conflicts === 1 ? 'one thing' : `${c.conflicts} things`}.`),
+    c.theirLines?.length ? h('p', { class: 'hint', text: `They changed: ${c.theirLines.slice(0, 4).join('; ')}${c.theirLines.length > 4 ? '; …' : ''}.` }) : null,
     h('div', { class: 'banner-actions' },
-      h('button', { type: 'button', class: 'button', 'data-action': 'reload-theirs', text: 'Reload their version', onclick: onReload }),
-      h('button', { type: 'button', class: 'button danger', 'data-action': 'overwrite', text: 'Save mine over theirs', onclick: onOverwrite })));
+      h('button', { type: 'button', class: 'button', 'data-action': 'reload-theirs', text: 'Take theirs, drop mine', onclick: onReload }),
+      h('button', {
+        type: 'button', class: 'button primary', 'data-action': 'overwrite', text: 'Save mine where we both changed',
+        title: 'Saves their other changes too: only what you both changed takes your value.', onclick: onOverwrite,
+      })));
+}
+
+/** After a save that merged someone else's changes: what came from whom. */
+export function mergedBanner(editor, { onDismiss }) {
+  const m = editor.lastMerge;
+  if (!m) return null;
+  const list = (title, lines) => (lines.length ? h('div', {}, h('strong', { text: title }),
+    h('ul', {}, lines.slice(0, 6).map((line) => h('li', { text: line })), lines.length > 6 ? h('li', { class: 'muted', text: `and ${lines.length - 6} more` }) : null)) : null);
+  return h('div', { class: 'merged-banner', role: 'status', 'aria-label': 'Merged with changes saved by someone else' },
+    h('p', {}, h('strong', { text: `Saved with someone else’s changes merged in (revision ${m.revision}).` }), ' Nobody’s work was dropped.'),
+    h('div', { class: 'merged-sides' }, list('Their changes, kept:', m.theirLines), list('Your changes, saved:', m.myLines)),
+    h('button', { type: 'button', class: 'button small', 'data-action': 'dismiss-merge', text: 'OK', onclick: () => { editor.lastMerge = null; onDismiss(); } }));
+}
+
+/**
+ * The banner that offers back the changes kept in the browser, the same in every editor:
+ * `redraw` shows the restored draft, `render` the editor without the offer.
+ */
+export function keptChangesBanner(editor, { history, redraw, render }) {
+  return restoreBanner(editor, {
+    describe: (before, after) => changeLines(before, after),
+    onRestore: () => {
+      const how = editor.restoreOffer();
+      history.record('restore the kept changes');
+      redraw();
+      info(how === 'behind' ? 'Your kept changes are back; saving merges them with the newer version.' : 'Your kept changes are back (not saved yet).');
+    },
+    onDiscard: () => { editor.dropOffer(); render(); info('The kept changes were discarded.'); },
+  });
 }

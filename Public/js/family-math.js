@@ -28,6 +28,16 @@ export function parseRatio(text) {
   return Number.isFinite(n) ? n : NaN;
 }
 
+/** Ratios people write as width:height; a stored number close to one is shown that way. */
+const COMMON_RATIOS = [[16, 9], [9, 16], [4, 3], [3, 4], [3, 2], [2, 3], [1, 1], [21, 9], [2, 1], [1, 2], [5, 4], [4, 5], [16, 10], [10, 16]];
+
+/** An aspect ratio as typed: 1.7778 (or 16/9) reads "16:9"; other numbers as they are. */
+export function formatRatio(value) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return value ?? '';
+  for (const [a, b] of COMMON_RATIOS) if (Math.abs(value - a / b) <= 5e-4 * (a / b)) return `${a}:${b}`;
+  return String(value);
+}
+
 /**
  * A family's numbers the sizes depend on, read as the server reads them: each is checked against
  * its bounds, and an invalid inset or spacing counts as 0 (as the server goes on with 0).

@@ -20,7 +20,7 @@ export function withNames(text) {
 const CONTROLS = 'input, select, textarea';
 
 export function clearFieldErrors(root) {
-  root.querySelectorAll('.field-error').forEach((el) => el.remove());
+  root.querySelectorAll('.field-error').forEach((el) => { forgetDescription(root, el.id); el.remove(); });
   root.querySelectorAll('[aria-invalid="true"]').forEach((el) => el.removeAttribute('aria-invalid'));
   root.querySelectorAll('.has-error').forEach((el) => el.classList.remove('has-error'));
   root.querySelectorAll('.error-summary').forEach((el) => el.remove());
@@ -64,6 +64,20 @@ function describeBy(control, id) {
   control.setAttribute('aria-describedby', ids.join(' '));
 }
 
+/** Takes a removed message's id out of every aria-describedby (none may point at nothing). */
+function forgetDescription(root, id) {
+  if (!id) return;
+  for (const control of root.querySelectorAll(`[aria-describedby~="${CSS.escape(id)}"]`)) {
+    const ids = control.getAttribute('aria-describedby').split(/\s+/).filter((x) => x && x !== id);
+    if (ids.length) control.setAttribute('aria-describedby', ids.join(' ')); else control.removeAttribute('aria-describedby');
+  }
+}
+
+/** Tells the error summary (showErrorSummary) that the field of `pointer` was changed. */
+function fixed(el, pointer) {
+  el.dispatchEvent(new CustomEvent('rivers:field-fixed', { bubbles: true, detail: { pointer } }));
+}
+
 /**
  * Puts each error next to its field. `prefix` is stripped from pointers first (the preview answers
  * with `/screen/...`). Returns the errors that found no field (to show elsewhere).
@@ -78,6 +92,7 @@ export function placeErrors(root, errors, { prefix = '' } = {}) {
     const { el, rest } = target;
     const text = rest ? `${unescapePointer(rest)}: ${withNames(error.message)}` : withNames(error.message);
     const message = h('p', { class: 'field-error', id: uid('err'), text });
+    const holder = root;
     if (el.matches(CONTROLS)) {
       el.setAttribute('aria-invalid', 'true');
       describeBy(el, message.id);
@@ -87,9 +102,10 @@ export function placeErrors(root, errors, { prefix = '' } = {}) {
       const clear = () => {
         el.removeAttribute('aria-invalid');
         host.classList.remove('has-error');
-        host.querySelectorAll('.field-error').forEach((m) => m.remove());
+        host.querySelectorAll('.field-error').forEach((m) => { forgetDescription(holder, m.id); m.remove(); });
         el.removeEventListener('input', clear);
         el.removeEventListener('change', clear);
+        fixed(el, pointer);
       };
       el.addEventListener('input', clear);
       el.addEventListener('change', clear);
@@ -99,6 +115,19 @@ export function placeErrors(root, errors, { prefix = '' } = {}) {
       if (anchor) anchor.after(message); else el.prepend(message);
       const first = el.querySelector(CONTROLS);
       if (first) describeBy(first, message.id);
+      // A change inside the group settles its message.
+      const clear = () => {
+        el.classList.remove('has-error');
+        forgetDescription(holder, message.id);
+        message.remove();
+        el.removeEventListener('input', clear);
+        el.removeEventListener('change', clear);
+        fixed(el, pointer);
+      };
+      if (pointer) {
+        el.addEventListener('input', clear);
+        el.addEventListener('change', clear);
+      }
     }
   }
   return unplaced;
@@ -119,17 +148,33 @@ export function focusPointer(root, pointer) {
  * A summary of every error, each a link to its field, shown in `container` (role=alert).
  */
 export function showErrorSummary(container, root, errors, { prefix = '', title } = {}) {
-  const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1' },
-    h('h3', { text: title || (errors.length === 1 ? 'The server refused this: 1 problem' : `The server refused this: ${errors.length} problems`) }),
-    h('ul', {}, errors.map((e) => {
-      let pointer = e.pointer || '';
-      if (prefix && pointer.startsWith(prefix)) pointer = pointer.slice(prefix.length);
-      const label = pointer ? unescapePointer(pointer) : 'whole document';
-      return h('li', {}, h('a', {
-        href: '#', onclick: (ev) => { ev.preventDefault(); focusPointer(root, pointer); },
-      }, label), `: ${withNames(e.message)}`);
-    })));
+  const heading = h('h3', { text: title || (errors.length === 1 ? 'The server refused this: 1 problem' : `The server refused this: ${errors.length} problems`) });
+  const items = errors.map((e) => {
+    let pointer = e.pointer || '';
+    if (prefix && pointer.startsWith(prefix)) pointer = pointer.slice(prefix.length);
+    const label = pointer ? unescapePointer(pointer) : 'whole document';
+    return h('li', { 'data-pointer-target': pointer }, h('a', {
+      href: '#', onclick: (ev) => { ev.preventDefault(); focusPointer(root, pointer); },
+    }, label), `: ${withNames(e.message)}`);
+  });
+  const list = h('ul', {}, items);
+  const summary = h('div', { class: 'error-summary', role: 'alert', tabindex: '-1' }, heading, list);
   container.querySelectorAll('.error-summary').forEach((el) => el.remove());
   container.append(summary);
+  // As each field is fixed, its line goes; the heading counts what is left.
+  const onFixed = (event) => {
+    if (!summary.isConnected) { root.removeEventListener('rivers:field-fixed', onFixed); return; }
+    const pointer = event.detail?.pointer ?? '';
+    for (const li of [...list.children]) {
+      const target = li.dataset.pointerTarget;
+      if (target === pointer || (pointer && target.startsWith(`${pointer}/`))) li.remove();
+    }
+    const left = list.children.length;
+    summary.classList.toggle('settled', left === 0);
+    heading.textContent = left
+      ? `${left} thing${left === 1 ? '' : 's'} left to fix`
+      : 'Everything listed is fixed: save again.';
+  };
+  root.addEventListener('rivers:field-fixed', onFixed);
   return summary;
 }

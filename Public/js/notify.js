@@ -22,13 +22,20 @@ export function announce(text) {
   setTimeout(() => { announcer.textContent = text; }, 30);
 }
 
-/** A passing confirmation ("Saved."), also announced. */
-export function info(text, { timeout = 5000 } = {}) {
+/**
+ * A passing confirmation ("Saved."), also announced. `action` adds a button to it
+ * ({label: 'Undo', run}), and keeps it longer.
+ */
+export function info(text, { timeout = 5000, action = null } = {}) {
   if (!statusRegion) return;
   // One line in the top bar, never over the work: the newest replaces the one before.
-  const item = h('span', { class: 'status-message', text });
+  const item = h('span', { class: ['status-message', action && 'with-action'] }, h('span', { class: 'status-text', text }),
+    action ? h('button', {
+      type: 'button', class: 'status-action', 'data-action': 'status-action', text: action.label,
+      onclick: () => { item.remove(); action.run(); },
+    }) : null);
   statusRegion.replaceChildren(item);
-  if (timeout) setTimeout(() => item.remove(), timeout);
+  if (timeout) setTimeout(() => item.remove(), action ? Math.max(timeout, 10000) : timeout);
 }
 
 const KINDS = { screen: 'screen', layout: 'layout', family: 'family' };

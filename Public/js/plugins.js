@@ -153,11 +153,14 @@ function renderField(f, ctx) {
     if (v === '' || v === null || v === undefined) delete values[f.key]; else values[f.key] = v;
     ctx.onChange();
   };
+  // Numbers and switches keep the JSON type they came with ("18" stays text, as the manifest's
+  // initial value says): plugin code reads them with string casts.
+  const asText = typeof (has ? values[f.key] : f.initial_value) === 'string';
   let control;
   switch (f.type) {
     case 'switch': case 'checkbox': {
       control = h('input', { type: 'checkbox', id, checked: current === true || current === 'true' });
-      control.addEventListener('change', () => { values[f.key] = control.checked; ctx.onChange(); });
+      control.addEventListener('change', () => { values[f.key] = asText ? String(control.checked) : control.checked; ctx.onChange(); });
       control.dataset.pointer = `${ctx.pointer}/${f.key}`;
       control.dataset.focusKey = `plugin-${ctx.pointer}/${f.key}`;
       return h('div', { class: 'field check' }, control, h('label', { for: id, text: label }));
@@ -186,7 +189,7 @@ function renderField(f, ctx) {
     }
     case 'number_input': {
       control = h('input', { type: 'number', step: 'any', id, value: current ?? '' });
-      control.addEventListener('input', () => set(control.value === '' ? null : Number(control.value)));
+      control.addEventListener('input', () => set(control.value === '' ? null : (asText ? control.value : Number(control.value))));
       break;
     }
     case 'text_area': case 'textarea': {

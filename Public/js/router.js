@@ -1,6 +1,6 @@
 // Hash routes (#/screens/<id>?focus=/name). A view is mounted into the outlet and may say it has
 // unsaved changes; leaving it then asks first.
-import { confirmDialog } from './dialogs.js';
+import { choiceDialog } from './dialogs.js';
 
 const routes = [];
 let outlet = null;
@@ -39,6 +39,9 @@ function parse(hash) {
 
 export function isDirty() { return Boolean(current?.controller?.isDirty?.()); }
 
+/** Drops the current view's unsaved changes (and the copy the browser keeps of them). */
+export function discardCurrent() { current?.controller?.discard?.(); }
+
 async function render(force = false) {
   if (guarding) return;
   const hash = location.hash || '#/screens';
@@ -47,14 +50,27 @@ async function render(force = false) {
     guarding = true;
     const target = hash;
     history.replaceState(null, '', lastHash); // stay until the user says so
-    const leave = await confirmDialog({
-      title: 'Leave without saving?',
-      text: 'This page has changes that are not saved. Leaving drops them.',
-      confirm: 'Leave and drop changes', cancel: 'Stay here', danger: true,
+    const canSave = typeof current.controller?.save === 'function';
+    const choice = await choiceDialog({
+      title: 'Save your changes before leaving?',
+      text: 'This page has changes that are not saved.',
+      choices: [
+        { value: 'stay', label: 'Stay here' },
+        { value: 'drop', label: 'Leave and drop changes', kind: 'danger' },
+        ...(canSave ? [{ value: 'save', label: 'Save and leave', kind: 'primary' }] : []),
+      ],
+      cancel: 'stay', focus: canSave ? 'save' : 'stay', className: 'leave-dialog',
     });
-    guarding = false;
-    if (!leave) return;
-    current.controller?.discard?.();
+    if (choice === 'save') {
+      // Leaves only once saved: a refusal or a conflict keeps the page, with its errors shown.
+      const outcome = await current.controller.save();
+      guarding = false;
+      if (outcome !== 'saved' && outcome !== 'merged') return;
+    } else {
+      guarding = false;
+      if (choice !== 'drop') return;
+      current.controller?.discard?.();
+    }
     history.replaceState(null, '', target);
   }
   const match = parse(location.hash || '#/screens');

@@ -49,7 +49,8 @@ export function showFieldProblems(problems, { root, errorsHost, reveal, focus = 
  * }} flow
  *   afterRequest: runs after every answer that is not an error (a list refresh, say), before the outcome.
  *   check: what the editor can tell before asking the server (an empty name…), shown the same way.
- * @returns {Promise<'saved'|'reloaded'|'conflict-kept'|'failed'|'busy'>}
+ *   A save that met someone else's and merged with it ('merged') counts as saved.
+ * @returns {Promise<'saved'|'merged'|'reloaded'|'conflict-kept'|'failed'|'busy'>}
  */
 export async function saveDraft(editor, flow) {
   if (editor.busy) return 'busy';
@@ -67,7 +68,7 @@ export async function saveDraft(editor, flow) {
     }
     const result = await editor.save({ overwrite: Boolean(flow.overwrite), send: flow.send });
     await flow.afterRequest?.(result);
-    if (result.status === 'saved') flow.saved(result.record, { wasNew });
+    if (result.status === 'saved' || result.status === 'merged') flow.saved(result.record, { wasNew, merged: result.merge || null });
     else if (result.status === 'reloaded') flow.reloaded(result.record);
     else flow.kept(result.record);
     return result.status;

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import NIOConcurrencyHelpers
 import PostgresNIO
 
@@ -87,16 +88,20 @@ extension PostgresConnection {
 extension PostgresClient {
     /// One transaction on a connection of the pool. The caller may stop waiting (see `abandonable`).
     func transaction<T: Sendable>(logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await abandonable {
-            try await self.withConnection { connection in
-                try await connection.transaction(logger: logger, body)
-            }
-        }
+        try await reading { connection in try await connection.transaction(logger: logger, body) }
     }
 
-    /// A connection of the pool for reads. The caller may stop waiting (see `abandonable`).
+    /// A connection of the pool. The caller may stop waiting (see `abandonable`). The time spent
+    /// waiting for a connection and the connections in use are measured (`PoolMetrics`).
     func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await abandonable { try await self.withConnection(body) }
+        try await abandonable {
+            let asked = ContinuousClock.now
+            return try await self.withConnection { connection in
+                PoolMetrics.leased(waited: ContinuousClock.now - asked)
+                defer { PoolMetrics.returned() }
+                return try await body(connection)
+            }
+        }
     }
 }
 
@@ -146,5 +151,23 @@ private final class Waiter<T: Sendable>: Sendable {
         }
         if case .failure(let error) = result, error is CancellationError { task?.cancel() }
         continuation?.resume(with: result)
+    }
+}
+
+/// How the store uses the connection pool (PostgresNIO does not report it to swift-metrics):
+/// `rivers_database_connections_in_use` and `rivers_database_connection_wait_seconds`.
+enum PoolMetrics {
+    private static let inUse = NIOLockedValueBox(0)
+    private static let inUseGauge = Gauge(label: "rivers_database_connections_in_use")
+    private static let wait = Metrics.Timer(label: "rivers_database_connection_wait_seconds")
+
+    static func leased(waited: Duration) {
+        let n = inUse.withLockedValue { $0 += 1; return $0 }
+        inUseGauge.record(n)
+        wait.recordNanoseconds(waited.components.seconds * 1_000_000_000 + waited.components.attoseconds / 1_000_000_000)
+    }
+
+    static func returned() {
+        inUseGauge.record(inUse.withLockedValue { $0 -= 1; return $0 })
     }
 }

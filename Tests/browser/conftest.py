@@ -112,13 +112,50 @@ def new_driver():
     return driver
 
 
+# Browsers are started once and reused (starting Chromium costs seconds a test): after each test
+# a browser is reset (its storage cleared, a blank page, the default window size) and goes back to
+# the pool; one that cannot be reset is quit.
+_idle = []
+_all = []
+
+
+def reset(driver):
+    try:
+        # Leaving an edited page asks first (beforeunload): not between tests.
+        driver.execute_script("window.addEventListener('beforeunload', (e) => e.stopImmediatePropagation(), true)")
+    except WebDriverException:
+        pass
+    driver.get(f"{BASE_URL}/favicon.svg")
+    try:
+        driver.switch_to.alert.accept()
+    except WebDriverException:
+        pass
+    driver.execute_script("localStorage.clear(); sessionStorage.clear();")
+    driver.get("about:blank")
+    driver.set_window_size(1280, 800)
+    browser_log(driver)  # the console so far is not the next test's
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quit_browsers():
+    yield
+    for driver in _all:
+        try:
+            driver.quit()
+        except WebDriverException:
+            pass
+
+
 @pytest.fixture
 def browsers(request):
-    """Makes browsers on demand (browsers() → a new one); quits them all after the test."""
+    """Gives browsers on demand (browsers() → one more); they go back to the pool after the test."""
     made = []
 
     def make():
-        driver = new_driver()
+        driver = _idle.pop() if _idle else None
+        if driver is None:
+            driver = new_driver()
+            _all.append(driver)
         made.append(driver)
         return driver
 
@@ -133,7 +170,15 @@ def browsers(request):
                     print("browser console:", entry)
             except WebDriverException:
                 pass
-        driver.quit()
+        try:
+            reset(driver)
+            _idle.append(driver)
+        except WebDriverException:
+            _all.remove(driver)
+            try:
+                driver.quit()
+            except WebDriverException:
+                pass
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -141,7 +141,7 @@ def test_group_children_added_and_reordered(browser, api):
     wait(browser, lambda d: d.execute_script(NESTED_ORDER) == ["list", "hero"], message="two children")
     # The children have the same fields as top-level components.
     set_value(css(browser, "input[data-pointer='/ui_components/0/ui_components/0/data/source']"), "42")
-    assert all_css(browser, "input[data-pointer='/ui_components/0/ui_components/1/header/style']")
+    assert all_css(browser, "select[data-pointer='/ui_components/0/ui_components/1/header/style']")
     assert unlabelled_controls(browser) == []
     css(browser, "#save-screen").click()
     wait_saved(browser)

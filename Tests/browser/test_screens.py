@@ -8,7 +8,7 @@ from selenium.webdriver.support.ui import Select
 
 from conftest import all_css, browser_errors, click, css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
-PREVIEW_ORDER = "return [...document.querySelectorAll('#preview-frame svg > g.section')].map(g => g.dataset.componentType)"
+PREVIEW_ORDER = "return [...document.querySelectorAll('#preview-frame .device:first-child svg.device-content > g.section')].map(g => g.dataset.componentType)"
 CARD_ORDER = "return [...document.querySelectorAll('.component-list > .component-card')].map(li => li.dataset.componentType)"
 
 DRAG = """
@@ -30,7 +30,7 @@ fire(source, 'dragend');
 
 
 def preview_svg(driver):
-    return driver.execute_script("return document.querySelector('#preview-frame svg')?.outerHTML || ''")
+    return driver.execute_script("return document.querySelector('#preview-frame svg.device-content')?.outerHTML || ''")
 
 
 def wait_saved(driver):
@@ -65,7 +65,7 @@ def test_components_added_reordered_and_the_preview_follows(browser, api):
     before = preview_svg(browser)
 
     # Keyboard: Alt+ArrowUp anywhere inside a component moves it; focus stays with it.
-    hero_style = css(browser, ".component-card[data-component-type='hero'] input[data-pointer$='/header/style']")
+    hero_style = css(browser, ".component-card[data-component-type='hero'] input[data-pointer$='/rules/item_limit']")
     hero_style.click()
     ActionChains(browser).key_down(Keys.ALT).send_keys(Keys.ARROW_UP).key_up(Keys.ALT).perform()
     wait(browser, lambda d: d.execute_script(CARD_ORDER) == ["list", "hero", "grid"], message="hero moved up")
@@ -112,11 +112,11 @@ def test_screen_fields_validation_and_connected_screens(browser, api):
     name = visible(browser, "#screen-name")
     wait(browser, lambda d: preview_svg(d))
 
-    # An empty name: the server's 422 shows at the field.
+    # An empty name: said at the field, before asking the server.
     set_value(name, "")
     css(browser, "#save-screen").click()
     wait(browser, lambda d: css(d, "#screen-name").get_attribute("aria-invalid") == "true", message="name marked invalid")
-    assert "must not be empty" in css(browser, "#screen-name").find_element("xpath", "..").text
+    assert "give the screen a name" in css(browser, "#screen-name").find_element("xpath", "..").text
     assert css(browser, ".error-summary").is_displayed()
 
     set_value(css(browser, "#screen-name"), "Start page")

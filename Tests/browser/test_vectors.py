@@ -162,6 +162,9 @@ def test_plugin_form_shows_and_requires_fields_by_the_shared_rules(browser, api)
         {"key": "look", "type": "select", "label": "Look", "options": ["plain", "fancy"], "initial_value": "fancy"},
         {"key": "fancy_note", "type": "text_input", "label": "Fancy note",
          "conditional_fields": [{"key": "general/look", "condition_value": ["fancy", "festive"]}]},
+        # Values whose manifest writes them as text stay text (plugin code reads them as strings).
+        {"key": "font_size", "type": "number_input", "label": "Font size", "initial_value": "18"},
+        {"key": "autoplay", "type": "switch", "label": "Autoplay", "initial_value": "false"},
     ]}}))
     family = api.family()
     screen = api.screen(family["id"], "Promo", type="promo-screen")
@@ -183,7 +186,10 @@ def test_plugin_form_shows_and_requires_fields_by_the_shared_rules(browser, api)
                                           if e.get_attribute("aria-invalid") == "true"), False), message="banner title marked")
     assert "mandatory" in field.find_element("xpath", "..").text
     set_value(field, "Summer sale")
+    set_value(css(browser, "input[data-pointer='/general/font_size']"), "20")
+    click(browser, css(browser, "input[data-pointer='/general/autoplay']"))
     click(browser, css(browser, "#save-screen"))
     wait(browser, lambda d: css(d, "#save-status").text.startswith("Saved"), message="saved")
     saved = api.ok("GET", f"screens/{screen['id']}")
     assert saved["general"]["show_banner"] is True and saved["general"]["banner_title"] == "Summer sale"
+    assert saved["general"]["font_size"] == "20" and saved["general"]["autoplay"] == "true", saved["general"]

@@ -3,7 +3,7 @@
 // target. Edits change the draft in place and call onChange; nothing is saved here.
 import { state, find } from '../state.js';
 import { h, select, uuid, uid, focusKeyOf, restoreFocus } from '../dom.js';
-import { formatSize } from '../family-math.js';
+import { formatSize, availableWidth } from '../family-math.js';
 import { announce } from '../notify.js';
 import { componentPluginSettings } from '../plugins.js';
 
@@ -11,12 +11,42 @@ export function typeName(typeId) {
   return find.componentType(typeId)?.name || typeId;
 }
 
-/** The source types seen in the app, offered as suggestions. */
-function knownSourceTypes() {
-  const seen = new Set(['APPLICASTER_COLLECTION', 'FEED', 'URL']);
-  const walk = (list) => (list || []).forEach((c) => { if (c.data?.type) seen.add(c.data.type); walk(c.ui_components); });
-  state.screens.forEach((s) => walk(s.ui_components));
-  return [...seen].sort();
+/** The data source types apps know (docs/spec/rivers-format.md), in words. */
+export const SOURCE_TYPES = [
+  { value: 'APPLICASTER_CATEGORY', text: 'Category' },
+  { value: 'APPLICASTER_COLLECTION', text: 'Collection' },
+  { value: 'APPLICASTER_ATOM_FEED', text: 'Atom feed' },
+  { value: 'APPLICASTER_FAVORITES', text: 'Favorites' },
+  { value: 'WEB_URL', text: 'Web page (address)' },
+  { value: 'BANNER', text: 'Banner' },
+  { value: 'DOWNLOADS', text: 'Downloads' },
+  { value: 'USER_ACCOUNT_COMPONENT', text: 'User account' },
+];
+const CUSTOM = '__custom__';
+
+/** Component types laid out in several columns (or a row), and those of one item a line. */
+const MULTI_COLUMN = new Set(['grid', 'horizontal_list']);
+const ONE_COLUMN = new Set(['list']);
+
+/**
+ * The cell style a new component starts with: a multi-column one for a grid or a horizontal list,
+ * a one-column one for a list, else the family's first.
+ */
+export function defaultCellStyle(family, typeId) {
+  const styles = family?.cell_styles || [];
+  if (!styles.length) return null;
+  const available = availableWidth(family);
+  const width = (s) => s.computed?.width ?? (s.width ?? null);
+  const multi = (s) => (s.columns ? s.columns > 1 : (available && width(s) !== null ? width(s) < available * 0.75 : false));
+  const single = (s) => (s.columns ? s.columns === 1 : (available && width(s) !== null ? width(s) >= available * 0.75 : false));
+  if (MULTI_COLUMN.has(typeId)) return (styles.find(multi) || styles[0]).id;
+  if (ONE_COLUMN.has(typeId)) return (styles.find(single) || styles[0]).id;
+  return styles[0].id;
+}
+
+/** Snake-case keys in a description ("(cell_body_component_type)") read as words. */
+export function plainDescription(text) {
+  return String(text || '').replace(/\s*\(([a-z0-9]+(?:_[a-z0-9]+)+)\)/g, '').replace(/\b([a-z0-9]+(?:_[a-z0-9]+)+)\b/g, (m) => m.replace(/_/g, ' '));
 }
 
 /** One line saying what a folded component holds. */
@@ -51,7 +81,6 @@ export class ComponentList {
     this.headingId = this.nested ? uid('children-heading') : 'components-heading';
     this.helpId = this.nested ? uid('children-help') : 'components-help';
     this.el = h('section', { class: ['components', this.nested && 'nested-components'], 'aria-labelledby': this.headingId, 'data-pointer': pointerBase });
-    this.datalistId = 'source-types';
   }
 
   get components() {
@@ -116,8 +145,7 @@ export class ComponentList {
         }) : null),
       h('p', { class: 'hint', id: 'components-help', text: 'Reorder by dragging the ⠿ handle, with the ↑ ↓ buttons, or with Alt+Arrow Up/Down inside a component.' }),
       this.list,
-      this.catalog(),
-      h('datalist', { id: this.datalistId }, knownSourceTypes().map((t) => h('option', { value: t }))));
+      this.catalog());
     restoreFocus(this.el, focus);
   }
 
@@ -164,7 +192,7 @@ export class ComponentList {
         }))),
     h('div', { class: 'card-body', id: bodyId, hidden: folded },
       this.cellStyleField(c, p, family, name, key),
-      this.headerField(c, p, name, key),
+      this.headerField(c, p, name, key, family),
       this.limitField(c, p, name, key),
       this.dataFields(c, p, type, screen, name, key),
       type?.plugin ? componentPluginSettings(c, type.plugin, p, () => this.onChange()) : null,
@@ -207,14 +235,19 @@ export class ComponentList {
       unknown.map((id) => box(id, `${id} (not in the family)`, true)));
   }
 
-  headerField(c, p, name, key) {
+  headerField(c, p, name, key, family) {
     c.header ??= { visible: false, style: null };
     const visible = h('input', { type: 'checkbox', id: key('hv'), 'data-focus-key': key('hv'), checked: Boolean(c.header.visible) });
     visible.dataset.pointer = `${p}/header/visible`;
-    const style = h('input', { type: 'text', id: key('hs'), 'data-focus-key': key('hs'), value: c.header.style ?? '', placeholder: 'style (default)' });
+    // A header takes the height of the family's cell style it names (the default height without one).
+    const styles = family ? family.cell_styles : [];
+    const options = [{ value: '', text: 'Default height' },
+      ...styles.map((s) => ({ value: s.id, text: `${s.id} (${formatSize(s.computed)})` }))];
+    if (c.header.style && !styles.some((s) => s.id === c.header.style)) options.push({ value: c.header.style, text: `${c.header.style} (not in the family)` });
+    const style = select(options, c.header.style ?? '', { id: key('hs'), 'data-focus-key': key('hs') });
     style.dataset.pointer = `${p}/header/style`;
     visible.addEventListener('change', () => { c.header = { ...c.header, visible: visible.checked }; this.onChange(); });
-    style.addEventListener('input', () => { c.header = { ...c.header, style: style.value === '' ? null : style.value }; this.onChange(); });
+    style.addEventListener('change', () => { c.header = { ...c.header, style: style.value === '' ? null : style.value }; this.onChange(); });
     return h('fieldset', { class: 'mini-group' },
       h('legend', { text: `Header of ${name}` }),
       h('div', { class: 'inline-pair' },
@@ -259,11 +292,8 @@ export class ComponentList {
       const source = h('input', { type: 'text', id: key('src'), 'data-focus-key': key('src'), value: c.data?.source ?? '', placeholder: 'e.g. 3119' });
       source.dataset.pointer = `${p}/data/source`;
       source.addEventListener('input', () => this.setData(c, 'source', source.value));
-      const sourceType = h('input', { type: 'text', id: key('stype'), 'data-focus-key': key('stype'), value: c.data?.type ?? '', list: this.datalistId, placeholder: 'e.g. APPLICASTER_COLLECTION' });
-      sourceType.dataset.pointer = `${p}/data/type`;
-      sourceType.addEventListener('input', () => this.setData(c, 'type', sourceType.value));
       parts.push(h('div', { class: 'field' }, h('label', { for: source.id, text: 'Data source' }), source),
-        h('div', { class: 'field' }, h('label', { for: sourceType.id, text: 'Source type' }), sourceType));
+        this.sourceTypeField(c, p, key));
     }
     const targets = [{ value: '', text: '(nothing)' }, ...state.screens.map((s) => ({ value: s.id, text: s.id === screen.id ? `${s.name} (this screen)` : s.name }))];
     if (c.data?.target && !state.screens.some((s) => s.id === c.data.target)) targets.push({ value: c.data.target, text: `${c.data.target} (unknown screen)` });
@@ -273,6 +303,43 @@ export class ComponentList {
     parts.push(h('div', { class: 'field' }, h('label', { for: target.id, text: 'Tapping an item opens' }), target));
     return h('fieldset', { class: 'mini-group data-group', 'data-pointer': `${p}/data` },
       h('legend', { text: `Data of ${name}` }), parts);
+  }
+
+  /**
+   * The source type: a picker of the types apps know, or a custom one (a data-source plugin's)
+   * typed in. A value not in the list shows as custom.
+   */
+  sourceTypeField(c, p, key) {
+    const current = c.data?.type ?? '';
+    const known = SOURCE_TYPES.some((t) => t.value === current);
+    const custom = Boolean(current) && !known;
+    const picker = select([
+      { value: '', text: '(choose a type)' },
+      ...SOURCE_TYPES.map((t) => ({ value: t.value, text: `${t.text} · ${t.value}` })),
+      { value: CUSTOM, text: 'Other (a data-source plugin’s type)…' },
+    ], custom ? CUSTOM : current, { id: key('stype'), 'data-focus-key': key('stype') });
+    const other = h('input', {
+      type: 'text', id: key('stype-custom'), 'data-focus-key': key('stype-custom'), value: custom ? current : '',
+      placeholder: 'e.g. MY_PLUGIN_FEED', hidden: !custom, 'aria-label': 'Custom source type',
+    });
+    // Errors about the type go to what the user sees: the picker, or the custom field.
+    (custom ? other : picker).dataset.pointer = `${p}/data/type`;
+    picker.addEventListener('change', () => {
+      if (picker.value === CUSTOM) {
+        other.hidden = false;
+        delete picker.dataset.pointer;
+        other.dataset.pointer = `${p}/data/type`;
+        other.focus();
+        this.setData(c, 'type', other.value);
+        return;
+      }
+      other.hidden = true;
+      delete other.dataset.pointer;
+      picker.dataset.pointer = `${p}/data/type`;
+      this.setData(c, 'type', picker.value);
+    });
+    other.addEventListener('input', () => this.setData(c, 'type', other.value));
+    return h('div', { class: 'field' }, h('label', { for: picker.id, text: 'Source type' }), picker, other);
   }
 
   /** A compact "add" for the components of a group: a type and a button. */
@@ -295,9 +362,9 @@ export class ComponentList {
       h('h3', { id: 'catalog-heading', text: 'Add a component' }),
       h('div', { class: 'catalog-grid' }, state.componentTypes.map((t) => h('button', {
         type: 'button', class: 'catalog-item', 'data-type': t.id, 'data-focus-key': `add-${t.id}`,
-        'aria-label': `Add ${t.name}`, title: t.description,
+        'aria-label': `Add ${t.name}`, title: plainDescription(t.description),
         onclick: () => this.add(t.id, screen),
-      }, h('strong', { text: t.name }), h('span', { text: t.description }),
+      }, h('strong', { text: t.name }), h('span', { text: plainDescription(t.description) }),
       t.plugin ? h('span', { class: 'badge', text: 'plugin' }) : null))));
   }
 
@@ -307,14 +374,14 @@ export class ComponentList {
     const component = {
       id: uuid(),
       component_type: typeId,
-      cell_styles: family?.cell_styles?.length ? [family.cell_styles[0].id] : [],
+      cell_styles: family?.cell_styles?.length ? [defaultCellStyle(family, typeId)] : [],
       header: { visible: false, style: null },
       rules: {},
       data: null,
     };
     this.components.push(component);
     this.render();
-    this.onChange();
+    this.onChange({ label: `add ${typeName(typeId)} ${this.components.length}${this.nested ? ` in ${this.parentName}` : ''}` });
     const first = this.el.querySelector(`[data-component-id="${CSS.escape(component.id)}"] input`);
     first?.focus();
     first?.closest('li')?.scrollIntoView({ block: 'nearest' });
@@ -324,8 +391,9 @@ export class ComponentList {
   remove(i) {
     const [removed] = this.components.splice(i, 1);
     this.render();
-    this.onChange();
-    announce(`${typeName(removed.component_type)} ${i + 1} removed.`);
+    const label = `${typeName(removed.component_type)} ${i + 1}${this.nested ? ` in ${this.parentName}` : ''}`;
+    this.onChange({ label: `remove ${label}`, removed: label });
+    announce(`${label} removed.`);
     const cards = this.ownCards();
     const next = cards[Math.min(i, cards.length - 1)];
     (next?.querySelector('.drag-handle') || this.el.querySelector('.catalog-item, .nested-add select'))?.focus();
@@ -338,7 +406,7 @@ export class ComponentList {
     const [c] = list.splice(from, 1);
     list.splice(to, 0, c);
     this.render();
-    this.onChange();
+    this.onChange({ label: `move ${typeName(c.component_type)} to position ${to + 1}` });
     announce(`${typeName(c.component_type)} moved to position ${to + 1} of ${list.length}.`);
   }
 

@@ -3,8 +3,9 @@
 // after a save.
 import { api, state, subscribe, putItem, dropItem, refresh } from '../state.js';
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
-import { cellSize, formatSize, parseRatio, availableWidth, round } from '../family-math.js';
-import { ResourceEditor, conflictBanner } from '../editing.js';
+import { cellSize, formatSize, parseRatio, formatRatio, availableWidth, round } from '../family-math.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
+import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { saveDraft, deleteRecord } from '../save-flow.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info, announce } from '../notify.js';
@@ -74,12 +75,14 @@ export async function mount(root, params) {
     }
   }
 
+  editor.keepLocally(params.id);
   const view = new FamilyForm(pane, editor);
   view.render();
   return {
     title: params.id === 'new' ? 'New family' : `Family ${params.id}`,
     isDirty: () => editor.dirty,
-    discard: () => { editor.draft = clone(editor.base); },
+    save: () => view.save(),
+    discard: () => { editor.draft = clone(editor.base); editor.forgetLocal(); },
     unmount: () => { unsubscribe(); view.destroy(); },
   };
 }
@@ -105,8 +108,15 @@ class FamilyForm {
   constructor(pane, editor) {
     this.pane = pane;
     this.editor = editor;
+    this.history = new DraftHistory({
+      get: () => this.editor.draft,
+      set: (draft) => { this.editor.draft = draft; this.render(); this.editor.persist(); },
+      onChange: () => this.undoUi?.update(),
+    });
     this.onKey = (event) => {
-      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); }
+      if (document.querySelector('dialog[open]')) return;
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); return; }
+      this.history.handleKey(event);
     };
     document.addEventListener('keydown', this.onKey);
   }
@@ -115,9 +125,13 @@ class FamilyForm {
 
   get draft() { return this.editor.draft; }
 
-  changed() {
+  /** After every edit: sizes, status, the copy kept in the browser and an undo step. */
+  changed(change) {
     this.updateSizes();
     this.updateStatus();
+    this.editor.persist();
+    const field = change?.label ? { label: change.label, key: null } : activeField();
+    this.history?.record(field.label, field.key);
   }
 
   render() {
@@ -148,6 +162,7 @@ class FamilyForm {
       h('h1', { text: isNew ? 'New family' : `Family ${d.name || d.id}` }),
       h('div', { class: 'toolbar-actions' },
         this.status,
+        (this.undoUi = undoButtons(this.history, h)).el,
         isNew ? null : h('button', { type: 'button', class: 'button danger', text: 'Delete family', onclick: () => this.remove() }),
         this.saveButton));
 
@@ -182,12 +197,15 @@ class FamilyForm {
     this.renderRows();
 
     const banner = conflictBanner(this.editor, {
-      onReload: () => { this.editor.acceptTheirs(); this.render(); info('Reloaded their version.'); },
+      onReload: () => { this.editor.acceptTheirs(); this.history.reset(); this.render(); info('Reloaded their version.'); },
       onOverwrite: () => this.save({ overwrite: true }),
     });
 
+    const kept = keptChangesBanner(this.editor, {
+      history: this.history, redraw: () => { this.render(); this.editor.persist(); }, render: () => this.render(),
+    });
     this.form = h('form', { class: 'resource-form', novalidate: true, 'aria-label': isNew ? 'New family' : `Family ${d.id}`, onsubmit: (e) => { e.preventDefault(); this.save(); } },
-      toolbar, banner, this.errorsHost, general, sizes, styles);
+      toolbar, banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }), this.errorsHost, general, sizes, styles);
     this.pane.replaceChildren(h('div', { class: 'pane-body' }, this.form));
     trackStickyBar(toolbar);
     this.updateSizes();
@@ -237,7 +255,7 @@ class FamilyForm {
       });
       const heightInput = h('input', {
         type: heightMode === 'height' ? 'number' : 'text', step: 'any', min: 0, inputmode: 'decimal',
-        value: style[heightMode] ?? '', 'data-focus-key': `cs-${i}-hv`,
+        value: heightMode === 'aspect_ratio' ? formatRatio(style.aspect_ratio) : (style.height ?? ''), 'data-focus-key': `cs-${i}-hv`,
         'aria-label': heightMode === 'height' ? `Height of ${label} in points` : `Aspect ratio of ${label} (width ÷ height)`,
       });
       heightInput.dataset.pointer = `${p}/${heightMode}`;
@@ -293,7 +311,7 @@ class FamilyForm {
     while (styles.some((s) => s.id === `STYLE_${n}`)) n += 1;
     styles.push({ id: `STYLE_${n}`, columns: 1, height: 80 });
     this.renderRows();
-    this.changed();
+    this.changed({ label: `add cell style STYLE_${n}` });
     restoreFocus(this.rows, `cs-${styles.length - 1}-id`);
     announce(`Cell style STYLE_${n} added.`);
   }
@@ -301,7 +319,8 @@ class FamilyForm {
   removeStyle(i) {
     const [removed] = this.draft.cell_styles.splice(i, 1);
     this.renderRows();
-    this.changed();
+    this.changed({ label: `remove cell style ${removed.id || i + 1}` });
+    info(`Cell style ${removed.id || i + 1} removed.`, { action: { label: 'Undo', run: () => this.history.undo() } });
     announce(`Cell style ${removed.id || i + 1} removed.`);
     restoreFocus(this.rows, `cs-${Math.min(i, this.draft.cell_styles.length - 1)}-id`) || restoreFocus(this.form, 'add-style');
   }
@@ -314,15 +333,21 @@ class FamilyForm {
       context: this.editor.isNew ? 'Creating the family' : 'Saving the family',
       overwrite,
       check: () => familyProblems(this.draft, this.editor.isNew),
-      saved: (record, { wasNew }) => {
+      saved: (record, { wasNew, merged }) => {
         putItem('families', record);
-        info(wasNew ? `Family ${record.id} created.` : `Family ${record.id} saved.`);
+        if (merged) this.history.reset();
+        if (wasNew && !state.screens.length) {
+          info(`Family ${record.id} created. Next: a screen with it.`, { action: { label: 'New screen', run: () => navigate('/screens') } });
+        } else {
+          info(wasNew ? `Family ${record.id} created.` : `Family ${record.id} saved.`);
+        }
         if (wasNew) { navigate(`/families/${encodeURIComponent(record.id)}`); return; }
         this.render();
         restoreFocus(this.pane, 'save');
       },
       reloaded: (record) => {
         putItem('families', record);
+        this.history.reset();
         info('Reloaded their version; your changes were dropped.');
         this.render();
       },
@@ -340,6 +365,7 @@ class FamilyForm {
       done: () => {
         dropItem('families', d.id);
         this.editor.draft = clone(this.editor.base);
+        this.editor.forgetLocal();
         info(`Family ${d.id} deleted.`);
         navigate('/families');
       },

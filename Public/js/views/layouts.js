@@ -5,7 +5,8 @@ import { api, state, subscribe, find, refresh, putItem } from '../state.js';
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar, stableStringify } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info, explain } from '../notify.js';
-import { ResourceEditor, conflictBanner } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
+import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { focusPointer } from '../field-errors.js';
 import { saveDraft, deleteRecord } from '../save-flow.js';
 import { navigate } from '../router.js';
@@ -99,13 +100,15 @@ async function mountEditor(root, id) {
     root.append(h('div', { class: 'pane-body' }, h('p', { class: 'empty', text: 'This layout could not be opened.' }), h('a', { href: '#/layouts', text: 'Back to layouts' })));
     return { title: 'Layout' };
   }
+  editor.keepLocally(id);
   const view = new LayoutEditor(root, editor);
   view.render();
   view.preview.load();
   return {
     get title() { return `Layout ${editor.draft.name}`; },
     isDirty: () => editor.dirty,
-    discard: () => { editor.draft = clone(editor.base); },
+    save: () => view.save(),
+    discard: () => { editor.draft = clone(editor.base); editor.forgetLocal(); },
     unmount: () => view.destroy(),
   };
 }
@@ -114,14 +117,21 @@ class LayoutEditor {
   constructor(root, editor) {
     this.root = root;
     this.editor = editor;
-    this.components = new ComponentList({ getScreen: () => this.screenView(), onChange: () => this.changed() });
+    this.components = new ComponentList({ getScreen: () => this.screenView(), onChange: (change) => this.edited(change) });
+    this.history = new DraftHistory({
+      get: () => this.editor.draft,
+      set: (draft) => { this.editor.draft = draft; this.render(); this.editor.persist(); },
+      onChange: () => this.undoUi?.update(),
+    });
     this.preview = new PreviewPanel({
       getScreen: () => ({ name: this.editor.draft.name || 'Layout', family: this.editor.draft.family, ui_components: this.editor.draft.ui_components }),
       onPickComponent: (i) => this.components.focusComponent(i),
       onFocusPointer: (pointer) => { this.components.unfoldFor(pointer); focusPointer(this.root, pointer); },
     });
     this.onKey = (event) => {
-      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); }
+      if (document.querySelector('dialog[open]')) return;
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); return; }
+      this.history.handleKey(event);
     };
     document.addEventListener('keydown', this.onKey);
   }
@@ -138,6 +148,15 @@ class LayoutEditor {
     this.preview.destroy();
   }
 
+  /** After an edit: what changed() does, the copy kept in the browser, and an undo step. */
+  edited(change) {
+    this.changed();
+    this.editor.persist();
+    const field = change?.label ? { label: change.label, key: null } : activeField();
+    this.history.record(field.label, field.key);
+    if (change?.removed) info(`${change.removed} removed.`, { action: { label: 'Undo', run: () => this.history.undo() } });
+  }
+
   changed() {
     const dirty = this.editor.dirty;
     this.status.textContent = dirty ? 'Unsaved changes' : `Saved · revision ${this.editor.revision}`;
@@ -149,20 +168,22 @@ class LayoutEditor {
     const focus = focusKeyOf(this.root);
     const d = this.editor.draft;
     const name = h('input', { type: 'text', id: 'layout-name', 'data-focus-key': 'name', value: d.name ?? '' });
-    name.addEventListener('input', () => { d.name = name.value; this.changed(); });
+    name.addEventListener('input', () => { d.name = name.value; this.edited(); });
     const familyOptions = state.families.map((f) => ({ value: f.id, text: `${f.name} (${f.id})` }));
     if (!find.family(d.family)) familyOptions.unshift({ value: d.family || '', text: `${d.family || '(none)'} — not in this app` });
     const family = select(familyOptions, d.family, { id: 'layout-family', 'data-focus-key': 'family' });
-    family.addEventListener('change', () => { d.family = family.value; this.components.render(); this.changed(); });
+    family.addEventListener('change', () => { d.family = family.value; this.components.render(); this.edited(); });
 
     this.status = h('p', { class: 'save-status', id: 'save-status', role: 'status', 'aria-live': 'polite' });
     this.saveButton = h('button', { type: 'submit', class: 'button primary', 'data-focus-key': 'save', text: 'Save layout' });
     this.errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
     this.components.render();
+    this.undoUi = undoButtons(this.history, h);
     const toolbar = h('div', { class: 'toolbar' },
       h('div', { class: 'toolbar-title' }, h('a', { href: '#/layouts', text: 'Layouts' }), ' › ', h('h1', { id: 'layout-heading', text: `Layout: ${d.name}` })),
       h('div', { class: 'toolbar-actions' },
         this.status,
+        this.undoUi.el,
         h('a', { class: 'button', href: `#/screens?layout=${encodeURIComponent(d.id)}`, text: 'New screen from it' }),
         h('button', {
           type: 'button', class: 'button danger', text: 'Delete',
@@ -172,8 +193,12 @@ class LayoutEditor {
     const form = h('form', { class: 'resource-form', novalidate: true, 'aria-labelledby': 'layout-heading', onsubmit: (e) => { e.preventDefault(); this.save(); } },
       toolbar,
       conflictBanner(this.editor, {
-        onReload: () => { this.editor.acceptTheirs(); this.render(); this.preview.refresh.flush(); info('Reloaded their version.'); },
+        onReload: () => { this.editor.acceptTheirs(); this.history.reset(); this.render(); this.preview.refresh.flush(); info('Reloaded their version.'); },
         onOverwrite: () => this.save({ overwrite: true }),
+      }),
+      mergedBanner(this.editor, { onDismiss: () => this.render() }),
+      keptChangesBanner(this.editor, {
+        history: this.history, redraw: () => { this.render(); this.editor.persist(); }, render: () => this.render(),
       }),
       h('div', { class: 'editor-grid' },
         h('div', { class: 'editor-main' },
@@ -196,8 +221,10 @@ class LayoutEditor {
       context: 'Saving the layout',
       overwrite,
       reveal: (errors) => this.components.unfoldAllWithErrors(errors),
-      saved: (record) => {
+      check: () => (String(this.editor.draft.name ?? '').trim() ? [] : [{ pointer: '/name', message: 'give the layout a name' }]),
+      saved: (record, { merged }) => {
         putItem('layouts', record);
+        if (merged) this.history.reset();
         this.render();
         restoreFocus(this.root, 'save');
         info(`Layout “${record.name}” saved.`);
@@ -205,6 +232,7 @@ class LayoutEditor {
       },
       reloaded: (record) => {
         putItem('layouts', record);
+        this.history.reset();
         this.render();
         info('Reloaded their version; your changes were dropped.');
         this.preview.refresh.flush();

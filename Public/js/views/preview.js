@@ -1,13 +1,24 @@
-// The live preview beside a screen form: the server draws the UNSAVED screen as SVG for a device
-// preset (POST /apps/{app}/preview?format=svg), debounced while the user edits; the layout
-// warnings are listed, and a click on a section or warning goes to its component.
+// The live preview beside a screen form: the server lays the UNSAVED screen out for a device
+// preset (POST /apps/{app}/preview, JSON frames), debounced while the user edits, and device.js
+// draws it in a device, as the app shows it. A second device can be shown beside the first; the
+// zoom fits the panel or is chosen; the panel can be widened (drag or arrow keys on its edge).
+// Hovering a section names its component; a click goes to it; layout warnings are listed.
 import { api, state, setDevice } from '../state.js';
 import { h, select, debounce } from '../dom.js';
 import { typeName } from './components.js';
 import { explain } from '../notify.js';
 import { unescapePointer, withNames } from '../field-errors.js';
+import { drawDevice, deviceWidth } from '../device.js';
 
 const DELAY = 300;
+const COMPARE_KEY = 'rivers.compareDevice';
+const ZOOM_KEY = 'rivers.previewZoom';
+const WIDTH_KEY = 'rivers.previewWidth';
+const ZOOMS = [
+  { value: 'fit', text: 'Fit' }, { value: '0.5', text: '50%' }, { value: '0.75', text: '75%' },
+  { value: '1', text: '100%' }, { value: '1.5', text: '150%' },
+];
+const MIN_WIDTH = 320;
 
 export class PreviewPanel {
   /**
@@ -19,39 +30,117 @@ export class PreviewPanel {
     this.onFocusPointer = onFocusPointer;
     this.sequence = 0;
     this.controller = null;
-    this.lastSvg = '';
-    this.fit = true;
+    /** The last layouts drawn: [{device, layout}] (drawn again on resize and zoom). */
+    this.shown = [];
+    this.compare = sessionStorage.getItem(COMPARE_KEY) || '';
+    this.zoom = sessionStorage.getItem(ZOOM_KEY) || 'fit';
     this.refresh = debounce(() => this.load(), DELAY);
     this.el = this.build();
   }
 
   build() {
-    const device = select(state.devices.map((d) => ({ value: d.id, text: d.name })), state.device, { id: 'preview-device' });
+    const options = state.devices.map((d) => ({ value: d.id, text: d.name }));
+    const device = select(options, state.device, { id: 'preview-device' });
     device.addEventListener('change', () => { setDevice(device.value); this.refresh.flush(); });
-    const fit = h('input', { type: 'checkbox', id: 'preview-fit', checked: this.fit });
-    fit.addEventListener('change', () => { this.fit = fit.checked; this.applyZoom(); });
+    const compare = select([{ value: '', text: '(none)' }, ...options], this.compare, { id: 'preview-device-2' });
+    compare.addEventListener('change', () => {
+      this.compare = compare.value;
+      sessionStorage.setItem(COMPARE_KEY, this.compare);
+      this.refresh.flush();
+    });
+    const zoom = select(ZOOMS, this.zoom, { id: 'preview-zoom' });
+    zoom.addEventListener('change', () => { this.zoom = zoom.value; sessionStorage.setItem(ZOOM_KEY, this.zoom); this.draw(); });
     this.status = h('p', { class: 'preview-status', id: 'preview-status', role: 'status', 'aria-live': 'polite', text: 'Loading…' });
     this.frame = h('div', {
       class: 'preview-frame', id: 'preview-frame', 'data-testid': 'preview-svg',
       role: 'group', 'aria-label': 'Preview drawing; click a section to edit its component',
     });
+    this.hover = h('div', { class: 'preview-hover', id: 'preview-hover', hidden: true, 'aria-hidden': 'true' });
     this.frame.addEventListener('click', (event) => {
-      const section = event.target.closest?.('g.section[data-component-index]');
-      if (section) this.onPickComponent(Number(section.dataset.componentIndex));
+      const index = this.topSection(event.target);
+      if (index !== null) this.onPickComponent(index);
     });
+    this.frame.addEventListener('mousemove', (event) => this.showHover(event));
+    this.frame.addEventListener('mouseleave', () => { this.hover.hidden = true; });
     this.warnings = h('div', { class: 'preview-warnings', id: 'preview-warnings' });
-    this.resizeObserver = new ResizeObserver(() => this.applyZoom());
-    this.resizeObserver.observe(this.frame);
     this.errors = h('div', { class: 'preview-errors', id: 'preview-errors' });
-    return h('aside', { class: 'preview-panel', 'aria-labelledby': 'preview-heading' },
+    this.lastWidth = 0;
+    this.resizeObserver = new ResizeObserver(() => {
+      const width = this.frame.clientWidth;
+      if (Math.abs(width - this.lastWidth) < 1) return;
+      this.lastWidth = width;
+      if (this.zoom === 'fit') this.draw();
+    });
+    this.resizeObserver.observe(this.frame);
+    this.resizer = this.buildResizer();
+    const panel = h('aside', { class: 'preview-panel', 'aria-labelledby': 'preview-heading' },
+      this.resizer,
       h('div', { class: 'preview-head' },
         h('h2', { id: 'preview-heading', text: 'Preview' }),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-device', text: 'Device' }), device),
-        h('div', { class: 'field inline check' }, fit, h('label', { for: 'preview-fit', text: 'Fit the screen’s width' }))),
+        h('div', { class: 'field inline' }, h('label', { for: 'preview-device-2', text: 'Beside it' }), compare),
+        h('div', { class: 'field inline' }, h('label', { for: 'preview-zoom', text: 'Zoom' }), zoom)),
       this.status,
       this.errors,
-      this.frame,
+      h('div', { class: 'preview-stage' }, this.frame, this.hover),
       this.warnings);
+    const width = Number(localStorage.getItem(WIDTH_KEY));
+    if (width >= MIN_WIDTH) this.panelWidth = width;
+    return panel;
+  }
+
+  /** The panel's left edge: drag it, or use the arrow keys on it, to widen the preview. */
+  buildResizer() {
+    const handle = h('div', {
+      class: 'preview-resizer', id: 'preview-resizer', role: 'separator', tabindex: '0', 'aria-orientation': 'vertical',
+      'aria-label': 'Width of the preview: drag, or press Arrow Left to widen and Arrow Right to narrow',
+      title: 'Drag to widen the preview',
+    });
+    handle.addEventListener('keydown', (event) => {
+      const step = event.shiftKey ? 80 : 24;
+      if (event.key === 'ArrowLeft') { event.preventDefault(); this.setWidth(this.currentWidth() + step); }
+      if (event.key === 'ArrowRight') { event.preventDefault(); this.setWidth(this.currentWidth() - step); }
+      if (event.key === 'Home') { event.preventDefault(); this.setWidth(MIN_WIDTH); }
+      if (event.key === 'End') { event.preventDefault(); this.setWidth(this.maxWidth()); }
+    });
+    handle.addEventListener('pointerdown', (event) => {
+      event.preventDefault();
+      handle.setPointerCapture?.(event.pointerId);
+      const startX = event.clientX;
+      const startWidth = this.currentWidth();
+      const move = (e) => this.setWidth(startWidth + (startX - e.clientX));
+      const up = () => { handle.removeEventListener('pointermove', move); handle.removeEventListener('pointerup', up); };
+      handle.addEventListener('pointermove', move);
+      handle.addEventListener('pointerup', up);
+    });
+    return handle;
+  }
+
+  get grid() { return this.el.closest('.editor-grid'); }
+
+  currentWidth() { return Math.round(this.el.getBoundingClientRect().width); }
+
+  /** The form keeps at least 22rem beside the preview. */
+  maxWidth() {
+    const grid = this.grid;
+    return grid ? Math.max(MIN_WIDTH, grid.clientWidth - 352 - 16) : 900;
+  }
+
+  setWidth(width) {
+    const w = Math.round(Math.max(MIN_WIDTH, Math.min(width, this.maxWidth())));
+    this.panelWidth = w;
+    this.applyWidth();
+    localStorage.setItem(WIDTH_KEY, String(w));
+  }
+
+  /** Puts the chosen width on the grid (once the panel is in it). */
+  applyWidth() {
+    const grid = this.grid;
+    if (!grid) return;
+    if (this.panelWidth) grid.style.setProperty('--preview-width', `${Math.min(this.panelWidth, this.maxWidth())}px`);
+    this.resizer.setAttribute('aria-valuenow', String(this.currentWidth()));
+    this.resizer.setAttribute('aria-valuemin', String(MIN_WIDTH));
+    this.resizer.setAttribute('aria-valuemax', String(this.maxWidth()));
   }
 
   destroy() {
@@ -61,82 +150,104 @@ export class PreviewPanel {
     this.sequence += 1;
   }
 
+  devices() {
+    const first = state.devices.find((d) => d.id === state.device) || state.devices[0];
+    const second = this.compare && this.compare !== first?.id ? state.devices.find((d) => d.id === this.compare) : null;
+    return [first, second].filter(Boolean);
+  }
+
   async load() {
     const mine = ++this.sequence;
     this.controller?.abort();
     this.controller = new AbortController();
+    this.applyWidth();
     this.status.textContent = 'Updating preview…';
     this.el.setAttribute('aria-busy', 'true');
     const screen = this.getScreen();
+    const devices = this.devices();
     try {
-      const svg = await api.previewSvg(screen, state.device, this.controller.signal);
+      const layouts = await Promise.all(devices.map((d) => api.previewLayout(screen, d.id, this.controller.signal)));
       if (mine !== this.sequence) return;
-      this.show(svg);
+      this.shown = devices.map((device, i) => ({ device, layout: layouts[i] }));
+      this.screen = screen;
+      this.draw();
       this.errors.replaceChildren();
-      this.status.textContent = 'Live: drawn by the server from the form as it is now, unsaved changes included.';
+      this.status.textContent = 'Live: laid out by the server from the form as it is now, unsaved changes included.';
       this.el.dataset.state = 'ok';
+      this.showWarnings();
     } catch (error) {
       if (error.name === 'AbortError' || mine !== this.sequence) return;
       this.el.dataset.state = 'error';
-      this.status.textContent = this.lastSvg ? 'The preview cannot be drawn; showing the last one that could.' : 'The preview cannot be drawn.';
+      this.status.textContent = this.shown.length ? 'The preview cannot be drawn; showing the last one that could.' : 'The preview cannot be drawn.';
       this.showProblem(error);
     } finally {
       if (mine === this.sequence) this.el.removeAttribute('aria-busy');
     }
   }
 
-  show(svgText) {
-    const doc = new DOMParser().parseFromString(svgText, 'image/svg+xml');
-    const svg = doc.documentElement;
-    if (!svg || svg.nodeName !== 'svg' || doc.querySelector('parsererror')) {
-      throw new Error('the server sent a preview that is not SVG');
-    }
-    // The server's drawing holds no scripts; drop any anyway before it enters the page.
-    svg.querySelectorAll('script, foreignObject').forEach((n) => n.remove());
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', svg.querySelector('title')?.textContent || 'Screen preview');
-    this.lastSvg = svgText;
-    this.frame.dataset.svgLength = String(svgText.length);
-    this.frame.replaceChildren(document.importNode(svg, true));
-    this.applyZoom();
-    this.showWarnings([...svg.querySelectorAll('text.warning')].map((t) => t.textContent.replace(/^⚠\s*/, '')));
+  /** Pixels a point: the chosen zoom, or what fits every device shown in the frame's width. */
+  scale() {
+    if (this.zoom !== 'fit') return Number(this.zoom) || 1;
+    const available = this.frame.clientWidth - 24 - 16 * (this.shown.length - 1);
+    const points = this.shown.reduce((sum, s) => sum + deviceWidth({ ...s.device, width: s.layout.device.width, height: s.layout.device.height }, this.screen), 0);
+    if (available <= 0 || !points) return 1;
+    return Math.max(0.1, Math.min(available / points, 1));
   }
 
-  /**
-   * Fit: the device's width (plus the drawing's 20-point margins) fills the frame; cells that
-   * scroll beyond the screen stay to the right, reachable by scrolling. Otherwise 1 point = 1 pixel.
-   */
-  applyZoom() {
-    const svg = this.frame.querySelector('svg');
-    if (!svg) return;
-    const box = svg.viewBox?.baseVal;
-    const device = state.devices.find((d) => d.id === state.device);
-    if (!this.fit || !box || !box.width || !device) {
-      svg.style.width = '';
-      svg.style.height = '';
-      return;
-    }
-    const available = this.frame.clientWidth - 2;
-    if (available <= 0) return;
-    const scale = Math.min(available / (device.width + 40), 4);
-    svg.style.width = `${box.width * scale}px`;
-    svg.style.height = `${box.height * scale}px`;
+  draw() {
+    if (!this.shown.length) return;
+    const zoom = Math.round(this.scale() * 1000) / 1000;
+    const scrollTop = this.frame.querySelector('.device-viewport')?.scrollTop || 0;
+    this.frame.replaceChildren(h('div', { class: 'device-row' },
+      this.shown.map(({ device, layout }) => drawDevice({ layout, device, screen: this.screen, zoom }))));
+    const first = this.frame.querySelector('.device-viewport');
+    if (first) first.scrollTop = scrollTop;
+    this.frame.dataset.zoom = String(zoom);
   }
 
-  showWarnings(list) {
+  /** The top-level section under an element (a group's child picks its group). */
+  topSection(target) {
+    let g = target.closest?.('g.section[data-component-index]');
+    if (!g) return null;
+    while (g.parentElement?.closest('g.section[data-component-index]')) g = g.parentElement.closest('g.section[data-component-index]');
+    return Number(g.dataset.componentIndex);
+  }
+
+  showHover(event) {
+    const g = event.target.closest?.('g.section[data-name]');
+    if (!g) { this.hover.hidden = true; return; }
+    this.hover.textContent = `${g.dataset.name} — click to edit`;
+    const stage = this.hover.parentElement.getBoundingClientRect();
+    this.hover.style.left = `${Math.max(0, event.clientX - stage.left + 12)}px`;
+    this.hover.style.top = `${Math.max(0, event.clientY - stage.top + 12)}px`;
+    this.hover.hidden = false;
+  }
+
+  showWarnings() {
+    const list = [];
+    const seen = new Set();
+    this.shown.forEach(({ device, layout }, i) => {
+      for (const w of layout.warnings || []) {
+        const key = `${w.component_index}|${w.message}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        list.push({ ...w, on: i > 0 ? device.name : '' });
+      }
+    });
     if (!list.length) {
       this.warnings.replaceChildren(h('p', { class: 'hint', text: 'No layout warnings.' }));
       return;
     }
+    const components = this.getScreen().ui_components || [];
     this.warnings.replaceChildren(
       h('h3', { text: `Warnings (${list.length})` }),
-      h('ul', { class: 'warning-list' }, list.map((text) => {
-        const m = /^component (\d+): ?(.*)$/.exec(text);
-        if (!m) return h('li', { text });
+      h('ul', { class: 'warning-list' }, list.map((w) => {
+        const on = w.on ? ` (on ${w.on})` : '';
+        if (w.component_index === null || w.component_index === undefined) return h('li', { text: `${w.message}${on}` });
         // The server counts from 0; the form from 1.
-        const index = Number(m[1]);
-        const c = (this.getScreen().ui_components || [])[index];
-        const label = `Component ${index + 1}${c ? ` (${typeName(c.component_type)})` : ''}: ${m[2]}`;
+        const index = w.component_index;
+        const c = components[index];
+        const label = `${c ? typeName(c.component_type) : 'Component'} ${index + 1}: ${w.message}${on}`;
         return h('li', {}, h('button', { type: 'button', class: 'link-button', text: label, onclick: () => this.onPickComponent(index) }));
       })));
   }

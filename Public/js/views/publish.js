@@ -5,6 +5,8 @@ import { h, select, formatDate, formatBytes } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info, announce, explain } from '../notify.js';
 import { typeName } from './components.js';
+import { loadLive, liveName } from '../live.js';
+import { documentChanges, renderChanges, summarize } from '../changes.js';
 
 const UNAVAILABLE = 'This server does not offer publishing yet (its publish routes answer 404).';
 
@@ -66,6 +68,8 @@ class PublishView {
     this.note = h('textarea', { id: 'publish-note', rows: 2, placeholder: 'What changed, for the history (optional)' });
     this.publishButton = h('button', { type: 'submit', class: 'button primary', id: 'publish-button', text: 'Publish' });
     this.result = h('div', { id: 'publish-result', role: 'status', 'aria-live': 'polite' });
+    this.liveSummary = h('p', { id: 'live-summary', class: 'live-summary' });
+    this.changesBox = h('div', { id: 'publish-changes', class: 'publish-changes', 'aria-live': 'polite' }, h('p', { class: 'hint', text: 'Comparing the draft with the live version…' }));
     this.versionsBox = h('div', { id: 'versions' }, h('p', { class: 'hint', text: 'Loading…' }));
     this.from = h('select', { id: 'diff-from' });
     this.to = h('select', { id: 'diff-to' });
@@ -83,7 +87,8 @@ class PublishView {
           this.urlInput,
           h('button', { type: 'button', class: 'button', id: 'copy-url', text: 'Copy URL', onclick: () => this.copy() }),
           h('a', { class: 'button', href: url, target: '_blank', rel: 'noopener', text: 'Open' })),
-        this.currentNote),
+        this.currentNote,
+        this.liveSummary),
       h('div', { class: 'publish-columns' },
         h('section', { class: 'panel', 'aria-labelledby': 'problems-heading' },
           h('div', { class: 'section-head' },
@@ -92,6 +97,8 @@ class PublishView {
           this.problemsBox),
         h('section', { class: 'panel', 'aria-labelledby': 'publish-heading' },
           h('h2', { id: 'publish-heading', text: 'Publish a version' }),
+          h('h3', { id: 'changes-heading', text: 'What this publish changes' }),
+          this.changesBox,
           h('form', { class: 'resource-form', novalidate: true, onsubmit: (e) => { e.preventDefault(); this.publish(); } },
             h('div', { class: 'field' }, h('label', { for: 'publish-note', text: 'Note' }), this.note),
             h('div', { class: 'form-actions' }, this.publishButton)),
@@ -109,7 +116,44 @@ class PublishView {
   }
 
   async loadAll() {
-    await Promise.all([this.loadProblems(), this.loadVersions(), refresh('screens').catch((e) => showError(e, 'Loading the screens'))]);
+    await Promise.all([this.loadProblems(), this.loadVersions(), this.loadLive(), refresh('screens').catch((e) => showError(e, 'Loading the screens'))]);
+  }
+
+  /** The live version against the draft: a line under the URL, and what a publish would change. */
+  async loadLive() {
+    let status;
+    try {
+      status = await loadLive();
+    } catch (error) {
+      this.changesBox.replaceChildren(h('p', { class: 'field-error', text: `The draft could not be compared with the live version: ${explain(error).detail}` }));
+      showError(error, 'Comparing the draft with the live version');
+      return;
+    }
+    if (!status.available) { this.changesBox.replaceChildren(); return; }
+    this.live = status;
+    const { live, changes } = status;
+    if (!live) {
+      this.liveSummary.replaceChildren(h('span', { class: 'badge live-badge live-unpublished', text: 'Nothing live yet' }), ' Apps get nothing until the first publish.');
+      const count = (status.draft || []).length;
+      this.changesBox.replaceChildren(h('p', { text: `The first publish: ${count} screen${count === 1 ? '' : 's'} go live.` }),
+        h('ul', {}, (status.draft || []).slice(0, 12).map((s) => h('li', {}, h('span', { class: 'diff-added', text: s.name })))));
+      this.changesBox.dataset.state = 'first';
+      return;
+    }
+    const when = live.created_at ? `, published ${formatDate(live.created_at)}` : '';
+    this.liveSummary.replaceChildren(
+      h('span', { class: `badge live-badge ${status.differs ? 'live-changed' : 'live-same'}`, text: status.differs ? 'Draft differs from live' : 'Draft is live' }),
+      ` Apps get ${liveName(live)}${when}. `,
+      status.differs ? `The saved screens differ from it: ${summarize(changes) || 'the document differs'}.` : 'The saved screens are the same.');
+    this.changesBox.dataset.state = status.differs ? 'changes' : 'same';
+    if (!status.differs) {
+      this.changesBox.replaceChildren(h('p', { class: 'ok', text: `✓ Nothing to publish: the draft is the same as the live ${liveName(live)}.` }));
+      return;
+    }
+    this.changesBox.replaceChildren(...[
+      live.rollback_of ? h('p', { class: 'notice', text: `Live is a rollback to version ${live.rollback_of}. Publishing sends the draft below instead, newer content included.` }) : null,
+      renderChanges(changes, { id: 'publish-diff', title: `Live ${liveName(live)} → this publish`, nothing: 'The screens are the same; only the document’s form differs.' }),
+    ].filter(Boolean));
   }
 
   markUnavailable() {
@@ -175,7 +219,7 @@ class PublishView {
       this.result.replaceChildren(h('p', { class: 'ok', id: 'publish-message', 'data-version': String(number ?? ''), text }));
       info(text);
       this.note.value = '';
-      await Promise.all([this.loadVersions(), this.loadProblems()]);
+      await Promise.all([this.loadVersions(), this.loadProblems(), this.loadLive()]);
     } catch (error) {
       if (error.isMissingRoute) { this.markUnavailable(); this.result.replaceChildren(h('p', { class: 'hint', text: UNAVAILABLE })); return; }
       if (error.isValidation) {
@@ -207,7 +251,7 @@ class PublishView {
   showVersions(hasMore) {
     const versions = this.versions;
     const current = state.app?.current_version ?? versions[0]?.number;
-    this.currentNote.textContent = versions.length ? `Serving version ${current} (of ${this.total}).` : 'Nothing published yet: the URL answers 404 until the first publish.';
+    this.currentNote.textContent = versions.length ? `${this.total} version${this.total === 1 ? '' : 's'} published.` : 'Nothing published yet: the URL answers 404 until the first publish.';
     const options = versions.map((v) => ({ value: v.number, text: `${v.number}${v.note ? ` — ${v.note.slice(0, 40)}` : ''}` }));
     const fill = (el, value) => { el.replaceChildren(...select(options, value).children); el.value = String(value ?? ''); };
     fill(this.from, versions[1]?.number ?? versions[0]?.number);
@@ -251,7 +295,7 @@ class PublishView {
       info(text);
       this.result.replaceChildren(h('p', { class: 'ok', id: 'publish-message', 'data-version': String(number ?? ''), text }));
       try { state.app = { ...state.app, ...(await api.getApp()) }; } catch (e) { showError(e, 'Reloading the app'); }
-      await this.loadVersions();
+      await Promise.all([this.loadVersions(), this.loadLive()]);
     } catch (error) {
       showError(error, `Rolling back to version ${v.number}`);
     }
@@ -263,40 +307,12 @@ class PublishView {
     if (!from || !to) { this.diffBox.replaceChildren(h('p', { class: 'hint', text: 'Publish at least one version first.' })); return; }
     this.diffBox.replaceChildren(h('p', { class: 'hint', text: 'Comparing…' }));
     try {
-      this.showDiff(await api.diff(from, to), from, to);
+      const [a, b] = await Promise.all([api.version(from), api.version(to)]);
+      this.diffBox.replaceChildren(renderChanges(documentChanges(a.document, b.document), { id: 'diff', title: `Version ${from} → ${to}` }));
     } catch (error) {
       this.diffBox.replaceChildren(h('p', { class: 'field-error', text: `The comparison failed: ${explain(error).detail}` }));
       showError(error, 'Comparing versions');
     }
-  }
-
-  showDiff(diff, from, to) {
-    const s = diff.screens || {};
-    const added = s.added || [];
-    const removed = s.removed || [];
-    const changed = s.changed || [];
-    const name = (x) => (typeof x === 'string' ? (find.screen(x)?.name || x) : (x.name || x.id));
-    const list = (items, render) => h('ul', {}, items.map((x) => h('li', {}, render(x))));
-    const comp = (c) => {
-      const parts = [];
-      for (const key of ['added', 'removed', 'changed', 'moved']) {
-        const items = c?.[key] || [];
-        if (items.length) parts.push(`${items.length} ${key}`);
-      }
-      return parts.length ? `components: ${parts.join(', ')}` : '';
-    };
-    const nothing = !added.length && !removed.length && !changed.length;
-    this.diffBox.replaceChildren(h('div', { class: 'diff', id: 'diff' },
-      h('h3', { text: `Version ${from} → ${to}` }),
-      nothing ? h('p', { text: 'No screen differs.' }) : null,
-      added.length ? h('div', {}, h('h4', { text: `Added screens (${added.length})` }), list(added, (x) => h('span', { class: 'diff-added', text: name(x) }))) : null,
-      removed.length ? h('div', {}, h('h4', { text: `Removed screens (${removed.length})` }), list(removed, (x) => h('span', { class: 'diff-removed', text: name(x) }))) : null,
-      changed.length ? h('div', {}, h('h4', { text: `Changed screens (${changed.length})` }), list(changed, (x) => [
-        h('strong', { text: name(x) }),
-        x.changed_keys?.length ? ` — ${x.changed_keys.join(', ')}` : '',
-        comp(x.components) ? h('span', { class: 'muted', text: ` · ${comp(x.components)}` }) : null,
-      ])) : null,
-      typeof diff.unchanged === 'number' ? h('p', { class: 'hint', text: `${diff.unchanged} screen${diff.unchanged === 1 ? '' : 's'} unchanged.` }) : null));
   }
 
   async copy() {

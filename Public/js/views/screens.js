@@ -3,7 +3,8 @@
 // (form, components, live preview).
 import { api, state, subscribe, find, refresh, screenKind } from '../state.js';
 import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
-import { ResourceEditor, conflictBanner } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
+import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { clearFieldErrors, placeErrors, focusPointer } from '../field-errors.js';
 import { saveDraft, deleteRecord, showRequestError } from '../save-flow.js';
 import { confirmDialog, promptDialog } from '../dialogs.js';
@@ -13,6 +14,7 @@ import { ComponentList } from './components.js';
 import { NavigationEditor, HooksEditor, pluginLoader } from './navigation.js';
 import { PreviewPanel } from './preview.js';
 import { pluginSettings } from '../plugins.js';
+import { loadLive, screenState, liveName } from '../live.js';
 
 const KIND_LABEL = { root: 'Root', connected: 'Connected', plugin: 'Plugin' };
 
@@ -58,7 +60,17 @@ function sidebar(selectedId) {
   const aside = h('aside', { class: 'sidebar', 'aria-labelledby': 'screens-heading' },
     h('div', { class: 'sidebar-head' },
       h('h2', { id: 'screens-heading', text: 'Screens' }),
-      h('a', { class: 'button small primary', href: '#/screens', text: 'New screen' })),
+      h('a', {
+        class: 'button small primary', href: '#/screens', id: 'new-screen-button', text: 'New screen',
+        onclick: (event) => {
+          // Already on the page that makes screens: go to its first field (or to what to do first).
+          if ((location.hash || '#/screens') !== '#/screens') return;
+          event.preventDefault();
+          const target = document.getElementById('new-screen-name') || document.getElementById('first-family-link');
+          target?.scrollIntoView({ block: 'center' });
+          target?.focus();
+        },
+      })),
     body);
   return { aside, unsubscribe };
 }
@@ -88,13 +100,15 @@ export async function mount(root, params, query) {
     pane.append(h('div', { class: 'pane-body' }, h('p', { class: 'empty', text: 'This screen could not be opened.' }), h('a', { href: '#/screens', text: 'Back to screens' })));
     return { title: 'Screen', unmount: unsubscribe };
   }
+  editor.keepLocally(params.id);
   const view = new ScreenEditor(pane, editor);
   view.render();
   view.start(query);
   return {
     get title() { return `Screen ${editor.draft.name}`; },
     isDirty: () => editor.dirty,
-    discard: () => { editor.draft = clone(editor.base); },
+    save: () => view.save(),
+    discard: () => { editor.draft = clone(editor.base); editor.forgetLocal(); },
     unmount: () => { unsubscribe(); view.destroy(); },
   };
 }
@@ -192,7 +206,13 @@ function createPanel(query) {
     h('td', { text: String((s.ui_components || []).length) })));
   return h('div', { class: 'pane-body' },
     h('h1', { text: 'Screens' }),
-    state.families.length ? form : h('p', { class: 'notice' }, 'Screens need a family. ', h('a', { href: '#/families/new', text: 'Create a family first' }), '.'),
+    state.families.length ? form : h('section', { class: 'notice first-steps', id: 'no-family', 'aria-labelledby': 'no-family-heading' },
+      h('h2', { id: 'no-family-heading', text: 'First, create a family' }),
+      h('p', { text: 'A screen needs a family before it can have components: the family sets the sizes its cells are drawn at (the reference size, the insets and spacing, and cell styles such as one column of 80 points, or two columns at 16:9).' }),
+      h('ol', {},
+        h('li', { text: 'Create a family (it starts with a one-column cell style; add a two-column one for grids).' }),
+        h('li', { text: 'Come back here and create the screen with it.' })),
+      h('a', { class: 'button primary', id: 'first-family-link', href: '#/families/new', text: 'Create a family' })),
     state.screens.length ? h('table', { class: 'data-table' },
       h('caption', { text: 'All screens' }),
       h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
@@ -214,17 +234,43 @@ function onlyReordered(base, draft) {
   return x.some((c, i) => c.id !== y[i].id);
 }
 
+/**
+ * A web address apps can open: https, with a host. Returns what is wrong, in words, or ''.
+ */
+export function webAddressProblem(value) {
+  const text = String(value ?? '').trim();
+  if (!text) return 'enter the web address this opens, like https://example.com';
+  let url;
+  try { url = new URL(text); } catch { return 'enter a whole web address, like https://example.com'; }
+  if (url.protocol === 'http:') return 'use https:// (apps do not open plain http addresses)';
+  if (url.protocol !== 'https:') return 'enter a web address that starts with https://';
+  if (!url.hostname || !url.hostname.includes('.')) return 'enter a whole web address, like https://example.com';
+  return '';
+}
+
 /** What can be told before asking the server, in the words of the form. */
 function screenProblems(d) {
   const problems = [];
-  const walk = (items, pointer) => (items || []).forEach((item, i) => {
+  if (!String(d.name ?? '').trim()) problems.push({ pointer: '/name', message: 'give the screen a name' });
+  const web = (data, pointer) => {
+    if (data?.type !== 'WEB_URL') return;
+    const problem = webAddressProblem(data.source);
+    if (problem) problems.push({ pointer: `${pointer}/data/source`, message: problem });
+  };
+  const walkItems = (items, pointer) => (items || []).forEach((item, i) => {
     const p = `${pointer}/${i}`;
-    if (item?.data?.type === 'WEB_URL' && !String(item.data.source ?? '').trim()) {
-      problems.push({ pointer: `${p}/data/source`, message: 'enter the web address this item opens, like https://example.com' });
-    }
-    walk(item?.nav_items, `${p}/nav_items`);
+    web(item?.data, p);
+    walkItems(item?.nav_items, `${p}/nav_items`);
   });
-  (d.navigations || []).forEach((nav, i) => walk(nav.nav_items, `/navigations/${i}/nav_items`));
+  (d.navigations || []).forEach((nav, i) => walkItems(nav.nav_items, `/navigations/${i}/nav_items`));
+  if (!d.connected) {
+    const walkComponents = (list, pointer) => (list || []).forEach((c, i) => {
+      const p = `${pointer}/${i}`;
+      web(c?.data, p);
+      walkComponents(c?.ui_components, `${p}/ui_components`);
+    });
+    walkComponents(d.ui_components, '/ui_components');
+  }
   return problems;
 }
 
@@ -241,7 +287,12 @@ class ScreenEditor {
   constructor(pane, editor) {
     this.pane = pane;
     this.editor = editor;
-    this.components = new ComponentList({ getScreen: () => this.editor.draft, onChange: () => this.changed() });
+    this.components = new ComponentList({ getScreen: () => this.editor.draft, onChange: (change) => this.changed(change) });
+    this.history = new DraftHistory({
+      get: () => this.editor.draft,
+      set: (draft) => { this.editor.draft = draft; this.redraw(); },
+      onChange: () => this.undoUi?.update(),
+    });
     const plugins = pluginLoader();
     this.navigation = new NavigationEditor({ getScreen: () => this.editor.draft, onChange: () => this.changed(), plugins });
     this.hooks = new HooksEditor({ getScreen: () => this.editor.draft, onChange: () => this.changed(), plugins });
@@ -251,23 +302,61 @@ class ScreenEditor {
       onFocusPointer: (pointer) => this.focusPointer(pointer),
     });
     this.onKey = (event) => {
-      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); }
+      if (document.querySelector('dialog[open]')) return;
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') { event.preventDefault(); this.save(); return; }
+      this.history.handleKey(event);
     };
     document.addEventListener('keydown', this.onKey);
+    /** Whether the saved screen is what apps get now (kept across renders). */
+    this.liveBadge = h('a', { class: 'badge live-badge', id: 'live-badge', href: '#/publish', hidden: true });
+    this.liveSequence = 0;
   }
 
   destroy() {
     document.removeEventListener('keydown', this.onKey);
     this.preview.destroy();
+    this.liveSequence += 1;
   }
 
   start(query) {
     this.preview.load();
+    this.loadLive();
     if (query.focus !== undefined) {
       this.components.unfoldFor(query.focus);
       if (query.message) placeErrors(this.pane, [{ pointer: query.focus, message: query.message }]);
       requestAnimationFrame(() => focusPointer(this.pane, query.focus));
     }
+  }
+
+  /** Compares the saved screen with the live version and says so in the badge. */
+  async loadLive() {
+    const mine = ++this.liveSequence;
+    let status;
+    try {
+      status = await loadLive();
+    } catch (error) {
+      if (mine === this.liveSequence) this.liveBadge.hidden = true;
+      return;
+    }
+    if (mine !== this.liveSequence) return;
+    const badge = this.liveBadge;
+    if (!status.available) { badge.hidden = true; return; }
+    const which = screenState(status, this.editor.record.id);
+    const live = status.live;
+    const rollback = live?.rollback_of ? ` (rollback to ${live.rollback_of})` : '';
+    const texts = {
+      unpublished: ['Not published yet', 'Nothing is live yet: publish to send apps their first version.'],
+      new: [`Not live yet · live is version ${live?.number}${rollback}`, `Apps do not have this screen: the live ${liveName(live)} was published before it. Publish to send it.`],
+      same: [`Live · version ${live?.number}${rollback}`, `The saved screen is what apps get now (${liveName(live)}).`],
+      changed: [`Changed since live version ${live?.number}${rollback}`, `The saved screen differs from what apps get now (${liveName(live)}). Publish to send it; the Publish page shows what changes.`],
+    }[which];
+    badge.textContent = texts[0];
+    badge.title = `${texts[1]} Unsaved changes are not counted until saved.`;
+    badge.setAttribute('aria-label', `${texts[0]}. ${texts[1]} Open the Publish page.`);
+    badge.dataset.state = which;
+    badge.dataset.liveVersion = live ? String(live.number) : '';
+    badge.className = `badge live-badge live-${which}`;
+    badge.hidden = false;
   }
 
   focusPointer(pointer) {
@@ -277,9 +366,22 @@ class ScreenEditor {
 
   get draft() { return this.editor.draft; }
 
-  changed() {
+  /** After every edit: the status, the preview, the copy kept in the browser, and an undo step. */
+  changed(change) {
     this.updateStatus();
     this.preview.refresh();
+    this.editor.persist();
+    const field = change?.label ? { label: change.label, key: null } : activeField();
+    this.history.record(field.label, field.key);
+    if (change?.removed) info(`${change.removed} removed.`, { action: { label: 'Undo', run: () => this.history.undo() } });
+  }
+
+  /** Draws the draft again after an undo, a redo or a restore. */
+  redraw() {
+    this.components.render();
+    this.render();
+    this.preview.refresh();
+    this.editor.persist();
   }
 
   updateStatus() {
@@ -298,10 +400,12 @@ class ScreenEditor {
     this.heading = h('h1', { id: 'screen-heading' });
     this.status = h('p', { class: 'save-status', role: 'status', 'aria-live': 'polite', id: 'save-status' });
     this.saveButton = h('button', { type: 'submit', class: 'button primary', id: 'save-screen', 'data-focus-key': 'save', text: 'Save screen' });
+    this.undoUi = undoButtons(this.history, h);
     const toolbar = h('div', { class: 'toolbar' },
-      h('div', { class: 'toolbar-title' }, this.heading, homeBadge(base), kindBadge(d)),
+      h('div', { class: 'toolbar-title' }, this.heading, homeBadge(base), kindBadge(d), this.liveBadge),
       h('div', { class: 'toolbar-actions' },
         this.status,
+        this.undoUi.el,
         h('button', { type: 'button', class: 'button', 'data-focus-key': 'as-layout', text: 'Save as layout', onclick: () => this.saveAsLayout() }),
         h('a', { class: 'button', href: `#/screens?parent=${encodeURIComponent(d.id)}`, text: 'Add connected screen' }),
         h('button', { type: 'button', class: 'button danger', text: 'Delete', 'aria-label': 'Delete screen', onclick: () => this.remove() }),
@@ -312,6 +416,7 @@ class ScreenEditor {
       onReload: () => { this.editor.acceptTheirs(); this.afterReload(); },
       onOverwrite: () => this.save({ overwrite: true }),
     });
+    const kept = keptChangesBanner(this.editor, { history: this.history, redraw: () => this.redraw(), render: () => this.render() });
 
     this.components.render();
     this.navigation.render();
@@ -320,7 +425,7 @@ class ScreenEditor {
       class: 'resource-form screen-form', novalidate: true, 'aria-labelledby': 'screen-heading',
       onsubmit: (e) => { e.preventDefault(); this.save(); },
     },
-    toolbar, banner,
+    toolbar, banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }),
     h('div', { class: 'editor-grid' },
       h('div', { class: 'editor-main' },
         this.errorsHost,
@@ -419,8 +524,10 @@ class ScreenEditor {
 
   afterReload() {
     this.components.render();
+    this.history.reset();
     this.render();
     this.preview.refresh.flush();
+    this.loadLive();
     info('Reloaded their version; your changes were dropped.');
   }
 
@@ -436,11 +543,13 @@ class ScreenEditor {
       reveal: (errors) => this.components.unfoldAllWithErrors(errors),
       check: () => screenProblems(this.editor.draft),
       afterRequest: () => refresh('screens').catch((error) => showError(error, 'Reloading the screen list')),
-      saved: (record) => {
+      saved: (record, { merged }) => {
+        if (merged) this.history.reset();
         this.render();
         restoreFocus(this.pane, 'save');
         this.preview.refresh.flush();
-        info(`Screen “${record.name}” saved (revision ${record.revision}).`);
+        this.loadLive();
+        info(merged ? `Screen “${record.name}” saved with their changes merged in (revision ${record.revision}).` : `Screen “${record.name}” saved (revision ${record.revision}).`);
       },
       reloaded: () => this.afterReload(),
       kept: () => this.render(),
@@ -475,6 +584,7 @@ class ScreenEditor {
       context: 'Deleting the screen',
       done: async () => {
         this.editor.draft = clone(this.editor.base);
+        this.editor.forgetLocal();
         await refresh('screens');
         info(`Screen “${record.name}” deleted.`);
         navigate('/screens');
