@@ -1,5 +1,5 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test test-faults stop bench-layout bench-publish deploy-checks
+.PHONY: run test test-faults stop bench-layout bench-publish bench-apps deploy-checks
 
 run:
 	scripts/run.sh
@@ -20,6 +20,9 @@ bench-layout:
 
 bench-publish:
 	scripts/bench-publish.sh
+
+bench-apps:
+	scripts/bench-apps.sh
 
 # The files of deploy/ (Kubernetes manifests, Dockerfile, nginx, compose), without a database.
 deploy-checks:

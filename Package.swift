@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "CGzip", linkerSettings: [.linkedLibrary("z")]),
         // Persistence on PostgreSQL: migrations and repositories.
         .target(name: "RiversStore", dependencies: [
-            "RiversCore", "CGzip",
+            "RiversCore", "RiversLayout", "CGzip",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -64,7 +64,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
-        .testTarget(name: "RiversCoreTests", dependencies: ["RiversCore"]),
+        .testTarget(name: "RiversCoreTests", dependencies: ["RiversCore", "RiversLayout"]),
         .testTarget(name: "RiversLayoutTests", dependencies: ["RiversLayout", "RiversCore"]),
         .testTarget(name: "RiversServerTests", dependencies: [
             "RiversCore", "RiversStore", "RiversServer", "RiversLayout",

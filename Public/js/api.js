@@ -143,6 +143,16 @@ export class Api {
     return (await this.request('POST', this.appPath('preview'), { body: { screen, device }, signal })).data;
   }
 
+  /**
+   * One cell of an unsaved family laid out and drawn by the server (POST …/cell-preview):
+   * `body` is {family, cell_style, device?} (no device: the family's reference size). `format`
+   * 'svg' answers the drawing as text, 'json' the frames ({device, m, cell, content, warnings}).
+   */
+  async cellPreview(body, format, signal) {
+    const svg = format === 'svg';
+    return (await this.request('POST', this.appPath(`cell-preview?format=${svg ? 'svg' : 'json'}`), { body, signal, text: svg })).data;
+  }
+
   // Publishing ----------------------------------------------------------------------------------
   publish(note) { return this.request('POST', this.appPath('publish'), { body: { note } }); }
   async problems() { return (await this.publishReport()).problems; }

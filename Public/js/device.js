@@ -3,7 +3,8 @@
 // from the screen's navigations, and the content scrolling between them. Every section and cell is
 // drawn where the server's layout engine put it (POST /apps/{app}/preview answers JSON frames);
 // nothing here computes a layout: the chrome sits around the content, the content is the server's.
-// Cells show neutral placeholder artwork in their own aspect; a hero is a paged carousel with page
+// Cells show neutral placeholder artwork in their own aspect, or their style's content where the
+// server laid it out (images as placeholders, texts as one bar a line); a hero is a paged carousel with page
 // dots; horizontal sections are cut at the screen's edge, so they read as scrolling sideways.
 import { h } from './dom.js';
 import { typeName } from './views/components.js';
@@ -176,11 +177,48 @@ function textBars(x, y, w, hgt, lines = 2) {
   return out;
 }
 
+/**
+ * A cell style's content, where the server laid it out (`item.content`: frames in screen
+ * coordinates, in tree order): images as placeholders in their frames, texts as one bar a line.
+ */
+function content(nodes) {
+  return nodes.map((n) => {
+    const f = n.frame;
+    if (!f || f.width <= 0 || f.height <= 0) return null;
+    if (n.kind === 'image') {
+      if (n.placeholder === 'avatar') {
+        const r = Math.min(f.width, f.height) / 2;
+        return svg('circle', { class: 'content-image avatar', cx: r2(f.x + f.width / 2), cy: r2(f.y + f.height / 2), r: r2(r), fill: '#dfe3e9' });
+      }
+      const g = art(f.x, f.y, f.width, f.height, { dark: n.placeholder === 'poster' });
+      g.setAttribute('class', `art content-image ${n.placeholder || 'image'}`);
+      return g;
+    }
+    if (n.kind === 'text') {
+      const lines = Math.max(1, n.lines || 1);
+      const line = f.height / lines;
+      const bar = Math.max(1, Math.min(line * 0.6, 12));
+      const dark = n.role === 'title' || n.role === 'badge';
+      return svg('g', { class: 'content-text', 'data-role': n.role || 'body' },
+        Array.from({ length: lines }, (_, i) => svg('rect', {
+          class: 'text-bar', x: r2(f.x), y: r2(f.y + i * line + (line - bar) / 2),
+          width: r2(f.width * (i === lines - 1 && lines > 1 ? 0.6 : 0.92)), height: r2(bar), rx: r2(bar / 2), fill: dark ? '#c3c9d3' : '#e2e5ea',
+        })));
+    }
+    return null;
+  });
+}
+
 /** One cell, drawn in its frame as the component type shows items. */
 function cell(type, item) {
   const { x, y, width: w, height: hgt } = item.frame;
   const g = svg('g', { class: 'cell', 'data-index': item.index, 'data-cell-style': item.cell_style });
   g.append(svg('rect', { class: 'cell-frame', x, y, width: w, height: hgt, fill: 'none' }));
+  if (Array.isArray(item.content) && item.content.length) {
+    // What the cell style says is inside, as the server laid it out.
+    g.append(...content(item.content).filter(Boolean));
+    return g;
+  }
   if (type === 'html_ticker' || type === 'tab_bar' || type === 'screen_picker') {
     const selected = item.index === 0;
     g.append(svg('rect', { x, y, width: w, height: hgt, rx: Math.min(hgt / 2, 14), fill: selected ? '#2f6fd6' : '#e6e9ee' }));

@@ -1,9 +1,13 @@
 // The size of a cell style at the family's reference size, by the server's rules (RiversCore
 // Family.swift: `Family.read` checks, `Family.size(of:)` computes):
-//   columns n → (W − left − right − (n−1)·spacing) / n,   or a fixed width;
-//   height → fixed,   or width / aspect_ratio.
+//   columns n → (W − left − right − (n−1)·spacing) / n,   or a width in points;
+//   height → in points,   or width / aspect_ratio,   or "fit" (the content's height: the server
+//   lays the content out, so the editor says "fit" and takes the height from the cell preview).
+// Insets, spacing, widths and heights are lengths: n (scalable) or {"fixed": n} (lengths.js); at
+// the reference size both are n.
 // Both sides are checked against the same cases: Tests/Fixtures/vectors/cell-sizes.json
 // (Tests/browser/test_vectors.py here, Tests/RiversCoreTests/SharedVectorTests.swift there).
+import { readLength } from './lengths.js';
 
 /** The bounds the server keeps (RiversCore Limits.swift). */
 export const LIMITS = {
@@ -45,17 +49,22 @@ export function formatRatio(value) {
  */
 function familyNumbers(family) {
   const problems = [];
-  const bounded = (value, pointer, label, { minimum = 0, required = false } = {}) => {
-    if (value === undefined || value === null) {
+  const bounded = (raw, pointer, label, { minimum = 0, required = false, length = true } = {}) => {
+    if (raw === undefined || raw === null) {
       if (required) problems.push({ pointer, message: `${label} is required` });
       return null;
     }
-    if (!isNumber(value)) { problems.push({ pointer, message: `${label} must be a number` }); return null; }
-    if (value < minimum) { problems.push({ pointer, message: minimum === 0 ? `${label} must not be negative` : `${label} must be at least ${minimum}` }); return null; }
-    if (value > LIMITS.maxLength) { problems.push({ pointer, message: `${label} must be at most ${LIMITS.maxLength}` }); return null; }
+    // A length may be {"fixed": n}; the reference size is never scaled, so never fixed.
+    const read = length ? readLength(raw) : (isNumber(raw) ? { value: raw } : { problem: 'must be a number' });
+    if (read.problem) { problems.push({ pointer, message: `${label} ${read.problem}` }); return null; }
+    const value = read.value;
+    // The server points at the number: inside {"fixed": n}, that is …/fixed.
+    const at = read.fixed ? `${pointer}/fixed` : pointer;
+    if (value < minimum) { problems.push({ pointer: at, message: minimum === 0 ? `${label} must not be negative` : `${label} must be at least ${minimum}` }); return null; }
+    if (value > LIMITS.maxLength) { problems.push({ pointer: at, message: `${label} must be at most ${LIMITS.maxLength}` }); return null; }
     return value;
   };
-  const width = bounded(family?.reference_size?.width, '/reference_size/width', 'the reference width', { minimum: 1, required: true });
+  const width = bounded(family?.reference_size?.width, '/reference_size/width', 'the reference width', { minimum: 1, required: true, length: false });
   const left = bounded(family?.insets?.left, '/insets/left', 'the left inset') ?? 0;
   const right = bounded(family?.insets?.right, '/insets/right', 'the right inset') ?? 0;
   const spacing = bounded(family?.interitem_spacing, '/interitem_spacing', 'the item spacing') ?? 0;
@@ -93,18 +102,25 @@ export function cellSize(family, style, pointer = '') {
   }
   let fixedWidth = null;
   if (given(style, 'width')) {
-    const w = style.width;
-    if (!isNumber(w)) problem('width', 'width must be a number');
-    else if (w <= 0) problem('width', 'width must be more than 0');
-    else if (w > LIMITS.maxLength) problem('width', `width must be at most ${LIMITS.maxLength}`);
+    const read = readLength(style.width);
+    const w = read.value;
+    const widthAt = read.fixed ? 'width/fixed' : 'width';
+    if (read.problem) problem('width', `width ${read.problem}`);
+    else if (w <= 0) problem(widthAt, 'width must be more than 0');
+    else if (w > LIMITS.maxLength) problem(widthAt, `width must be at most ${LIMITS.maxLength}`);
     else fixedWidth = w;
   }
   let fixedHeight = null;
-  if (given(style, 'height')) {
-    const v = style.height;
-    if (!isNumber(v)) problem('height', 'height must be a number');
-    else if (v <= 0) problem('height', 'height must be more than 0');
-    else if (v > LIMITS.maxCellHeight) problem('height', `height must be at most ${LIMITS.maxCellHeight}`);
+  const fit = style?.height === 'fit';
+  if (fit) {
+    if (!given(style, 'content')) problem('height', 'a fit height needs content');
+  } else if (given(style, 'height')) {
+    const read = readLength(style.height);
+    const v = read.value;
+    const heightAt = read.fixed ? 'height/fixed' : 'height';
+    if (read.problem) problem('height', `height ${read.problem === 'must be a number' ? 'must be a number or fit' : read.problem}`);
+    else if (v <= 0) problem(heightAt, 'height must be more than 0');
+    else if (v > LIMITS.maxCellHeight) problem(heightAt, `height must be at most ${LIMITS.maxCellHeight}`);
     else fixedHeight = v;
   }
   let ratio = null;
@@ -126,11 +142,12 @@ export function cellSize(family, style, pointer = '') {
   else if (!hasHeight && !hasRatio) problem('', 'needs a height or an aspect ratio');
 
   const widthKnown = (hasColumns && !hasWidth && columns !== null) || (hasWidth && !hasColumns && fixedWidth !== null);
-  const heightKnown = (hasHeight && !hasRatio && fixedHeight !== null) || (hasRatio && !hasHeight && ratio !== null);
+  const heightKnown = (hasHeight && !hasRatio && (fixedHeight !== null || fit)) || (hasRatio && !hasHeight && ratio !== null);
   let size = null;
   if (widthKnown && heightKnown) {
     const width = columns !== null ? (available - (columns - 1) * spacing) / columns : fixedWidth;
-    size = { width, height: fixedHeight !== null ? fixedHeight : width / ratio };
+    // A fit height is the content's: the server's to lay out (see the cell preview).
+    size = fit ? { width, height: null, fit: true } : { width, height: fixedHeight !== null ? fixedHeight : width / ratio };
     // The fit is checked only with a valid reference width that leaves room.
     if (W !== null && available > 0) {
       if (size.width <= 0) problem('columns', `${columns} columns with spacing ${round(spacing)} do not fit in ${round(available)} points`);
@@ -144,8 +161,10 @@ export function cellSize(family, style, pointer = '') {
 
 export function round(n) { return Math.round(n * 100) / 100; }
 
+/** "145 × 81.56"; a fit height without a known height reads "145 × fit". */
 export function formatSize(size) {
   if (!size) return '–';
   if (size.error) return size.error;
+  if (typeof size.height !== 'number') return `${round(size.width)} × ${size.fit ? 'fit' : '–'}`;
   return `${round(size.width)} × ${round(size.height)}`;
 }

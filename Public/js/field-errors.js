@@ -40,7 +40,7 @@ export function findTarget(root, pointer) {
   }
 }
 
-const ITEM_NAMES = { cell_styles: 'cell style', ui_components: 'component', errors: 'error', navigations: 'navigation', nav_items: 'item' };
+const ITEM_NAMES = { cell_styles: 'cell style', ui_components: 'component', errors: 'error', navigations: 'navigation', nav_items: 'item', children: 'child' };
 
 /** "/ui_components/0/data/source" → "component 1 › data › source". */
 export function unescapePointer(rest) {

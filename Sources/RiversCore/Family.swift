@@ -9,44 +9,50 @@ public struct Size: Sendable, Hashable, Codable {
     public var json: JSONValue { ["width": .number(width), "height": .number(height)] }
 }
 
+/// Section insets: lengths at the reference size, each scalable or fixed.
 public struct Insets: Sendable, Hashable, Codable {
-    public var top: Double
-    public var left: Double
-    public var bottom: Double
-    public var right: Double
-    public init(top: Double = 0, left: Double = 0, bottom: Double = 0, right: Double = 0) {
+    public var top: Length
+    public var left: Length
+    public var bottom: Length
+    public var right: Length
+    public init(top: Length = .zero, left: Length = .zero, bottom: Length = .zero, right: Length = .zero) {
         self.top = top
         self.left = left
         self.bottom = bottom
         self.right = right
     }
     public var json: JSONValue {
-        ["top": .number(top), "left": .number(left), "bottom": .number(bottom), "right": .number(right)]
+        ["top": top.json, "left": left.json, "bottom": bottom.json, "right": right.json]
     }
 }
 
-/// How wide a cell is: a share of the line (`columns`) or a fixed width.
+/// How wide a cell is: a share of the line (`columns`) or a width.
 public enum CellWidth: Sendable, Hashable {
     case columns(Int)
-    case points(Double)
+    case points(Length)
 }
 
-/// How tall a cell is: fixed, or from its width (`aspect_ratio` is width ÷ height, 16:9 → 1.7778).
+/// How tall a cell is: a height, from its width (`aspect_ratio` is width ÷ height, 16:9 → 1.7778),
+/// or `fit`: what its content needs at its width (the layout engine measures it).
 public enum CellHeight: Sendable, Hashable {
-    case points(Double)
+    case points(Length)
     case aspectRatio(Double)
+    case fit
 }
 
-/// A cell style belongs to a family; its size follows from the family's flow-layout rules.
+/// A cell style belongs to a family; its size follows from the family's flow-layout rules, and
+/// its `content` (optional) says what is inside the cell.
 public struct CellStyle: Sendable, Hashable {
     public var id: String
     public var width: CellWidth
     public var height: CellHeight
+    public var content: ContentNode?
 
-    public init(id: String, width: CellWidth, height: CellHeight) {
+    public init(id: String, width: CellWidth, height: CellHeight, content: ContentNode? = nil) {
         self.id = id
         self.width = width
         self.height = height
+        self.content = content
     }
 }
 
@@ -57,8 +63,8 @@ public struct Family: Sendable, Hashable {
     public var name: String
     public var referenceSize: Size
     public var insets: Insets
-    public var interitemSpacing: Double
-    public var lineSpacing: Double
+    public var interitemSpacing: Length
+    public var lineSpacing: Length
     /// The cell styles in order; looked up by id through an index, since a request may name many.
     public var cellStyles: [CellStyle] {
         didSet { cellStyleIndex = Self.index(cellStyles) }
@@ -72,8 +78,8 @@ public struct Family: Sendable, Hashable {
     }
 
     public init(
-        id: String, name: String, referenceSize: Size, insets: Insets = Insets(), interitemSpacing: Double = 0,
-        lineSpacing: Double = 0, cellStyles: [CellStyle] = []
+        id: String, name: String, referenceSize: Size, insets: Insets = Insets(), interitemSpacing: Length = .zero,
+        lineSpacing: Length = .zero, cellStyles: [CellStyle] = []
     ) {
         self.id = id
         self.name = name
@@ -89,23 +95,17 @@ public struct Family: Sendable, Hashable {
         cellStyleIndex[id].map { cellStyles[$0] }
     }
 
-    /// The width available to cells on a line at the reference size.
-    public var availableWidth: Double { referenceSize.width - insets.left - insets.right }
+    /// The width available to cells on a line at the reference size (where scalable and fixed
+    /// lengths are equal).
+    public var availableWidth: Double { referenceSize.width - insets.left.value - insets.right.value }
 
-    /// The size of a cell of `style` at the reference size:
+    /// The width of a cell of `style` at the reference size:
     /// `columns: n` gives `(W − left − right − (n−1)·spacing) / n`.
-    public func size(of style: CellStyle) -> Size {
-        let width: Double
+    public func width(of style: CellStyle) -> Double {
         switch style.width {
-        case .columns(let n): width = (availableWidth - Double(n - 1) * interitemSpacing) / Double(n)
-        case .points(let w): width = w
+        case .columns(let n): (availableWidth - Double(n - 1) * interitemSpacing.value) / Double(n)
+        case .points(let w): w.value
         }
-        let height: Double
-        switch style.height {
-        case .points(let h): height = h
-        case .aspectRatio(let r): height = width / r
-        }
-        return Size(width: width, height: height)
     }
 }
 
@@ -117,7 +117,7 @@ extension Family {
         // Read-only members a client may send back unchanged.
         "revision", "created_at", "updated_at",
     ]
-    static let cellStyleKeys: Set<String> = ["id", "columns", "width", "height", "aspect_ratio", "computed"]
+    static let cellStyleKeys: Set<String> = ["id", "columns", "width", "height", "aspect_ratio", "content", "computed"]
 
     /// Reads and validates a family body; every problem goes to `problems`.
     public static func read(_ json: JSONValue, problems: Problems) -> Family? {
@@ -137,19 +137,17 @@ extension Family {
         if let i = ObjectReader(r.object["insets"], at: r.at("insets"), problems: problems, required: false) {
             i.rejectUnknownKeys(["top", "left", "bottom", "right"])
             insets = Insets(
-                top: i.number("top", minimum: 0, maximum: Limits.maxLength) ?? 0,
-                left: i.number("left", minimum: 0, maximum: Limits.maxLength) ?? 0,
-                bottom: i.number("bottom", minimum: 0, maximum: Limits.maxLength) ?? 0,
-                right: i.number("right", minimum: 0, maximum: Limits.maxLength) ?? 0)
+                top: i.length("top") ?? .zero, left: i.length("left") ?? .zero,
+                bottom: i.length("bottom") ?? .zero, right: i.length("right") ?? .zero)
         }
-        let interitem = r.number("interitem_spacing", minimum: 0, maximum: Limits.maxLength) ?? 0
-        let line = r.number("line_spacing", minimum: 0, maximum: Limits.maxLength) ?? 0
+        let interitem = r.length("interitem_spacing") ?? .zero
+        let line = r.length("line_spacing") ?? .zero
 
         var family = Family(
             id: id ?? "", name: name ?? id ?? "", referenceSize: referenceSize ?? Size(width: 1, height: 1),
             insets: insets, interitemSpacing: interitem, lineSpacing: line)
-        if let refSize = referenceSize, insets.left + insets.right >= refSize.width {
-            problems.add("/insets", "left and right insets (\(fmt(insets.left + insets.right))) leave no room in the reference width \(fmt(refSize.width))")
+        if let refSize = referenceSize, insets.left.value + insets.right.value >= refSize.width {
+            problems.add("/insets", "left and right insets (\(fmt(insets.left.value + insets.right.value))) leave no room in the reference width \(fmt(refSize.width))")
         }
 
         var seen: [String: Int] = [:]
@@ -172,8 +170,15 @@ extension Family {
                 }
             }
             let columns = c.integer("columns", minimum: 1, maximum: Limits.maxColumns)
-            let width = c.number("width", exclusiveMinimum: 0, maximum: Limits.maxLength)
-            let height = c.number("height", exclusiveMinimum: 0, maximum: Limits.maxCellHeight)
+            let width = c.length("width", exclusiveMinimum: 0)
+            let fit = c.object["height"] == .string("fit")
+            let height = fit ? nil : c.length("height", exclusiveMinimum: 0, maximum: Limits.maxCellHeight)
+            var content: ContentNode?
+            if c.has("content") {
+                let contentProblems = Problems()
+                content = ContentNode.read(c.object["content"]!, at: c.at("content"), problems: contentProblems)
+                problems.add(contentProblems, under: "")
+            }
             let ratio = c.number("aspect_ratio", minimum: Limits.aspectRatioRange.lowerBound, maximum: Limits.aspectRatioRange.upperBound)
             var cellWidth: CellWidth?
             switch (c.has("columns"), c.has("width")) {
@@ -186,17 +191,22 @@ extension Family {
             switch (c.has("height"), c.has("aspect_ratio")) {
             case (true, true): problems.add(pointer, "give either height or aspect_ratio, not both")
             case (false, false): problems.add(pointer, "needs height or aspect_ratio")
-            case (true, false): if let height { cellHeight = .points(height) }
+            case (true, false):
+                if fit {
+                    if c.has("content") { cellHeight = .fit } else { problems.add(c.at("height"), "\"fit\" takes the height the content needs: give the cell style content") }
+                } else if let height {
+                    cellHeight = .points(height)
+                }
             case (false, true): if let ratio { cellHeight = .aspectRatio(ratio) }
             }
             guard let styleId, let cellWidth, let cellHeight else { continue }
-            let style = CellStyle(id: styleId, width: cellWidth, height: cellHeight)
+            let style = CellStyle(id: styleId, width: cellWidth, height: cellHeight, content: content)
             if referenceSize != nil, family.availableWidth > 0 {
-                let size = family.size(of: style)
-                if size.width <= 0 {
-                    problems.add(c.at("columns"), "\(columns ?? 0) columns with spacing \(fmt(interitem)) do not fit in \(fmt(family.availableWidth)) points")
-                } else if size.width > family.availableWidth + 1e-9 {
-                    problems.add(c.at("width"), "\(fmt(size.width)) is wider than the \(fmt(family.availableWidth)) points between the insets")
+                let width = family.width(of: style)
+                if width <= 0 {
+                    problems.add(c.at("columns"), "\(columns ?? 0) columns with spacing \(fmt(interitem.value)) do not fit in \(fmt(family.availableWidth)) points")
+                } else if width > family.availableWidth + 1e-9 {
+                    problems.add(c.at("width"), "\(fmt(width)) is wider than the \(fmt(family.availableWidth)) points between the insets")
                 }
             }
             read.append(style)
@@ -206,26 +216,30 @@ extension Family {
         return problems.isEmpty ? family : nil
     }
 
-    /// The family as the API shows it, with each cell style's size at the reference size.
-    public var json: JSONValue {
+    /// The family as it is stored and shown. `computed` sizes: `computed(style)` gives a cell
+    /// style's size at the reference size (the layout engine's `Family.computedSizes`), left out
+    /// when nil.
+    public func json(computed: (CellStyle) -> Size? = { _ in nil }) -> JSONValue {
         .object([
             "id": .string(id),
             "name": .string(name),
             "reference_size": referenceSize.json,
             "insets": insets.json,
-            "interitem_spacing": .number(interitemSpacing),
-            "line_spacing": .number(lineSpacing),
+            "interitem_spacing": interitemSpacing.json,
+            "line_spacing": lineSpacing.json,
             "cell_styles": .array(cellStyles.map { style in
                 var o: [String: JSONValue] = ["id": .string(style.id)]
                 switch style.width {
                 case .columns(let n): o["columns"] = .number(Double(n))
-                case .points(let w): o["width"] = .number(w)
+                case .points(let w): o["width"] = w.json
                 }
                 switch style.height {
-                case .points(let h): o["height"] = .number(h)
+                case .points(let h): o["height"] = h.json
                 case .aspectRatio(let r): o["aspect_ratio"] = .number(r)
+                case .fit: o["height"] = "fit"
                 }
-                o["computed"] = size(of: style).json
+                if let content = style.content { o["content"] = content.json }
+                if let size = computed(style) { o["computed"] = size.json }
                 return .object(o)
             }),
         ])

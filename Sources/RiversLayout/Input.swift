@@ -23,20 +23,20 @@ public struct Device: Sendable, Hashable, Codable {
 /// domain's own insets, with the same keys.
 public typealias LayoutInsets = Insets
 
-/// The flow-layout values of a family, all at the reference size; they scale with the device by
-/// `m = min(W / referenceWidth, H / referenceHeight)`.
+/// The flow-layout values of a family, all at the reference size; scalable lengths scale with the
+/// device by `m = min(W / referenceWidth, H / referenceHeight)`, fixed ones do not.
 public struct FamilyMetrics: Sendable, Hashable, Codable {
     public var referenceWidth: Double
     public var referenceHeight: Double
     public var insets: LayoutInsets
     /// `s`: the minimum space between items of a line.
-    public var interitemSpacing: Double
+    public var interitemSpacing: Length
     /// `l`: the space between lines.
-    public var lineSpacing: Double
+    public var lineSpacing: Length
 
     public init(
         referenceWidth: Double, referenceHeight: Double, insets: LayoutInsets = LayoutInsets(),
-        interitemSpacing: Double = 0, lineSpacing: Double = 0
+        interitemSpacing: Length = .zero, lineSpacing: Length = .zero
     ) {
         self.referenceWidth = referenceWidth
         self.referenceHeight = referenceHeight
@@ -54,31 +54,37 @@ public struct FamilyMetrics: Sendable, Hashable, Codable {
     }
 }
 
-/// A cell style's size rules. JSON: `{"id": "GRID_1", "width": {"columns": 2}, "height": {"points": 100}}`
-/// or `"height": {"aspect_ratio": 1.7778}`.
+/// A cell style's size rules. JSON: `{"id": "GRID_1", "width": {"columns": 2}, "height": {"points": 100}}`,
+/// `"height": {"aspect_ratio": 1.7778}` or `"height": {"fit": true}` (with `content`). Points are
+/// lengths: a number (scalable) or `{"fixed": n}`.
 public struct CellStyleSpec: Sendable, Hashable, Codable {
     public enum Width: Sendable, Hashable, Codable {
         /// `n` items per line: `(W − left·m − right·m − (n−1)·s·m) / n`.
         case columns(Int)
-        /// A width at the reference size (scaled by `m`).
-        case points(Double)
+        /// A width at the reference size (scaled by `m` unless fixed).
+        case points(Length)
     }
 
     public enum Height: Sendable, Hashable, Codable {
-        /// A height at the reference size (scaled by `m`).
-        case points(Double)
+        /// A height at the reference size (scaled by `m` unless fixed).
+        case points(Length)
         /// Width ÷ height (16:9 → 1.7778): height = width / ratio.
         case aspectRatio(Double)
+        /// What `content` needs at the cell's width.
+        case fit
     }
 
     public var id: String
     public var width: Width
     public var height: Height
+    /// What is inside the cell; nil = an empty cell.
+    public var content: ContentNode?
 
-    public init(id: String, width: Width, height: Height) {
+    public init(id: String, width: Width, height: Height, content: ContentNode? = nil) {
         self.id = id
         self.width = width
         self.height = height
+        self.content = content
     }
 }
 
@@ -89,7 +95,7 @@ extension CellStyleSpec.Width {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let n = try c.decodeIfPresent(Int.self, forKey: .columns) {
             self = .columns(n)
-        } else if let w = try c.decodeIfPresent(Double.self, forKey: .points) {
+        } else if let w = try c.decodeIfPresent(Length.self, forKey: .points) {
             self = .points(w)
         } else {
             throw DecodingError.dataCorrupted(.init(
@@ -110,17 +116,20 @@ extension CellStyleSpec.Height {
     enum CodingKeys: String, CodingKey {
         case points
         case aspectRatio = "aspect_ratio"
+        case fit
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        if let h = try c.decodeIfPresent(Double.self, forKey: .points) {
+        if let h = try c.decodeIfPresent(Length.self, forKey: .points) {
             self = .points(h)
         } else if let r = try c.decodeIfPresent(Double.self, forKey: .aspectRatio) {
             self = .aspectRatio(r)
+        } else if try c.decodeIfPresent(Bool.self, forKey: .fit) == true {
+            self = .fit
         } else {
             throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "a cell height needs `points` or `aspect_ratio`"))
+                codingPath: decoder.codingPath, debugDescription: "a cell height needs `points`, `aspect_ratio` or `fit`"))
         }
     }
 
@@ -129,6 +138,7 @@ extension CellStyleSpec.Height {
         switch self {
         case .points(let h): try c.encode(h, forKey: .points)
         case .aspectRatio(let r): try c.encode(r, forKey: .aspectRatio)
+        case .fit: try c.encode(true, forKey: .fit)
         }
     }
 }
@@ -151,9 +161,9 @@ public struct SectionSpec: Sendable, Hashable, Codable {
     /// Item *i* uses `cellStyles[i]`; the last style repeats for the rest.
     public var cellStyles: [CellStyleSpec]
     /// Header height at the reference size; nil = no header.
-    public var header: Double?
+    public var header: Length?
     /// Footer height at the reference size; nil = no footer.
-    public var footer: Double?
+    public var footer: Length?
     /// The component's item limit (`rules.item_limit`); nil = none.
     public var itemLimit: Int?
     /// Nested components of a group (ignored, with a warning, on other axes).
@@ -161,7 +171,7 @@ public struct SectionSpec: Sendable, Hashable, Codable {
 
     public init(
         componentIndex: Int, componentType: String, axis: Axis, cellStyles: [CellStyleSpec] = [],
-        header: Double? = nil, footer: Double? = nil, itemLimit: Int? = nil, children: [SectionSpec] = []
+        header: Length? = nil, footer: Length? = nil, itemLimit: Int? = nil, children: [SectionSpec] = []
     ) {
         self.componentIndex = componentIndex
         self.componentType = componentType
@@ -189,8 +199,8 @@ public struct SectionSpec: Sendable, Hashable, Codable {
         componentType = try c.decode(String.self, forKey: .componentType)
         axis = try c.decode(Axis.self, forKey: .axis)
         cellStyles = try c.decodeIfPresent([CellStyleSpec].self, forKey: .cellStyles) ?? []
-        header = try c.decodeIfPresent(Double.self, forKey: .header)
-        footer = try c.decodeIfPresent(Double.self, forKey: .footer)
+        header = try c.decodeIfPresent(Length.self, forKey: .header)
+        footer = try c.decodeIfPresent(Length.self, forKey: .footer)
         itemLimit = try c.decodeIfPresent(Int.self, forKey: .itemLimit)
         children = try c.decodeIfPresent([SectionSpec].self, forKey: .children) ?? []
     }

@@ -1,3 +1,5 @@
+import RiversCore
+
 // The layout engine: `UICollectionViewFlowLayout`'s rules as written in
 // `spec/layout-rules.md`, applied to a whole screen. Pure and deterministic: no I/O, no clock, no
 // randomness, never throws — every doubtful input becomes a warning and a sensible fallback.
@@ -47,6 +49,14 @@ public enum LayoutEngine {
         return request.sections.reduce(0) { $0 + count($1) }
     }
 
+    /// The factor `m` scalable lengths are multiplied by: `min(W / reference width, H / reference
+    /// height)`; 1 when the reference size is not positive or the factor is not finite.
+    public static func scaleFactor(device: Device, family: FamilyMetrics) -> Double {
+        guard family.referenceWidth.isFinite, family.referenceHeight.isFinite, family.referenceWidth > 0, family.referenceHeight > 0 else { return 1 }
+        let m = min(device.width / family.referenceWidth, device.height / family.referenceHeight)
+        return m.isFinite ? m : 1
+    }
+
     /// Lays out one screen.
     public static func layout(_ request: LayoutRequest) -> ScreenLayout {
         var warnings: [LayoutWarning] = []
@@ -69,14 +79,12 @@ public enum LayoutEngine {
         }
 
         let family = request.family
-        var m = 1.0
+        let m = scaleFactor(device: Device(width: width, height: height, scale: scale), family: family)
         if family.referenceWidth.isFinite, family.referenceHeight.isFinite, family.referenceWidth > 0,
             family.referenceHeight > 0
         {
-            m = min(width / family.referenceWidth, height / family.referenceHeight)
-            if !m.isFinite {
+            if !min(width / family.referenceWidth, height / family.referenceHeight).isFinite {
                 warnings.append(.init(componentIndex: nil, message: "the scale factor overflows; not scaling"))
-                m = 1
             }
         } else {
             warnings.append(.init(
@@ -84,9 +92,10 @@ public enum LayoutEngine {
                 message: "reference size \(fmt(family.referenceWidth))×\(fmt(family.referenceHeight)) is not positive; not scaling"))
         }
 
-        func length(_ v: Double, _ what: String) -> Double {
-            if v.isFinite && v >= 0 { return v * m }
-            warnings.append(.init(componentIndex: nil, message: "family \(what) \(fmt(v)) is not a length; using 0"))
+        func length(_ l: Length, _ what: String) -> Double {
+            let v = l.resolved(m)
+            if v.isFinite && v >= 0 { return v }
+            warnings.append(.init(componentIndex: nil, message: "family \(what) \(fmt(l.value)) is not a length; using 0"))
             return 0
         }
         let metrics = Metrics(
@@ -246,17 +255,19 @@ struct Builder {
         let left = x0 + mt.left
 
         var headerHeight = 0.0
-        if let h = spec.header {
-            if h.isFinite && h >= 0 { headerHeight = h * mt.m } else { warn(index, "header height \(fmt(h)) is not a length; using 0") }
+        if let l = spec.header {
+            let h = l.resolved(mt.m)
+            if h.isFinite && h >= 0 { headerHeight = h } else { warn(index, "header height \(fmt(l.value)) is not a length; using 0") }
         }
         var footerHeight = 0.0
-        if let h = spec.footer {
-            if h.isFinite && h >= 0 { footerHeight = h * mt.m } else { warn(index, "footer height \(fmt(h)) is not a length; using 0") }
+        if let l = spec.footer {
+            let h = l.resolved(mt.m)
+            if h.isFinite && h >= 0 { footerHeight = h } else { warn(index, "footer height \(fmt(l.value)) is not a length; using 0") }
         }
 
         let contentTop = y0 + headerHeight + mt.top
         var linesEnd = contentTop
-        var items: [ItemLayout] = []
+        var cells = Cells()
         var children: [SectionLayout] = []
         var contentWidth = width
 
@@ -284,9 +295,9 @@ struct Builder {
                 let styles = resolveStyles(spec, used: min(count, spec.cellStyles.count), width: width, available: available)
                 if spec.axis == .vertical {
                     linesEnd = Self.layOutLines(
-                        styles, count: count, left: left, top: contentTop, available: available, metrics: mt, into: &items)
+                        styles, count: count, left: left, top: contentTop, available: available, metrics: mt, into: &cells)
                 } else {
-                    let (end, maxX) = Self.layOutRow(styles, count: count, left: left, top: contentTop, metrics: mt, into: &items)
+                    let (end, maxX) = Self.layOutRow(styles, count: count, left: left, top: contentTop, metrics: mt, into: &cells)
                     linesEnd = end
                     contentWidth = maxX + mt.right - x0
                 }
@@ -303,7 +314,7 @@ struct Builder {
         let layout = SectionLayout(
             componentIndex: index, componentType: spec.componentType, frame: frame, header: header, footer: footer,
             contentSize: LayoutSize(width: mt.length(from: x0, to: x0 + contentWidth), height: frame.height),
-            items: items, sections: children)
+            items: cells.items, contentFrames: cells.contentFrames, sections: children)
         return (layout, end)
     }
 
@@ -314,9 +325,11 @@ struct Builder {
         var widths: [Double] = []
         var heights: [Double] = []
         var ids: [String] = []
+        var plans: [ContentPlan?] = []
         widths.reserveCapacity(used)
         heights.reserveCapacity(used)
         ids.reserveCapacity(used)
+        plans.reserveCapacity(used)
         for style in spec.cellStyles.prefix(used) {
             var w: Double
             switch style.width {
@@ -330,11 +343,12 @@ struct Builder {
                     warn(index, "cell style \(style.id): \(n) columns do not fit in \(fmt(available)) points; width 0")
                     w = 0
                 }
-            case .points(let p):
+            case .points(let l):
+                let p = l.resolved(mt.m)
                 if p.isFinite && p >= 0 {
-                    w = p * mt.m
+                    w = p
                 } else {
-                    warn(index, "cell style \(style.id): width \(fmt(p)) is not a length; using 0")
+                    warn(index, "cell style \(style.id): width \(fmt(l.value)) is not a length; using 0")
                     w = 0
                 }
             }
@@ -344,11 +358,19 @@ struct Builder {
             }
             var h: Double
             switch style.height {
-            case .points(let p):
+            case .points(let l):
+                let p = l.resolved(mt.m)
                 if p.isFinite && p >= 0 {
-                    h = p * mt.m
+                    h = p
                 } else {
-                    warn(index, "cell style \(style.id): height \(fmt(p)) is not a length; using 0")
+                    warn(index, "cell style \(style.id): height \(fmt(l.value)) is not a length; using 0")
+                    h = 0
+                }
+            case .fit:
+                if let content = style.content {
+                    h = ContentLayout.fitHeight(content, width: w, m: mt.m)
+                } else {
+                    warn(index, "cell style \(style.id): a fit height without content; height 0")
                     h = 0
                 }
             case .aspectRatio(let r):
@@ -359,22 +381,30 @@ struct Builder {
                     h = 0
                 }
             }
+            if !(h.isFinite && h >= 0) { h = 0 }
+            var plan: ContentPlan?
+            if let content = style.content {
+                plan = ContentLayout.plan(content, width: w, height: h, m: mt.m)
+                if let needed = plan?.neededHeight, needed > h + 1e-6 {
+                    warn(index, "cell style \(style.id): the content needs \(fmt(needed)) points, the cell is \(fmt(h)) tall")
+                }
+            }
             widths.append(w)
             heights.append(h)
             ids.append(style.id)
+            plans.append(plan)
         }
-        return ResolvedStyles(widths: widths, heights: heights, ids: ids)
+        return ResolvedStyles(widths: widths, heights: heights, ids: ids, plans: plans)
     }
 
     /// Vertical section: greedy lines, justified except the last. Returns the bottom of the last line.
     static func layOutLines(
         _ styles: ResolvedStyles, count n: Int, left: Double, top: Double, available a: Double, metrics mt: Metrics,
-        into items: inout [ItemLayout]
+        into cells: inout Cells
     ) -> Double {
-        items.reserveCapacity(n)
+        cells.reserve(n, styles: styles)
         let widths = styles.widths
         let heights = styles.heights
-        let ids = styles.ids
         let last = widths.count - 1
         let s = mt.spacing
         let limit = a + fitTolerance
@@ -421,7 +451,7 @@ struct Builder {
                 let itemY = y + (lineHeight - h) * 0.5
                 let maxX = x + w
                 let maxY = min(itemY + h, lineEnd)
-                items.append(ItemLayout(index: index, cellStyle: ids[k], frame: mt.frame(minX: x, minY: itemY, maxX: maxX, maxY: maxY)))
+                cells.append(index, styles: styles, style: k, minX: x, minY: itemY, maxX: maxX, maxY: maxY, metrics: mt)
                 x = maxX + gap
             }
             y = lineEnd
@@ -434,12 +464,11 @@ struct Builder {
     /// line and the right edge of the last item (both unrounded).
     static func layOutRow(
         _ styles: ResolvedStyles, count n: Int, left: Double, top: Double, metrics mt: Metrics,
-        into items: inout [ItemLayout]
+        into cells: inout Cells
     ) -> (Double, Double) {
-        items.reserveCapacity(n)
+        cells.reserve(n, styles: styles)
         let widths = styles.widths
         let heights = styles.heights
-        let ids = styles.ids
         let last = widths.count - 1
         var lineHeight = 0.0
         for h in heights where h > lineHeight { lineHeight = h }
@@ -453,7 +482,7 @@ struct Builder {
             let itemY = top + (lineHeight - h) * 0.5
             maxX = x + w
             let maxY = min(itemY + h, lineEnd)
-            items.append(ItemLayout(index: index, cellStyle: ids[k], frame: mt.frame(minX: x, minY: itemY, maxX: maxX, maxY: maxY)))
+            cells.append(index, styles: styles, style: k, minX: x, minY: itemY, maxX: maxX, maxY: maxY, metrics: mt)
             x = maxX + mt.spacing
         }
         return (lineEnd, maxX)
@@ -464,6 +493,48 @@ struct ResolvedStyles {
     var widths: [Double]
     var heights: [Double]
     var ids: [String]
+    /// The content laid out for a cell of each style (nil: no content), and its nodes as every
+    /// cell of the style shares them.
+    var plans: [ContentPlan?]
+    var nodeLists: [ContentNodeList?]
+
+    init(widths: [Double], heights: [Double], ids: [String], plans: [ContentPlan?]) {
+        self.widths = widths
+        self.heights = heights
+        self.ids = ids
+        self.plans = plans
+        self.nodeLists = plans.map { $0.map { ContentNodeList($0.nodes) } }
+    }
+}
+
+/// The cells of one section as they are laid out, and the frames of their content in one buffer
+/// (a cell refers to its run of it), so that a cell with content costs no allocation of its own.
+struct Cells {
+    var items: [ItemLayout] = []
+    var contentFrames: [LayoutFrame] = []
+
+    mutating func reserve(_ n: Int, styles: ResolvedStyles) {
+        items.reserveCapacity(n)
+        let most = styles.plans.reduce(0) { max($0, $1?.frames.count ?? 0) }
+        if most > 0 { contentFrames.reserveCapacity(n * most) }
+    }
+
+    /// One cell: its frame and its content's frames, each edge rounded as cells round.
+    @inline(__always)
+    mutating func append(_ index: Int, styles: ResolvedStyles, style k: Int, minX: Double, minY: Double, maxX: Double, maxY: Double, metrics mt: Metrics) {
+        let frame = mt.frame(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+        guard let plan = styles.plans[k] else {
+            items.append(ItemLayout(index: index, cellStyle: styles.ids[k], frame: frame, contentNodes: nil, contentStart: 0))
+            return
+        }
+        let start = contentFrames.count
+        for r in plan.frames {
+            let x = minX + r.x
+            let y = minY + r.y
+            contentFrames.append(mt.frame(minX: x, minY: y, maxX: x + r.width, maxY: y + r.height))
+        }
+        items.append(ItemLayout(index: index, cellStyle: styles.ids[k], frame: frame, contentNodes: styles.nodeLists[k], contentStart: start))
+    }
 }
 
 /// A number for messages and SVG: at most `decimals` decimals, no trailing zeros, no exponent.

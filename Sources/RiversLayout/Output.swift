@@ -1,3 +1,5 @@
+import RiversCore
+
 // The result of a layout: frames in points, in the screen's coordinate space (origin at the top left
 // of the scrollable content, y downwards). Encodes to JSON with exactly these snake_case keys;
 // optional frames are written as `null`, never left out.
@@ -60,23 +62,111 @@ public struct LayoutWarning: Sendable, Hashable, Codable {
 }
 
 /// One cell.
-public struct ItemLayout: Sendable, Hashable, Codable {
+public struct ItemLayout: Sendable, Hashable {
     /// The item's index in its component.
     public var index: Int
     /// The id of the cell style it uses.
     public var cellStyle: String
     public var frame: LayoutFrame
+    /// What its style's content nodes are (shared by every cell of the style); nil without content.
+    public var contentNodes: ContentNodeList?
+    /// Where its content's frames start in its section's `contentFrames` (one per node).
+    public var contentStart: Int
 
-    public init(index: Int, cellStyle: String, frame: LayoutFrame) {
+    public init(index: Int, cellStyle: String, frame: LayoutFrame, contentNodes: ContentNodeList? = nil, contentStart: Int = 0) {
         self.index = index
         self.cellStyle = cellStyle
         self.frame = frame
+        self.contentNodes = contentNodes
+        self.contentStart = contentStart
     }
+
+    /// The range of its content's frames in its section's `contentFrames`.
+    public var contentRange: Range<Int> { contentStart..<(contentStart + (contentNodes?.nodes.count ?? 0)) }
 
     enum CodingKeys: String, CodingKey {
         case index
         case cellStyle = "cell_style"
         case frame
+        case content
+    }
+}
+
+/// A cell as JSON: its members and, when its style has content, `content` (the nodes with their
+/// frames). Its section writes and reads it, since the frames live in the section's buffer.
+struct ItemJSON: Codable {
+    var index: Int
+    var cellStyle: String
+    var frame: LayoutFrame
+    var content: [ContentNodeLayout]
+
+    init(_ item: ItemLayout, in section: SectionLayout) {
+        index = item.index
+        cellStyle = item.cellStyle
+        frame = item.frame
+        content = section.content(of: item)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: ItemLayout.CodingKeys.self)
+        index = try c.decode(Int.self, forKey: .index)
+        cellStyle = try c.decode(String.self, forKey: .cellStyle)
+        frame = try c.decode(LayoutFrame.self, forKey: .frame)
+        content = try c.decodeIfPresent([ContentNodeLayout].self, forKey: .content) ?? []
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: ItemLayout.CodingKeys.self)
+        try c.encode(index, forKey: .index)
+        try c.encode(cellStyle, forKey: .cellStyle)
+        try c.encode(frame, forKey: .frame)
+        if !content.isEmpty { try c.encode(content, forKey: .content) }
+    }
+}
+
+/// The content nodes of a cell style, as laid out: one list shared by every cell of the style.
+public final class ContentNodeList: Sendable, Hashable {
+    public let nodes: [ContentNodeInfo]
+    public init(_ nodes: [ContentNodeInfo]) { self.nodes = nodes }
+    public static func == (a: ContentNodeList, b: ContentNodeList) -> Bool { a === b || a.nodes == b.nodes }
+    public func hash(into hasher: inout Hasher) { hasher.combine(nodes) }
+}
+
+/// One node of a cell's content: JSON `{"node": 1, "kind": "image", "placeholder": "poster", "frame": …}`
+/// (a text has `role` and `lines`). `node` is its index in tree order, depth first.
+public struct ContentNodeLayout: Sendable, Hashable, Codable {
+    public var node: Int
+    public var info: ContentNodeInfo
+    public var frame: LayoutFrame
+
+    public init(node: Int, info: ContentNodeInfo, frame: LayoutFrame) {
+        self.node = node
+        self.info = info
+        self.frame = frame
+    }
+
+    enum CodingKeys: String, CodingKey { case node, kind, pointer, role, lines, placeholder, frame }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        node = try c.decode(Int.self, forKey: .node)
+        info = ContentNodeInfo(
+            kind: try c.decode(ContentNodeInfo.Kind.self, forKey: .kind),
+            pointer: try c.decodeIfPresent(String.self, forKey: .pointer) ?? "",
+            role: try c.decodeIfPresent(String.self, forKey: .role).flatMap(ContentNode.TextRole.init(rawValue:)),
+            lines: try c.decodeIfPresent(Int.self, forKey: .lines),
+            placeholder: try c.decodeIfPresent(String.self, forKey: .placeholder).flatMap(ContentNode.Placeholder.init(rawValue:)))
+        frame = try c.decode(LayoutFrame.self, forKey: .frame)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(node, forKey: .node)
+        try c.encode(info.kind, forKey: .kind)
+        if let role = info.role { try c.encode(role.rawValue, forKey: .role) }
+        if let lines = info.lines { try c.encode(lines, forKey: .lines) }
+        if let placeholder = info.placeholder { try c.encode(placeholder.rawValue, forKey: .placeholder) }
+        try c.encode(frame, forKey: .frame)
     }
 }
 
@@ -91,13 +181,17 @@ public struct SectionLayout: Sendable, Hashable, Codable {
     /// The scrollable size of the section: wider than `frame` when a horizontal section overflows.
     public var contentSize: LayoutSize
     public var items: [ItemLayout]
+    /// The frames of every cell's content, cell after cell, in tree order (`ItemLayout.contentRange`).
+    public var contentFrames: [LayoutFrame]
     /// The child sections of a group; empty otherwise.
     public var sections: [SectionLayout]
 
     public init(
         componentIndex: Int, componentType: String, frame: LayoutFrame, header: LayoutFrame? = nil,
-        footer: LayoutFrame? = nil, contentSize: LayoutSize, items: [ItemLayout] = [], sections: [SectionLayout] = []
+        footer: LayoutFrame? = nil, contentSize: LayoutSize, items: [ItemLayout] = [], contentFrames: [LayoutFrame] = [],
+        sections: [SectionLayout] = []
     ) {
+        self.contentFrames = contentFrames
         self.componentIndex = componentIndex
         self.componentType = componentType
         self.frame = frame
@@ -106,6 +200,14 @@ public struct SectionLayout: Sendable, Hashable, Codable {
         self.contentSize = contentSize
         self.items = items
         self.sections = sections
+    }
+
+    /// The content nodes of one of its cells with their frames, in tree order.
+    public func content(of item: ItemLayout) -> [ContentNodeLayout] {
+        guard let nodes = item.contentNodes?.nodes else { return [] }
+        let range = item.contentRange
+        guard range.upperBound <= contentFrames.count else { return [] }
+        return nodes.enumerated().map { ContentNodeLayout(node: $0, info: $1, frame: contentFrames[range.lowerBound + $0]) }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -124,7 +226,16 @@ public struct SectionLayout: Sendable, Hashable, Codable {
         header = try c.decodeIfPresent(LayoutFrame.self, forKey: .header)
         footer = try c.decodeIfPresent(LayoutFrame.self, forKey: .footer)
         contentSize = try c.decode(LayoutSize.self, forKey: .contentSize)
-        items = try c.decodeIfPresent([ItemLayout].self, forKey: .items) ?? []
+        var items: [ItemLayout] = []
+        var contentFrames: [LayoutFrame] = []
+        for item in try c.decodeIfPresent([ItemJSON].self, forKey: .items) ?? [] {
+            items.append(ItemLayout(
+                index: item.index, cellStyle: item.cellStyle, frame: item.frame,
+                contentNodes: item.content.isEmpty ? nil : ContentNodeList(item.content.map(\.info)), contentStart: contentFrames.count))
+            contentFrames += item.content.map(\.frame)
+        }
+        self.items = items
+        self.contentFrames = contentFrames
         sections = try c.decodeIfPresent([SectionLayout].self, forKey: .sections) ?? []
     }
 
@@ -136,7 +247,7 @@ public struct SectionLayout: Sendable, Hashable, Codable {
         try c.encode(header, forKey: .header)  // null when absent
         try c.encode(footer, forKey: .footer)
         try c.encode(contentSize, forKey: .contentSize)
-        try c.encode(items, forKey: .items)
+        try c.encode(items.map { ItemJSON($0, in: self) }, forKey: .items)
         try c.encode(sections, forKey: .sections)
     }
 }

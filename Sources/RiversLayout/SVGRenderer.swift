@@ -78,7 +78,11 @@ public enum SVGRenderer {
             let dimmed = item.frame.maxX > screenWidth + 1e-9
             if dimmed { out += "<g class=\"offscreen\" opacity=\"\(dimmedOpacity)\">" }
             out += rect("cell", item.frame, ##"fill="#dbe9ff" stroke="#2f6fd6""##)
-            out += label(item.frame, "\(item.cellStyle) \(item.index)", fill: "#1b3f7a")
+            if item.contentNodes == nil {
+                out += label(item.frame, "\(item.cellStyle) \(item.index)", fill: "#1b3f7a")
+            } else {
+                drawContent(section.content(of: item), into: &out)
+            }
             if dimmed { out += "</g>\n" }
         }
         if overflows && !section.items.isEmpty {
@@ -91,6 +95,61 @@ public enum SVGRenderer {
             draw(child, screenWidth: screenWidth, into: &out)
         }
         out += "</g>\n"
+    }
+
+    /// A cell's insides: images as neutral placeholders (a frame with its diagonals; avatars
+    /// round), texts as one bar per line (the last of several shorter), containers not drawn.
+    static func drawContent(_ nodes: [ContentNodeLayout], into out: inout String) {
+        for node in nodes {
+            let f = node.frame
+            switch node.info.kind {
+            case .image:
+                let kind = node.info.placeholder?.rawValue ?? "image"
+                if node.info.placeholder == .avatar {
+                    out += "<ellipse class=\"content-image \(kind)\" cx=\"\(n(f.x + f.width / 2))\" cy=\"\(n(f.y + f.height / 2))\" rx=\"\(n(f.width / 2))\" ry=\"\(n(f.height / 2))\""
+                    out += ##" fill="#b8c0cc"/>"##
+                    out += "\n"
+                } else {
+                    out += rect("content-image \(kind)", f, ##"fill="#b8c0cc""##)
+                    out += "<path class=\"content-image-cross\" d=\"M\(n(f.x)) \(n(f.y))L\(n(f.maxX)) \(n(f.maxY))M\(n(f.maxX)) \(n(f.y))L\(n(f.x)) \(n(f.maxY))\""
+                    out += ##" stroke="#ffffff" stroke-width="1" opacity="0.6"/>"##
+                    out += "\n"
+                }
+            case .text:
+                let lines = max(1, node.info.lines ?? 1)
+                let role = node.info.role?.rawValue ?? "body"
+                let lineHeight = node.info.lineHeight ?? f.height / Double(lines)
+                let bar = lineHeight * 0.6
+                let fill = node.info.role == .title ? "#5b6472" : "#8a93a0"
+                for line in 0..<lines {
+                    let top = f.y + Double(line) * lineHeight + (lineHeight - bar) / 2
+                    let width = line == lines - 1 && lines > 1 ? f.width * 0.7 : f.width
+                    out += rect("content-text-line \(role)", LayoutFrame(x: f.x, y: top, width: width, height: bar), "fill=\"\(fill)\" rx=\"\(n(bar / 2))\"")
+                }
+            case .stack, .overlay, .spacer:
+                break
+            }
+        }
+    }
+
+    /// One cell alone (the cell designer's drawing): the cell at the origin with its content, and
+    /// the warnings under it.
+    public static func renderCell(width: Double, height: Double, content: [ContentNodeLayout], warnings: [String]) -> String {
+        let viewWidth = max(width, 120) + 2 * margin
+        let viewHeight = height + 2 * margin + (warnings.isEmpty ? 0 : margin + Double(warnings.count) * warningLineHeight)
+        var out = #"<?xml version="1.0" encoding="UTF-8"?>"#
+        out += "\n"
+        out += #"<svg xmlns="http://www.w3.org/2000/svg" version="1.1""#
+        out += " viewBox=\"\(n(-margin)) \(n(-margin)) \(n(viewWidth)) \(n(viewHeight))\" width=\"\(n(viewWidth))\" height=\"\(n(viewHeight))\""
+        out += #" font-family="Helvetica, Arial, sans-serif" font-size="10">"#
+        out += "\n<title>\(escape("Cell \(fmt(width))×\(fmt(height))"))</title>\n"
+        out += rect("cell", LayoutFrame(x: 0, y: 0, width: width, height: height), ##"fill="#dbe9ff" stroke="#2f6fd6""##)
+        drawContent(content, into: &out)
+        for (i, warning) in warnings.enumerated() {
+            out += "<text class=\"warning\" x=\"0\" y=\"\(n(height + margin + Double(i + 1) * warningLineHeight))\" fill=\"#b35900\">\(escape("⚠ " + warning))</text>\n"
+        }
+        out += "</svg>\n"
+        return out
     }
 
     private static func rect(_ cls: String, _ f: LayoutFrame, _ style: String) -> String {

@@ -10,10 +10,7 @@ public enum ScreenLayoutInput {
     public static func request(screen: Screen, family: Family, catalog: ComponentCatalog, device: Device, sample: Sample? = nil) -> LayoutRequest {
         LayoutRequest(
             device: device,
-            family: FamilyMetrics(
-                referenceWidth: family.referenceSize.width, referenceHeight: family.referenceSize.height,
-                insets: family.insets,
-                interitemSpacing: family.interitemSpacing, lineSpacing: family.lineSpacing),
+            family: metrics(family),
             sections: screen.uiComponents.enumerated().map { index, component in
                 section(component, index: index, family: family, catalog: catalog)
             },
@@ -21,22 +18,37 @@ public enum ScreenLayoutInput {
             sample: sample)
     }
 
+    /// The family's flow-layout values.
+    public static func metrics(_ family: Family) -> FamilyMetrics {
+        FamilyMetrics(
+            referenceWidth: family.referenceSize.width, referenceHeight: family.referenceSize.height,
+            insets: family.insets, interitemSpacing: family.interitemSpacing, lineSpacing: family.lineSpacing)
+    }
+
+    public static func cellStyleSpec(_ style: CellStyle) -> CellStyleSpec {
+        let width: CellStyleSpec.Width
+        switch style.width {
+        case .columns(let n): width = .columns(n)
+        case .points(let w): width = .points(w)
+        }
+        let height: CellStyleSpec.Height
+        switch style.height {
+        case .points(let h): height = .points(h)
+        case .aspectRatio(let r): height = .aspectRatio(r)
+        case .fit: height = .fit
+        }
+        return CellStyleSpec(id: style.id, width: width, height: height, content: style.content)
+    }
+
+    /// A section of one cell of `style`: how the cell designer lays out a single cell.
+    public static func cellSection(_ style: CellStyle) -> SectionSpec {
+        SectionSpec(componentIndex: 0, componentType: "cell", axis: .vertical, cellStyles: [cellStyleSpec(style)], itemLimit: 1)
+    }
+
     static func section(_ component: Component, index: Int, family: Family, catalog: ComponentCatalog) -> SectionSpec {
         let type = catalog.types[component.componentType]
         let axis: SectionSpec.Axis = type?.holdsChildren == true ? .group : (type?.axis == .horizontal ? .horizontal : .vertical)
-        let styles = component.cellStyles.compactMap { family.cellStyle($0) }.map { style -> CellStyleSpec in
-            let width: CellStyleSpec.Width
-            switch style.width {
-            case .columns(let n): width = .columns(n)
-            case .points(let w): width = .points(w)
-            }
-            let height: CellStyleSpec.Height
-            switch style.height {
-            case .points(let h): height = .points(h)
-            case .aspectRatio(let r): height = .aspectRatio(r)
-            }
-            return CellStyleSpec(id: style.id, width: width, height: height)
-        }
+        let styles = component.cellStyles.compactMap { family.cellStyle($0) }.map(cellStyleSpec)
         return SectionSpec(
             componentIndex: index, componentType: component.componentType, axis: axis, cellStyles: styles,
             header: decorationHeight(component.header, family: family), footer: decorationHeight(component.footer, family: family),
@@ -44,12 +56,35 @@ public enum ScreenLayoutInput {
             children: component.uiComponents.enumerated().map { i, child in section(child, index: i, family: family, catalog: catalog) })
     }
 
-    /// A visible header whose style is a cell style of the family takes that style's height.
-    static func decorationHeight(_ decoration: SectionDecoration, family: Family) -> Double? {
+    /// A visible header whose style is a cell style of the family takes that style's height (a
+    /// points height keeps being scalable or fixed; others are measured at the reference size).
+    static func decorationHeight(_ decoration: SectionDecoration, family: Family) -> Length? {
         guard decoration.visible else { return nil }
-        if let id = decoration.style, let style = family.cellStyle(id) { return family.size(of: style).height }
-        return defaultDecorationHeight
+        if let id = decoration.style, let style = family.cellStyle(id) {
+            if case .points(let h) = style.height { return h }
+            return Length(family.referenceCellSize(style).height)
+        }
+        return Length(defaultDecorationHeight)
     }
+}
+
+extension Family {
+    /// The size of a cell of `style` at the reference size (where `m` = 1), a `fit` height
+    /// measured from its content.
+    public func referenceCellSize(_ style: CellStyle) -> Size {
+        let width = width(of: style)
+        let height: Double
+        switch style.height {
+        case .points(let h): height = h.value
+        case .aspectRatio(let r): height = width / r
+        case .fit: height = style.content.map { ContentLayout.fitHeight($0, width: width, m: 1) } ?? 0
+        }
+        return Size(width: width, height: height)
+    }
+
+    /// The family as it is stored and shown, with each cell style's `computed` size at the
+    /// reference size.
+    public var json: JSONValue { json(computed: referenceCellSize) }
 }
 
 /// Devices the editor offers, in points.

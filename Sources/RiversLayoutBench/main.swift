@@ -4,10 +4,14 @@
 //
 // (a) a screen of 20 sections × 50 cells (lists, grids, horizontal lists, mixed styles, headers);
 // (b) one vertical section of 100,000 cells;
+// (c) cell content: the screen of (a) with every cell holding a 5-node content tree (a vertical
+//     stack of an image, a title, a spacer and a subtitle), in content nodes per second (target:
+//     10 million on one core), and its linearity from 1,000 to 100,000 cells;
 // linearity = time per cell of (b) ÷ time per cell of a 1,000-cell section of the same kind
 // (≈ 1.0 means linear). Each figure is the best of several interleaved rounds; the median of the
 // per-round ratios is printed too.
 
+import RiversCore
 import RiversLayout
 
 let family = FamilyMetrics(
@@ -21,6 +25,30 @@ let grid3 = CellStyleSpec(id: "GRID_3", width: .columns(3), height: .aspectRatio
 let hero = CellStyleSpec(id: "HERO_1", width: .columns(1), height: .aspectRatio(16.0 / 9.0))
 let card = CellStyleSpec(id: "CARD_1", width: .points(140), height: .points(120))
 let chip = CellStyleSpec(id: "CHIP_1", width: .points(90), height: .points(40))
+
+/// Five nodes: a poster with a title, a spacer and a subtitle under it.
+let content = ContentNode(
+    .stack(.init(axis: .vertical, spacing: 4, alignment: .fill)),
+    children: [
+        ContentNode(.image(.init(aspectRatio: .init(width: 16, height: 9), placeholder: .poster))),
+        ContentNode(.text(.init(role: .title, lineHeight: 17))),
+        ContentNode(.spacer),
+        ContentNode(.text(.init(role: .subtitle, lineHeight: 14)), padding: .init(left: .fixed(2))),
+    ],
+    padding: .init(all: 8))
+let contentNodes = content.nodeCount
+
+func withContent(_ request: LayoutRequest) -> LayoutRequest {
+    var request = request
+    for i in request.sections.indices {
+        request.sections[i].cellStyles = request.sections[i].cellStyles.map { style in
+            var style = style
+            style.content = content
+            return style
+        }
+    }
+    return request
+}
 
 func screen(sections: Int, cells: Int) -> LayoutRequest {
     var specs: [SectionSpec] = []
@@ -86,6 +114,9 @@ func millions(_ perSecond: Double) -> String { format(perSecond / 1e6, 2) + " M 
 let screenRequest = screen(sections: 20, cells: 50)
 let bigRequest = bigSection(cells: 100_000)
 let smallRequest = bigSection(cells: 1_000)
+let contentRequest = withContent(screenRequest)
+let bigContentRequest = withContent(bigRequest)
+let smallContentRequest = withContent(smallRequest)
 let screenCells = cellCount(screenRequest)
 let bigCells = cellCount(bigRequest)
 let smallCells = cellCount(smallRequest)
@@ -94,6 +125,7 @@ let smallCells = cellCount(smallRequest)
 _ = timeOne(screenRequest, repetitions: 200)
 _ = timeOne(bigRequest, repetitions: 2)
 _ = timeOne(smallRequest, repetitions: 200)
+_ = timeOne(contentRequest, repetitions: 100)
 
 // Rounds interleave the three cases so that they see the same machine (this runs on shared, noisy
 // cores); each figure is the best round, each round about 30 ms per case.
@@ -102,7 +134,17 @@ var screenTime = Double.infinity
 var bigTime = Double.infinity
 var smallTime = Double.infinity
 var ratios: [Double] = []
+var contentTime = Double.infinity
+var bigContentTime = Double.infinity
+var smallContentTime = Double.infinity
+var contentRatios: [Double] = []
 for _ in 0..<rounds {
+    contentTime = min(contentTime, timeOne(contentRequest, repetitions: 200))
+    let bigContent = timeOne(bigContentRequest, repetitions: 2)
+    let smallContent = timeOne(smallContentRequest, repetitions: 200)
+    bigContentTime = min(bigContentTime, bigContent)
+    smallContentTime = min(smallContentTime, smallContent)
+    contentRatios.append((bigContent / Double(bigCells)) / (smallContent / Double(smallCells)))
     screenTime = min(screenTime, timeOne(screenRequest, repetitions: 1_000))
     let big = timeOne(bigRequest, repetitions: 10)
     let small = timeOne(smallRequest, repetitions: 1_000)
@@ -111,6 +153,7 @@ for _ in 0..<rounds {
     ratios.append((big / Double(bigCells)) / (small / Double(smallCells)))
 }
 ratios.sort()
+contentRatios.sort()
 
 let screenRate = Double(screenCells) / screenTime
 let bigRate = Double(bigCells) / bigTime
@@ -122,4 +165,7 @@ print("(a) screen, 20 sections × 50 cells (\(screenCells) cells): \(format(scre
 print("(b) one section of \(bigCells) cells: \(format(bigTime * 1e3, 2)) ms per layout, \(millions(bigRate))")
 print("    one section of \(smallCells) cells: \(format(smallTime * 1e6, 1)) µs per layout, \(millions(smallRate))")
 print("linearity (time per cell, \(bigCells) ÷ \(smallCells) cells): \(format(linearity, 2)) best ÷ best, \(format(ratios[ratios.count / 2], 2)) median of rounds")
+let nodeRate = Double(screenCells * contentNodes) / contentTime
+print("(c) the screen of (a) with a \(contentNodes)-node content tree in every cell: \(format(contentTime * 1e6, 1)) µs per layout, \(format(nodeRate / 1e6, 2)) M content nodes/s (target ≥ 10 M: \(format(nodeRate / 10e6, 2))× the target), cells and content")
+print("    one section of \(bigCells) cells with content: \(format(bigContentTime * 1e3, 2)) ms, \(format(Double(bigCells * contentNodes) / bigContentTime / 1e6, 2)) M nodes/s; linearity \(format((bigContentTime / Double(bigCells)) / (smallContentTime / Double(smallCells)), 2)) best ÷ best, \(format(contentRatios[contentRatios.count / 2], 2)) median")
 if sink == 42 { print("") }  // keeps the results alive

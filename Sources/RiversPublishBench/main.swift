@@ -3,17 +3,19 @@ import RiversCore
 
 // Publishing benchmark: time to generate the document of an app with 200 screens × 20 components
 // (reading the stored screens, building the document, serialising it), best of several runs.
-// `--emit-document FILE --screens N`: writes such a document (for the serving benchmark) instead.
+// `--emit-document FILE --screens N [--grid]`: writes such a document (for the serving benchmark)
+// instead; `--grid` makes every component a grid with a visible header (the shape issue 13 measures).
 
-func makeScreens(count: Int, components: Int) -> [Screen] {
+func makeScreens(count: Int, components: Int, allGrids: Bool = false) -> [Screen] {
     (0..<count).map { s in
         Screen(
             id: UUIDText.random(), name: "Screen \(s)", screenType: "screen_\(s + 1)", home: s == 0, family: "FAMILY_1",
             styles: ["presentation": "push"],
             uiComponents: (0..<components).map { c in
                 Component(
-                    componentType: ["list", "grid", "hero", "horizontal_list"][c % 4], cellStyles: [c % 2 == 0 ? "LIST_1" : "GRID_1"],
-                    header: SectionDecoration(visible: c % 3 == 0, style: "HEADER_1"), itemLimit: 6 + c % 5,
+                    componentType: allGrids ? "grid" : ["list", "grid", "hero", "horizontal_list"][c % 4],
+                    cellStyles: [allGrids || c % 2 == 1 ? "GRID_1" : "LIST_1"],
+                    header: SectionDecoration(visible: allGrids || c % 3 == 0, style: "HEADER_1"), itemLimit: 6 + c % 5,
                     data: ComponentData(source: "feed-\(s)-\(c)", type: "APPLICASTER_COLLECTION"),
                     styles: ["cell_body_component_type": "list"])
             })
@@ -28,9 +30,10 @@ let family = Family(
 let arguments = CommandLine.arguments
 if let i = arguments.firstIndex(of: "--emit-document"), i + 1 < arguments.count {
     let count = arguments.firstIndex(of: "--screens").flatMap { Int(arguments[$0 + 1]) } ?? 12
-    let bytes = RiversDocument.bytes(screens: makeScreens(count: count, components: 10), screenPlugins: [:])
+    let allGrids = arguments.contains("--grid")
+    let bytes = RiversDocument.bytes(screens: makeScreens(count: count, components: 10, allGrids: allGrids), screenPlugins: [:])
     FileManager.default.createFile(atPath: arguments[i + 1], contents: Data(bytes))
-    print("wrote \(bytes.count) bytes (\(count) screens × 10 components) to \(arguments[i + 1])")
+    print("wrote \(bytes.count) bytes (\(count) screens × 10 \(allGrids ? "grids with headers" : "components")) to \(arguments[i + 1])")
     exit(0)
 }
 

@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     /// `text` (the default) or `json`: one JSON object a line, for a log collector.
     public var logFormat: LogFormat = .text
     public var maxBodyBytes = 1 << 20
+    /// The memory kept for published documents (current and numbered versions, least recently
+    /// used out first); the published index is kept besides, a few bytes per app.
+    public var documentCacheBytes = PublishedDocuments.defaultCacheBytes
     /// The editor's static files.
     public var publicDirectory = "Public"
     /// Apply pending migrations at start instead of refusing to start.
@@ -54,6 +57,12 @@ public struct ServerConfiguration: Sendable {
         if let v = env["MAX_BODY_BYTES"], !v.isEmpty {
             guard let n = Int(v), n >= 1024 else { throw ConfigurationError("MAX_BODY_BYTES must be a whole number of bytes, at least 1024 (got \"\(v)\")") }
             c.maxBodyBytes = n
+        }
+        if let v = env["DOCUMENT_CACHE_BYTES"], !v.isEmpty {
+            guard let n = Int(v), n >= 0, n <= 1 << 40 else {
+                throw ConfigurationError("DOCUMENT_CACHE_BYTES must be a whole number of bytes from 0 to 2^40 (got \"\(v.prefix(40))\")")
+            }
+            c.documentCacheBytes = n
         }
         if let v = env["PUBLIC_DIR"], !v.isEmpty { c.publicDirectory = v }
         func seconds(_ name: String, _ range: ClosedRange<Int>) throws -> TimeAmount? {
@@ -145,7 +154,7 @@ public func buildApplication(
     prepare: @escaping @Sendable () async throws -> Void = {}
 ) -> some ApplicationProtocol {
     let store = Store(client: client, logger: logger)
-    let documents = PublishedDocuments(store: store)
+    let documents = PublishedDocuments(store: store, cacheBytes: configuration.documentCacheBytes)
     let availability = DatabaseAvailability()
     let router = buildRouter(store: store, configuration: configuration, documents: documents, availability: availability)
     var metricsServer: Application<RouterResponder<RiversContext>>?

@@ -32,6 +32,9 @@ struct PreviewController {
             }
             return try await render(screen, appId: app.id, device: device, sample: nil, options: options, request: request)
         }
+        appRoutes.on(.post, "cell-preview") { request, _ in
+            try cellPreview(request, body: try await helpers.body(request))
+        }
         appRoutes.on(.post, "preview") { request, context in
             let app = context.app
             let body = try await helpers.body(request)
@@ -53,6 +56,77 @@ struct PreviewController {
             problems.add(screenProblems, under: "/screen")
             guard problems.isEmpty, let screen else { throw Problem.invalid(problems.errors, count: problems.count) }
             return try await render(screen, appId: app.id, device: device, sample: sample, options: options, request: request, pointerPrefix: "/screen")
+        }
+    }
+
+    /// `POST /apps/{app}/cell-preview`: one cell of a family that need not be saved, laid out by
+    /// the engine as a one-item section, with its content's frames relative to the cell.
+    func cellPreview(_ request: Request, body: JSONValue) throws -> Response {
+        let problems = Problems()
+        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors, count: problems.count) }
+        r.rejectUnknownKeys(["family", "cell_style", "device"])
+        let familyProblems = Problems()
+        var familyJSON = r.object["family"] ?? .null
+        // An unsaved family may not have an id yet.
+        if var o = familyJSON.objectValue, o["id"] == nil || o["id"] == .string("") {
+            o["id"] = "PREVIEW"
+            familyJSON = .object(o)
+        }
+        let family = familyJSON.isNull ? nil : Family.read(familyJSON.removingBookkeeping(), problems: familyProblems)
+        if familyJSON.isNull { problems.add("/family", "is required: the family, as saved or as being edited") }
+        problems.add(familyProblems, under: "/family")
+        let styleId = r.string("cell_style", required: true, maxLength: 200)
+        var device: Device?
+        if let given = r.object["device"], !given.isNull { device = Self.device(json: given, problems: problems) }
+        guard problems.isEmpty, let family, let styleId else { throw Problem.invalid(problems.errors, count: problems.count) }
+        guard let style = family.cellStyle(styleId) else {
+            throw Problem.invalid([FieldError("/cell_style", "the family has no cell style \(styleId.prefix(200))")])
+        }
+        let chosen = device ?? Device(width: family.referenceSize.width, height: family.referenceSize.height, scale: 2)
+        let input = LayoutRequest(device: chosen, family: ScreenLayoutInput.metrics(family), sections: [ScreenLayoutInput.cellSection(style)])
+        let layout = LayoutEngine.layout(input)
+        guard let section = layout.sections.first, let cell = section.items.first else {
+            throw Problem.invalid([FieldError("/cell_style", "the cell cannot be laid out")])
+        }
+        let warnings = layout.warnings.map(\.message)
+        // Frames relative to the cell: differences of rounded edges stay on the pixel grid.
+        let content = section.content(of: cell).map { node -> ContentNodeLayout in
+            var node = node
+            node.frame.x -= cell.frame.x
+            node.frame.y -= cell.frame.y
+            return node
+        }
+        let format = request.uri.queryParameters["format"].map(String.init) ?? "json"
+        switch format {
+        case "svg":
+            return Response(
+                status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: SVGRenderer.renderCell(
+                    width: cell.frame.width, height: cell.frame.height, content: content, warnings: warnings))))
+        case "json":
+            func frame(_ f: LayoutFrame) -> JSONValue { ["x": .number(f.x), "y": .number(f.y), "width": .number(f.width), "height": .number(f.height)] }
+            let nodes: [JSONValue] = content.map { node in
+                var o: [String: JSONValue] = [
+                    "node": .number(Double(node.node)), "pointer": .string("/cell_styles/\(family.cellStyles.firstIndex { $0.id == style.id } ?? 0)/content" + node.info.pointer),
+                    "kind": .string(node.info.kind.rawValue), "frame": frame(node.frame),
+                ]
+                if let role = node.info.role { o["role"] = .string(role.rawValue) }
+                if let lines = node.info.lines { o["lines"] = .number(Double(lines)) }
+                if let placeholder = node.info.placeholder { o["placeholder"] = .string(placeholder.rawValue) }
+                return .object(o)
+            }
+            let answer: JSONValue = [
+                "device": ["width": .number(chosen.width), "height": .number(chosen.height), "scale": .number(chosen.scale)],
+                "m": .number(LayoutEngine.scaleFactor(device: layout.device, family: input.family)),
+                "cell": ["width": .number(cell.frame.width), "height": .number(cell.frame.height)],
+                "content": .array(nodes),
+                "warnings": .array(warnings.map(JSONValue.string)),
+            ]
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: answer.serialized())))
+        default:
+            throw Problem.badParameter("format", "format is json (the default) or svg")
         }
     }
 

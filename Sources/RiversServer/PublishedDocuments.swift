@@ -30,85 +30,118 @@ struct ServedDocument: Sendable {
         bodyLength = String(version.document.count)
         gzipLength = String(version.gzip.count)
     }
-}
 
-/// The published documents this process serves, in memory: every app's current version (loaded
-/// at start, kept current by LISTEN/NOTIFY and a periodic check) and the versions asked for by
-/// number (immutable, so kept once read). Requests never wait on the database once warm, and
-/// published documents stay served if the database goes away.
-public final class PublishedDocuments: Sendable {
-    private let current = NIOLockedValueBox<[String: ServedDocument]>([:])
-    /// Versions read by number, with the order they were read in (the oldest is dropped first).
-    private let versions = NIOLockedValueBox<(documents: [String: ServedDocument], order: [String])>(([:], []))
-    private let loaded = NIOLockedValueBox(false)
-    let store: any VersionRepository
-    /// Versions kept by number, at most (the oldest read is dropped first).
-    static let versionCacheLimit = 512
-
-    public init(store: any VersionRepository) {
-        self.store = store
+    private init() {
+        number = 0
+        body = ByteBuffer()
+        gzip = ByteBuffer()
+        etag = ""
+        gzipETag = ""
+        numberText = "0"
+        bodyLength = "0"
+        gzipLength = "0"
     }
 
-    /// Every app's current document has been loaded (and is kept current from then on).
+    static let empty = ServedDocument()
+}
+
+/// The published documents this process serves. It knows every app's current version (the
+/// published index: slug, number and hash, a few bytes per app, loaded at start and kept current
+/// by LISTEN/NOTIFY and a periodic check that reads only the index) and keeps the documents
+/// themselves in a byte-budgeted LRU cache (`DOCUMENT_CACHE_BYTES`), current and numbered
+/// versions alike: the hot set is served from memory, also while the database is away; a cold
+/// document is read once, when first asked for.
+public final class PublishedDocuments: Sendable {
+    private let index = NIOLockedValueBox<[String: PublishedIndexEntry]>([:])
+    private let cache: NIOLockedValueBox<DocumentCache>
+    private let loaded = NIOLockedValueBox(false)
+    let store: any VersionRepository
+    /// The default budget of the document cache: 128 MiB.
+    public static let defaultCacheBytes = 128 * 1024 * 1024
+
+    public init(store: any VersionRepository, cacheBytes: Int = PublishedDocuments.defaultCacheBytes) {
+        self.store = store
+        self.cache = NIOLockedValueBox(DocumentCache(budget: cacheBytes))
+    }
+
+    /// The published index has been loaded (and is kept current from then on).
     var isLoaded: Bool { loaded.withLockedValue { $0 } }
 
+    /// Bytes and documents in the cache now.
+    var cacheUsage: (bytes: Int, count: Int) { cache.withLockedValue { ($0.bytes, $0.count) } }
+
+    /// Whether version `number` of `slug` is in memory (so it can be served without the database).
     func hasVersion(slug: String, number: Int) -> Bool {
-        versions.withLockedValue { $0.documents["\(slug)/\(number)"] != nil }
+        cache.withLockedValue { $0.contains(.init(slug: slug, number: number)) }
+    }
+
+    /// Whether the current document of `slug` can be answered without the database: it is
+    /// cached, or the index says nothing is published.
+    func canServeCurrent(slug: String) -> Bool {
+        guard isLoaded else { return false }
+        guard let entry = index.withLockedValue({ $0[slug] }) else { return true }
+        return hasVersion(slug: slug, number: entry.number)
     }
 
     func currentDocument(slug: String) async throws -> ServedDocument? {
-        if loaded.withLockedValue({ $0 }) {
-            ServerMetrics.documentCacheHits.increment()
-            return current.withLockedValue { $0[slug] }
+        if isLoaded {
+            guard let entry = index.withLockedValue({ $0[slug] }) else { return nil }
+            return try await document(slug: slug, number: entry.number)
         }
-        if let document = current.withLockedValue({ $0[slug] }) {
-            ServerMetrics.documentCacheHits.increment()
-            return document
-        }
-        ServerMetrics.documentCacheMisses.increment()
         // Not warm yet (the database was away at start): ask it directly.
+        ServerMetrics.documentCacheMisses.increment()
         guard let version = try await store.currentDocument(slug: slug) else { return nil }
         let document = ServedDocument(version)
-        current.withLockedValue { $0[slug] = document }
+        cache.withLockedValue { $0.insert(.init(slug: slug, number: version.number), document) }
         return document
     }
 
     func document(slug: String, number: Int) async throws -> ServedDocument? {
-        let key = "\(slug)/\(number)"
-        if let document = versions.withLockedValue({ $0.documents[key] }) {
+        let key = DocumentCache.Key(slug: slug, number: number)
+        if let document = cache.withLockedValue({ $0.get(key) }) {
             ServerMetrics.documentCacheHits.increment()
             return document
         }
         ServerMetrics.documentCacheMisses.increment()
         guard let version = try await store.document(slug: slug, number: number) else { return nil }
         let document = ServedDocument(version)
-        versions.withLockedValue { cache in
-            guard cache.documents[key] == nil else { return }
-            if cache.order.count >= Self.versionCacheLimit {
-                // Versions never change, so the one read longest ago goes.
-                cache.documents.removeValue(forKey: cache.order.removeFirst())
-            }
-            cache.documents[key] = document
-            cache.order.append(key)
-        }
+        cache.withLockedValue { $0.insert(key, document) }
         return document
     }
 
-    /// Replaces what is served for one app (after a publish here, or a notification from another process).
+    /// What is served for one app changed (a publish here, or a notification from another
+    /// process): the index follows, and the new document is kept hot.
     func update(slug: String, version: PublishedVersion?) {
-        current.withLockedValue { $0[slug] = version.map(ServedDocument.init) }
+        guard let version else {
+            index.withLockedValue { _ = $0.removeValue(forKey: slug) }
+            return
+        }
+        let document = ServedDocument(version)
+        cache.withLockedValue { $0.insert(.init(slug: slug, number: version.number), document) }
+        index.withLockedValue { $0[slug] = PublishedIndexEntry(slug: slug, number: version.number, sha256: version.sha256) }
     }
 
+    /// After a notification: the app's index entry is read again; when its previous document was
+    /// hot, the new one is read at once so that the app stays served from memory.
     func refresh(slug: String) async throws {
-        update(slug: slug, version: try await store.currentDocument(slug: slug))
+        guard let entry = try await store.publishedIndexEntry(slug: slug) else {
+            index.withLockedValue { _ = $0.removeValue(forKey: slug) }
+            return
+        }
+        let previous = index.withLockedValue { $0[slug] }
+        if let previous, previous.number != entry.number, hasVersion(slug: slug, number: previous.number) {
+            _ = try await document(slug: slug, number: entry.number)
+        }
+        index.withLockedValue { $0[slug] = entry }
     }
 
-    /// Loads every app's current document.
+    /// Reads the whole published index (numbers and hashes, not documents) and serves from it.
     func reloadAll() async throws {
-        let all = try await store.allCurrentDocuments()
-        var fresh: [String: ServedDocument] = [:]
-        for (slug, version) in all { fresh[slug] = ServedDocument(version) }
-        current.withLockedValue { $0 = fresh }
+        let entries = try await store.publishedIndex()
+        var fresh: [String: PublishedIndexEntry] = [:]
+        fresh.reserveCapacity(entries.count)
+        for entry in entries { fresh[entry.slug] = entry }
+        index.withLockedValue { $0 = fresh }
         loaded.withLockedValue { $0 = true }
     }
 }
@@ -186,7 +219,7 @@ struct PublicDocumentController {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on(method, "rivers/{slug}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
-                guard documents.isLoaded || availability.isReady else { throw Problem.databaseUnavailable }
+                guard documents.canServeCurrent(slug: slug) || availability.isReady else { throw Problem.databaseUnavailable }
                 guard let document = try await documents.currentDocument(slug: slug) else {
                     throw Problem.notFound("nothing is published for \(slug)")
                 }

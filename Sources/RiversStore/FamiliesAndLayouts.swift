@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RiversCore
+import RiversLayout
 
 /// A change computed from the current JSON inside the write's transaction (PUT ignores it, PATCH
 /// merges into it), so a read-modify-write can never interleave with another writer.

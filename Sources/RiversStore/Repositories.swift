@@ -60,7 +60,8 @@ public protocol VersionRepository: Sendable {
     func version(appId: String, number: Int) async throws -> PublishedVersion
     func currentVersion(appId: String) async throws -> PublishedVersion?
     func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int)
-    func allCurrentDocuments() async throws -> [(slug: String, version: PublishedVersion)]
+    func publishedIndex() async throws -> [PublishedIndexEntry]
+    func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry?
     func currentDocument(slug: String) async throws -> PublishedVersion?
     func document(slug: String, number: Int) async throws -> PublishedVersion?
     func importDocument(appId: String, json: JSONValue) async throws -> Store.ImportResult

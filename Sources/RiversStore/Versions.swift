@@ -2,8 +2,22 @@ import Crypto
 import Foundation
 import PostgresNIO
 import RiversCore
+import RiversLayout
 
 /// One published version of an app's rivers.json: immutable.
+/// An app's current version as the public URL needs to know it: which number, and its hash
+/// (the ETag), without the document's bytes.
+public struct PublishedIndexEntry: Sendable, Hashable {
+    public var slug: String
+    public var number: Int
+    public var sha256: String
+    public init(slug: String, number: Int, sha256: String) {
+        self.slug = slug
+        self.number = number
+        self.sha256 = sha256
+    }
+}
+
 public struct PublishedVersion: Sendable {
     public var number: Int
     public var sha256: String
@@ -197,22 +211,37 @@ extension Store {
 
     // MARK: Serving
 
-    /// The current document of every app that has one (a server process loads these at start).
-    public func allCurrentDocuments() async throws -> [(slug: String, version: PublishedVersion)] {
-        let rows = try await client.query(
-            """
-            SELECT a.slug, v.number, v.sha256, v.document, v.gzip, v.published_by, v.note, v.rollback_of, v.created_at
-            FROM apps a JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
-            """, logger: logger)
-        var result: [(String, PublishedVersion)] = []
-        for try await (slug, number, sha, document, gzip, by, note, rollbackOf, created) in rows.decode(
-            (String, Int, String, ByteBuffer, ByteBuffer, String, String, Int?, Date).self)
-        {
-            result.append((slug, PublishedVersion(
-                number: number, sha256: sha, document: Array(buffer: document), gzip: Array(buffer: gzip),
-                publishedBy: by, note: note, rollbackOf: rollbackOf, createdAt: created)))
+    /// Every app's current version, without its bytes: what a process checks to know what to
+    /// serve (a few bytes per app, so it stays cheap with many apps).
+    public func publishedIndex() async throws -> [PublishedIndexEntry] {
+        try await client.reading { connection in
+            let rows = try await connection.query(
+                """
+                SELECT a.slug, v.number, v.sha256
+                FROM apps a JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
+                """, logger: self.logger)
+            var result: [PublishedIndexEntry] = []
+            for try await (slug, number, sha) in rows.decode((String, Int, String).self) {
+                result.append(PublishedIndexEntry(slug: slug, number: number, sha256: sha))
+            }
+            return result
         }
-        return result
+    }
+
+    /// One app's current version, without its bytes; nil when nothing is published.
+    public func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry? {
+        try await client.reading { connection in
+            let rows = try await connection.query(
+                """
+                SELECT a.slug, v.number, v.sha256
+                FROM apps a JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
+                WHERE a.slug = \(slug)
+                """, logger: self.logger)
+            for try await (slug, number, sha) in rows.decode((String, Int, String).self) {
+                return PublishedIndexEntry(slug: slug, number: number, sha256: sha)
+            }
+            return nil
+        }
     }
 
     /// The current document of one app by slug.

@@ -74,7 +74,7 @@ import Testing
 
         // The family and the screen are valid for the API as they are.
         let problems = Problems()
-        #expect(Family.read(family.json, problems: problems) != nil, "\(problems.errors)")
+        #expect(Family.read(family.json(), problems: problems) != nil, "\(problems.errors)")
         var withType = screen
         withType.screenType = "home_1"
         let screenProblems = Problems()

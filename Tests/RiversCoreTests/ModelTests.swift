@@ -15,9 +15,9 @@ struct ModelTests {
                 ["id": "FIXED", "width": 120, "height": 60],
             ],
         ], problems: problems), "\(problems.errors)")
-        #expect(family.size(of: family.cellStyles[0]) == Size(width: 300, height: 100))
-        #expect(family.size(of: family.cellStyles[1]) == Size(width: 145, height: 72.5))
-        #expect(family.size(of: family.cellStyles[2]) == Size(width: 120, height: 60))
+        #expect(family.width(of: family.cellStyles[0]) == 300)
+        #expect(family.width(of: family.cellStyles[1]) == 145)
+        #expect(family.width(of: family.cellStyles[2]) == 120)
         #expect(family.name == "FAMILY_1", "the name defaults to the id")
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import RiversCore
+import RiversLayout
 
 /// The cases in `Tests/Fixtures/vectors`, shared with the editor: `Tests/browser/test_vectors.py`
 /// runs `Public/js/family-math.js` and `Public/js/plugin-conditions.js` on the same files, so the
@@ -57,7 +58,7 @@ struct SharedVectorTests {
                     Issue.record("\(name): refused with \(problems.errors)")
                     continue
                 }
-                let computed = parsed.size(of: cellStyle)
+                let computed = parsed.referenceCellSize(cellStyle)
                 #expect(abs(computed.width - width) <= 1e-9, "\(name): width \(computed.width), expected \(width)")
                 #expect(abs(computed.height - height) <= 1e-9, "\(name): height \(computed.height), expected \(height)")
                 // The API shows the same size as the style's `computed`.

@@ -1,4 +1,5 @@
 import Testing
+import RiversCore
 import RiversLayout
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,4 +1,5 @@
 import Testing
+import RiversCore
 import RiversLayout
 
 // One case per rule of spec/layout-rules.md. Unless said otherwise: device 320×568 @2x, family

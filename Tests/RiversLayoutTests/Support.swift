@@ -1,32 +1,33 @@
+import RiversCore
 import RiversLayout
 
 /// The family of the worked example: 320×568, insets 10 all round, spacing 10, line spacing 10.
 func referenceFamily(
-    insets: LayoutInsets = LayoutInsets(top: 10, left: 10, bottom: 10, right: 10), spacing: Double = 10,
-    lineSpacing: Double = 10
+    insets: LayoutInsets = LayoutInsets(top: 10, left: 10, bottom: 10, right: 10), spacing: Length = 10,
+    lineSpacing: Length = 10
 ) -> FamilyMetrics {
     FamilyMetrics(referenceWidth: 320, referenceHeight: 568, insets: insets, interitemSpacing: spacing, lineSpacing: lineSpacing)
 }
 
 let referenceDevice = Device(width: 320, height: 568, scale: 2)
 
-func style(_ id: String, columns: Int, height: Double) -> CellStyleSpec {
+func style(_ id: String, columns: Int, height: Length) -> CellStyleSpec {
     CellStyleSpec(id: id, width: .columns(columns), height: .points(height))
 }
 
-func style(_ id: String, width: Double, height: Double) -> CellStyleSpec {
+func style(_ id: String, width: Length, height: Length) -> CellStyleSpec {
     CellStyleSpec(id: id, width: .points(width), height: .points(height))
 }
 
 func vertical(
-    _ index: Int = 0, type: String = "grid", _ styles: [CellStyleSpec], header: Double? = nil, footer: Double? = nil,
+    _ index: Int = 0, type: String = "grid", _ styles: [CellStyleSpec], header: Length? = nil, footer: Length? = nil,
     limit: Int? = nil
 ) -> SectionSpec {
     SectionSpec(componentIndex: index, componentType: type, axis: .vertical, cellStyles: styles, header: header, footer: footer, itemLimit: limit)
 }
 
 func horizontal(
-    _ index: Int = 0, type: String = "horizontal_list", _ styles: [CellStyleSpec], header: Double? = nil, limit: Int? = nil
+    _ index: Int = 0, type: String = "horizontal_list", _ styles: [CellStyleSpec], header: Length? = nil, limit: Int? = nil
 ) -> SectionSpec {
     SectionSpec(componentIndex: index, componentType: type, axis: .horizontal, cellStyles: styles, header: header, itemLimit: limit)
 }

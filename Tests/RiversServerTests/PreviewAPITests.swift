@@ -90,3 +90,103 @@ struct PreviewAPITests {
         }
     }
 }
+
+/// Issue 16 through the API: content is part of the family, the preview lays it out and draws it,
+/// and one cell of an unsaved family can be drawn on its own.
+@Suite("Cell content API")
+struct CellContentAPITests {
+    static let posterStyle: JSONValue = [
+        "id": "GRID_1", "columns": 2, "height": "fit",
+        "content": [
+            "kind": "stack", "axis": "vertical", "padding": 8, "spacing": 4, "alignment": "fill",
+            "children": [
+                ["kind": "image", "aspect_ratio": "16:9", "placeholder": "poster"],
+                ["kind": "text", "role": "title", "line_height": 17, "max_lines": 1],
+            ],
+        ],
+    ]
+    static let family: JSONValue = [
+        "id": "FAMILY_1", "reference_size": ["width": 320, "height": 568],
+        "insets": ["top": 10, "left": 10, "bottom": 10, "right": 10], "interitem_spacing": 10, "line_spacing": 10,
+        "cell_styles": [posterStyle],
+    ]
+
+    @Test("a family keeps its content and fixed lengths; the computed size of a fit cell is what its content needs")
+    func familyRoundTrip() async throws {
+        try await withAPI { api in
+            let created = try await api.create("families", Self.family)
+            let style = try #require(created["cell_styles"]?.arrayValue?.first)
+            #expect(style["computed"] == ["width": 145, "height": 109.5625])
+            #expect(style["content"] == Self.posterStyle["content"]?.mergePatched(with: ["padding": 8, "distribution": "fill", "children": [
+                ["kind": "image", "aspect_ratio": "16:9", "placeholder": "poster"],
+                ["kind": "text", "role": "title", "font_size": 14, "line_height": 17, "max_lines": 1],
+            ]]))
+            let patched = try await api.request(.patch, "families/FAMILY_1", json: ["insets": ["left": ["fixed": 16]]])
+            #expect(patched.status == .ok, "\(patched.text)")
+            #expect(patched["insets"]?["left"] == ["fixed": 16])
+            #expect(patched["revision"] == 2)
+            let bad = try await api.request(.patch, "families/FAMILY_1", json: ["cell_styles": [["id": "GRID_1", "columns": 2, "height": "fit", "content": ["kind": "video"]]]])
+            #expect(bad.status == .unprocessableContent)
+            #expect(bad["errors"]?.arrayValue?.first?["pointer"] == "/cell_styles/0/content/kind")
+            #expect(try await api.request(.get, "families/FAMILY_1")["revision"] == 2, "a refused change changes nothing")
+        }
+    }
+
+    @Test("the screen preview lays out and draws every cell's content")
+    func screenPreview() async throws {
+        try await withAPI { api in
+            try await api.create("families", Self.family)
+            let body: JSONValue = ["screen": ["family": "FAMILY_1", "ui_components": [component("grid", ["GRID_1"], extra: ["rules": ["item_limit": 2]])]]]
+            let preview = try await api.request(.post, "preview?width=320&height=568&scale=2", json: body)
+            #expect(preview.status == .ok, "\(preview.text)")
+            let cells = preview["sections"]?.arrayValue?.first?["items"]?.arrayValue ?? []
+            #expect(cells.count == 2)
+            #expect(cells.first?["frame"] == ["x": 10, "y": 10, "width": 145, "height": 109.5])
+            #expect(cells.first?["content"]?.arrayValue?.map { $0["frame"]! } == [
+                ["x": 10, "y": 10, "width": 145, "height": 109.5],
+                ["x": 18, "y": 18, "width": 129, "height": 72.5],
+                ["x": 18, "y": 94.5, "width": 129, "height": 17],
+            ])
+            let svg = try await api.request(.post, "preview?format=svg", json: body)
+            #expect(svg.text.components(separatedBy: "class=\"content-image poster\"").count - 1 == 2)
+            #expect(svg.text.components(separatedBy: "class=\"content-text-line title\"").count - 1 == 2)
+        }
+    }
+
+    @Test("one cell of an unsaved family, at the reference size and on a device; errors point into the family")
+    func cellPreview() async throws {
+        try await withAPI { api in
+            let reference = try await api.request(.post, "cell-preview", json: ["family": Self.family, "cell_style": "GRID_1"])
+            #expect(reference.status == .ok, "\(reference.text)")
+            #expect(reference["m"] == 1)
+            #expect(reference["cell"] == ["width": 145, "height": 109.5])
+            #expect(reference["content"]?.arrayValue?.map { $0["pointer"]! } == [
+                "/cell_styles/0/content", "/cell_styles/0/content/children/0", "/cell_styles/0/content/children/1",
+            ])
+            #expect(reference["content"]?.arrayValue?[1]["frame"] == ["x": 8, "y": 8, "width": 129, "height": 72.5])
+
+            // 375×667: m = 1.171875, the cell 169.921875 wide, fixed padding 8.
+            var fixed = Self.family
+            fixed = fixed.mergePatched(with: ["cell_styles": [Self.posterStyle.mergePatched(with: ["content": ["padding": ["fixed": 8]]])]])
+            let onPhone = try await api.request(.post, "cell-preview", json: ["family": fixed, "cell_style": "GRID_1", "device": "phone-375x667"])
+            #expect(onPhone.status == .ok, "\(onPhone.text)")
+            #expect(onPhone["m"] == 1.171875)
+            #expect(onPhone["content"]?.arrayValue?[1]["frame"]?["x"] == 8)
+
+            let svg = try await api.request(.post, "cell-preview?format=svg", json: ["family": Self.family, "cell_style": "GRID_1"])
+            #expect(svg.headers[.contentType]?.hasPrefix("image/svg+xml") == true)
+            #expect(svg.text.contains("class=\"content-image poster\""))
+
+            let badNode = try await api.request(.post, "cell-preview", json: [
+                "family": Self.family.mergePatched(with: ["cell_styles": [Self.posterStyle.mergePatched(with: ["content": ["spacing": -1]])]]),
+                "cell_style": "GRID_1",
+            ])
+            #expect(badNode.status == .unprocessableContent)
+            #expect(badNode["field"] == "/family/cell_styles/0/content/spacing")
+            let unknown = try await api.request(.post, "cell-preview", json: ["family": Self.family, "cell_style": "NOPE"])
+            #expect(unknown["field"] == "/cell_style")
+            let noFamily = try await api.request(.post, "cell-preview", json: ["cell_style": "GRID_1"])
+            #expect(noFamily["field"] == "/family")
+        }
+    }
+}

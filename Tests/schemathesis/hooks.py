@@ -58,6 +58,74 @@ def get(path):
 # --------------------------------------------------------------------------------------------------
 # Families: every cell style fits between the insets, and the insets leave room.
 
+def points(length):
+    """A length's number: lengths are numbers (scalable) or {"fixed": n}."""
+    if isinstance(length, dict):
+        length = length.get("fixed")
+    return length if isinstance(length, (int, float)) and not isinstance(length, bool) else 0
+
+
+# A cell's content: the schema states each member, but not which members go with which kind, nor
+# the ranges of lengths inside nodes, nor the tree's limits (docs/cell-content.md). A generated
+# tree is rebuilt from what it gives: members of its kind, lengths made valid, at most 8 levels and
+# 64 nodes.
+NODE_KEYS = {
+    "stack": {"axis", "spacing", "alignment", "distribution", "children"},
+    "overlay": {"children"},
+    "image": {"aspect_ratio", "placeholder"},
+    "text": {"role", "font_size", "line_height", "max_lines"},
+    "spacer": set(),
+}
+COMMON_KEYS = {"kind", "padding", "frame", "align", "offset"}
+
+
+def valid_length(value, positive=False, low=0.0, high=10000.0):
+    number = points(value)
+    if not (low <= number <= high) or (positive and number <= 0):
+        number = 1 if positive else 0
+    return {"fixed": number} if isinstance(value, dict) else number
+
+
+def repair_content(node, depth=1, budget=None):
+    budget = budget if budget is not None else [64]
+    budget[0] -= 1
+    if not isinstance(node, dict) or node.get("kind") not in NODE_KEYS:
+        node = {"kind": "spacer"}
+    kind = node["kind"]
+    out = {k: v for k, v in node.items() if k in COMMON_KEYS | NODE_KEYS[kind] and v is not None}
+    if isinstance(out.get("padding"), dict) and "fixed" not in out["padding"]:
+        out["padding"] = {k: valid_length(v) for k, v in out["padding"].items()}
+    elif "padding" in out:
+        out["padding"] = valid_length(out["padding"])
+    if isinstance(out.get("frame"), dict):
+        frame = {k: valid_length(v) for k, v in out["frame"].items() if v is not None}
+        for lo, hi in (("min_width", "max_width"), ("min_height", "max_height")):
+            if lo in frame and hi in frame:
+                frame[hi] = frame[lo]
+        out["frame"] = frame
+    if isinstance(out.get("offset"), dict):
+        out["offset"] = {k: valid_length(v, low=-10000) for k, v in out["offset"].items()}
+    if "spacing" in out:
+        out["spacing"] = valid_length(out["spacing"])
+    for key in ("font_size", "line_height"):
+        if key in out:
+            out[key] = valid_length(out[key], positive=True, high=1000)
+    if kind == "stack":
+        out.setdefault("axis", "vertical")
+    if kind == "image":
+        ratio = out.get("aspect_ratio")
+        if not (isinstance(ratio, (int, float)) and 0.01 <= ratio <= 100):
+            out["aspect_ratio"] = "16:9"
+    if "children" in out:
+        children = []
+        for child in out["children"] if isinstance(out["children"], list) else []:
+            if depth >= 8 or budget[0] <= 0:
+                break
+            children.append(repair_content(child, depth + 1, budget))
+        out["children"] = children
+    return out
+
+
 def repair_family(family):
     if not isinstance(family, dict):
         return family
@@ -66,12 +134,12 @@ def repair_family(family):
         return family
     width = size["width"]
     insets = family.get("insets") if isinstance(family.get("insets"), dict) else {}
-    left, right = insets.get("left") or 0, insets.get("right") or 0
+    left, right = points(insets.get("left")), points(insets.get("right"))
     if left + right >= width:
         family["insets"] = {**insets, "left": 0, "right": 0}
         left = right = 0
     available = width - left - right
-    spacing = family.get("interitem_spacing") or 0
+    spacing = points(family.get("interitem_spacing"))
     seen = set()
     for index, style in enumerate(family.get("cell_styles") or []):
         if not isinstance(style, dict):
@@ -83,8 +151,12 @@ def repair_family(family):
         if isinstance(columns, int) and columns > 0:
             if (available - (columns - 1) * spacing) / columns <= 0:
                 family["interitem_spacing"] = spacing = 0
-        elif isinstance(style.get("width"), (int, float)) and style["width"] > available:
-            style["width"] = available
+        elif style.get("width") is not None and points(style["width"]) > available:
+            style["width"] = {"fixed": available} if isinstance(style["width"], dict) else available
+        if style.get("content") is not None:
+            style["content"] = repair_content(style["content"])
+        elif style.get("height") == "fit":
+            style["content"] = {"kind": "text", "line_height": 17}
     return family
 
 
@@ -361,6 +433,20 @@ def map_case(context, case):
                 sample["counts"] = {k: min(v, 40) for k, v in list(sample["counts"].items())[:200] if isinstance(v, int)}
             if isinstance(sample.get("children"), list):
                 sample["children"] = [min(v, 1) if isinstance(v, int) else v for v in sample["children"]]
+        case.body = body
+    elif kind == "cell-preview" and method == "POST" and isinstance(body, dict):
+        # The family is judged like a family body; the cell style must be one of it.
+        family = repair_family(body.get("family")) if isinstance(body.get("family"), dict) else None
+        size = (family or {}).get("reference_size")
+        if not (isinstance(size, dict) and all(isinstance(size.get(k), (int, float)) for k in ("width", "height"))):
+            family = None
+        styles = [s.get("id") for s in (family or {}).get("cell_styles") or [] if isinstance(s, dict)]
+        if family is None or not styles:
+            family = get(f"/families/{FAMILY}")
+            styles = CELL_STYLES
+        body["family"] = family
+        if body.get("cell_style") not in styles:
+            body["cell_style"] = pick(body.get("cell_style"), styles)
         case.body = body
     elif kind == "plugins" and method == "PUT" and isinstance(body, dict):
         body["identifier"] = path_id

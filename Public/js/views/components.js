@@ -4,6 +4,7 @@
 import { state, find } from '../state.js';
 import { h, select, uuid, uid, focusKeyOf, restoreFocus } from '../dom.js';
 import { formatSize, availableWidth } from '../family-math.js';
+import { lengthNumber } from '../lengths.js';
 import { announce } from '../notify.js';
 import { componentPluginSettings } from '../plugins.js';
 
@@ -36,7 +37,7 @@ export function defaultCellStyle(family, typeId) {
   const styles = family?.cell_styles || [];
   if (!styles.length) return null;
   const available = availableWidth(family);
-  const width = (s) => s.computed?.width ?? (s.width ?? null);
+  const width = (s) => s.computed?.width ?? lengthNumber(s.width);
   const multi = (s) => (s.columns ? s.columns > 1 : (available && width(s) !== null ? width(s) < available * 0.75 : false));
   const single = (s) => (s.columns ? s.columns === 1 : (available && width(s) !== null ? width(s) >= available * 0.75 : false));
   if (MULTI_COLUMN.has(typeId)) return (styles.find(multi) || styles[0]).id;

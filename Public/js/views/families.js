@@ -1,9 +1,13 @@
 // Families: the list, and a form to create or edit one with its cell styles. Each cell style's
 // size is recomputed as you type (the server's rule), and the server's `computed` size is shown
-// after a save.
+// after a save. Every length (insets, spacing, a width or height in points) is scalable or fixed
+// (length-field.js); a cell style's content is built in its designer (cell-designer.js), which
+// draws the cell as the server lays it out.
 import { api, state, subscribe, putItem, dropItem, refresh } from '../state.js';
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
 import { cellSize, formatSize, parseRatio, formatRatio, availableWidth, round } from '../family-math.js';
+import { lengthField } from '../length-field.js';
+import { CellDesigner } from './cell-designer.js';
 import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { saveDraft, deleteRecord } from '../save-flow.js';
@@ -108,6 +112,11 @@ class FamilyForm {
   constructor(pane, editor) {
     this.pane = pane;
     this.editor = editor;
+    /** What each cell style's designer keeps between redraws (open, selected node, device), by index. */
+    this.designerUi = [];
+    this.designers = [];
+    /** Heights of `fit` cells at the reference size, as the cell preview laid them out, by index. */
+    this.fitHeights = [];
     this.history = new DraftHistory({
       get: () => this.editor.draft,
       set: (draft) => { this.editor.draft = draft; this.render(); this.editor.persist(); },
@@ -121,7 +130,10 @@ class FamilyForm {
     document.addEventListener('keydown', this.onKey);
   }
 
-  destroy() { document.removeEventListener('keydown', this.onKey); }
+  destroy() {
+    document.removeEventListener('keydown', this.onKey);
+    for (const designer of this.designers) designer.destroy();
+  }
 
   get draft() { return this.editor.draft; }
 
@@ -129,6 +141,11 @@ class FamilyForm {
   changed(change) {
     this.updateSizes();
     this.updateStatus();
+    // Any change may change a cell (insets, spacing, its own size or content): open designers draw
+    // again; a closed one's fit height is not known any more.
+    for (const designer of this.designers) {
+      if (designer.ui.open) designer.refresh(); else this.fitHeights[designer.index] = undefined;
+    }
     this.editor.persist();
     const field = change?.label ? { label: change.label, key: null } : activeField();
     this.history?.record(field.label, field.key);
@@ -146,6 +163,9 @@ class FamilyForm {
       });
       return input;
     };
+    const length = (label, get, set, { pointer, focusKey, hint }) => lengthField(label, {
+      get, set, onChange: (change) => this.changed(change), pointer, focusKey, hint, className: 'narrow',
+    });
     const text = (get, set, props = {}) => {
       const input = h('input', { type: 'text', value: get() ?? '', ...props });
       input.addEventListener('input', () => { set(input.value); this.changed(); });
@@ -180,18 +200,18 @@ class FamilyForm {
       h('div', { class: 'row' },
         field('Width', num(() => d.reference_size.width, (v) => { d.reference_size.width = v; }, { min: 1, 'data-focus-key': 'rw' }), { pointer: '/reference_size/width', className: 'narrow' }),
         field('Height', num(() => d.reference_size.height, (v) => { d.reference_size.height = v; }, { min: 1, 'data-focus-key': 'rh' }), { pointer: '/reference_size/height', className: 'narrow' }),
-        field('Item spacing', num(() => d.interitem_spacing, (v) => { d.interitem_spacing = v; }, { min: 0, 'data-focus-key': 'is' }), { pointer: '/interitem_spacing', className: 'narrow', hint: 'between cells on a line' }),
-        field('Line spacing', num(() => d.line_spacing, (v) => { d.line_spacing = v; }, { min: 0, 'data-focus-key': 'ls' }), { pointer: '/line_spacing', className: 'narrow', hint: 'between lines' })),
+        length('Item spacing', () => d.interitem_spacing, (v) => { d.interitem_spacing = v; }, { pointer: '/interitem_spacing', focusKey: 'is', hint: 'between cells on a line' }),
+        length('Line spacing', () => d.line_spacing, (v) => { d.line_spacing = v; }, { pointer: '/line_spacing', focusKey: 'ls', hint: 'between lines' })),
       h('div', { class: 'row', 'data-pointer': '/insets' },
-        ['top', 'left', 'bottom', 'right'].map((side) => field(`Inset ${side}`,
-          num(() => d.insets[side], (v) => { d.insets[side] = v; }, { min: 0, 'data-focus-key': `inset-${side}` }),
-          { pointer: `/insets/${side}`, className: 'narrow' }))),
-      this.availableNote = h('p', { class: 'hint' }));
+        ['top', 'left', 'bottom', 'right'].map((side) => length(`Inset ${side}`,
+          () => d.insets[side], (v) => { d.insets[side] = v; }, { pointer: `/insets/${side}`, focusKey: `inset-${side}` }))),
+      this.availableNote = h('p', { class: 'hint' }),
+      h('p', { class: 'hint', text: 'Lengths are scalable: on a device they are multiplied by m (the device\'s size ÷ the reference size). Check “fixed” to keep a length the same on every device.' }));
 
     this.rows = h('div', { class: 'cell-styles' });
     const styles = h('fieldset', { class: 'group', 'data-pointer': '/cell_styles' },
       h('legend', { text: 'Cell styles' }),
-      h('p', { class: 'hint', text: 'Width: a number of columns sharing the line, or fixed points. Height: fixed points, or an aspect ratio (width ÷ height, like 1.7778 or 16:9). Sizes are at the reference size.' }),
+      h('p', { class: 'hint', text: 'Width: a number of columns sharing the line, or points. Height: points, an aspect ratio (width ÷ height, like 1.7778 or 16:9), or fit (as tall as its content). Sizes are at the reference size. Open Content to design what is inside a cell.' }),
       this.rows,
       h('button', { type: 'button', class: 'button', 'data-focus-key': 'add-style', text: 'Add cell style', onclick: () => this.addStyle() }));
     this.renderRows();
@@ -216,16 +236,18 @@ class FamilyForm {
   renderRows() {
     const d = this.draft;
     const saved = new Map((this.editor.record?.cell_styles || []).map((c) => [c.id, c.computed]));
+    for (const designer of this.designers) designer.destroy();
+    this.designers = [];
     this.sizeOutputs = [];
     this.rows.replaceChildren(...d.cell_styles.map((style, i) => {
       const p = `/cell_styles/${i}`;
       const label = `cell style ${i + 1}`;
       const widthMode = 'width' in style ? 'width' : 'columns';
-      const heightMode = 'aspect_ratio' in style ? 'aspect_ratio' : 'height';
+      const heightMode = 'aspect_ratio' in style ? 'aspect_ratio' : (style.height === 'fit' ? 'fit' : 'height');
       const idInput = h('input', { type: 'text', value: style.id ?? '', 'data-focus-key': `cs-${i}-id`, autocapitalize: 'characters', 'aria-label': `ID of ${label}` });
       idInput.addEventListener('input', () => { style.id = idInput.value.toUpperCase(); this.changed(); });
 
-      const widthSelect = select([{ value: 'columns', text: 'Columns' }, { value: 'width', text: 'Fixed width' }], widthMode,
+      const widthSelect = select([{ value: 'columns', text: 'Columns' }, { value: 'width', text: 'Points' }], widthMode,
         { 'data-focus-key': `cs-${i}-wm`, 'aria-label': `Width of ${label} by` });
       widthSelect.addEventListener('change', () => {
         const size = cellSize(d, style);
@@ -234,62 +256,99 @@ class FamilyForm {
         this.renderRows(); this.changed();
         restoreFocus(this.rows, `cs-${i}-wm`);
       });
-      const widthInput = h('input', {
-        type: 'number', step: widthMode === 'columns' ? 1 : 'any', min: widthMode === 'columns' ? 1 : 0, inputmode: 'decimal',
-        value: style[widthMode] ?? '', 'data-focus-key': `cs-${i}-wv`,
-        'aria-label': widthMode === 'columns' ? `Columns of ${label}` : `Width of ${label} in points`,
-      });
-      widthInput.dataset.pointer = `${p}/${widthMode}`;
-      widthInput.addEventListener('input', () => { style[widthMode] = widthInput.value === '' ? undefined : Number(widthInput.value); this.changed(); });
+      let widthControl;
+      if (widthMode === 'columns') {
+        widthControl = h('input', {
+          type: 'number', step: 1, min: 1, inputmode: 'decimal',
+          value: style.columns ?? '', 'data-focus-key': `cs-${i}-wv`, 'aria-label': `Columns of ${label}`,
+        });
+        widthControl.dataset.pointer = `${p}/columns`;
+        widthControl.addEventListener('input', () => { style.columns = widthControl.value === '' ? undefined : Number(widthControl.value); this.changed(); });
+      } else {
+        widthControl = lengthField('', {
+          get: () => style.width, set: (v) => { style.width = v; }, onChange: (change) => this.changed(change),
+          pointer: `${p}/width`, focusKey: `cs-${i}-wv`, ariaLabel: `Width of ${label} in points`, className: 'cs-length',
+        });
+      }
 
-      const heightSelect = select([{ value: 'height', text: 'Fixed height' }, { value: 'aspect_ratio', text: 'Aspect ratio' }], heightMode,
-        { 'data-focus-key': `cs-${i}-hm`, 'aria-label': `Height of ${label} by` });
+      const heightSelect = select([
+        { value: 'height', text: 'Points' }, { value: 'aspect_ratio', text: 'Aspect ratio' }, { value: 'fit', text: 'Fit content' },
+      ], heightMode, { 'data-focus-key': `cs-${i}-hm`, 'aria-label': `Height of ${label} by` });
       heightSelect.addEventListener('change', () => {
         const size = cellSize(d, style);
+        const height = typeof size.height === 'number' ? size.height : this.fitHeights[i];
         if (heightSelect.value === 'aspect_ratio') {
           delete style.height;
-          style.aspect_ratio = size.error || !size.height ? 1 : Math.round((size.width / size.height) * 10000) / 10000;
-        } else { delete style.aspect_ratio; style.height = size.error ? undefined : round(size.height); }
+          style.aspect_ratio = size.error || !height ? 1 : Math.round((size.width / height) * 10000) / 10000;
+        } else if (heightSelect.value === 'fit') {
+          delete style.aspect_ratio;
+          style.height = 'fit';
+          // Fit is the content's height: the designer opens, to start some content.
+          this.designerUi[i] = { ...(this.designerUi[i] || {}), open: true };
+        } else {
+          delete style.aspect_ratio;
+          style.height = size.error || !height ? 80 : round(height);
+        }
         this.renderRows(); this.changed();
         restoreFocus(this.rows, `cs-${i}-hm`);
       });
-      const heightInput = h('input', {
-        type: heightMode === 'height' ? 'number' : 'text', step: 'any', min: 0, inputmode: 'decimal',
-        value: heightMode === 'aspect_ratio' ? formatRatio(style.aspect_ratio) : (style.height ?? ''), 'data-focus-key': `cs-${i}-hv`,
-        'aria-label': heightMode === 'height' ? `Height of ${label} in points` : `Aspect ratio of ${label} (width ÷ height)`,
-      });
-      heightInput.dataset.pointer = `${p}/${heightMode}`;
-      heightInput.addEventListener('input', () => {
-        if (heightMode === 'aspect_ratio') {
-          const r = parseRatio(heightInput.value);
-          style.aspect_ratio = r === null ? undefined : (Number.isNaN(r) ? heightInput.value : Math.round(r * 1e6) / 1e6);
-        } else {
-          style.height = heightInput.value === '' ? undefined : Number(heightInput.value);
-        }
-        this.changed();
-      });
+      let heightControl;
+      if (heightMode === 'fit') {
+        heightControl = h('span', { class: 'cs-fit hint', 'data-pointer': `${p}/height`, text: 'as tall as its content' });
+      } else if (heightMode === 'height') {
+        heightControl = lengthField('', {
+          get: () => style.height, set: (v) => { style.height = v; }, onChange: (change) => this.changed(change),
+          pointer: `${p}/height`, focusKey: `cs-${i}-hv`, ariaLabel: `Height of ${label} in points`, className: 'cs-length',
+        });
+      } else {
+        heightControl = h('input', {
+          type: 'text', step: 'any', min: 0, inputmode: 'decimal',
+          value: formatRatio(style.aspect_ratio), 'data-focus-key': `cs-${i}-hv`,
+          'aria-label': `Aspect ratio of ${label} (width ÷ height)`,
+        });
+        heightControl.dataset.pointer = `${p}/aspect_ratio`;
+        heightControl.addEventListener('input', () => {
+          const r = parseRatio(heightControl.value);
+          style.aspect_ratio = r === null ? undefined : (Number.isNaN(r) ? heightControl.value : Math.round(r * 1e6) / 1e6);
+          this.changed();
+        });
+      }
 
       const live = h('output', { class: 'size-live', 'data-testid': `size-${i}`, 'aria-label': `Size of ${label}` });
       const savedSize = style.id && saved.get(style.id);
       const server = h('span', { class: 'size-saved', 'data-testid': `saved-size-${i}` },
         savedSize ? `saved: ${formatSize(savedSize)}` : 'not saved yet');
-      this.sizeOutputs.push({ style, live });
+      this.sizeOutputs.push({ style, live, index: i });
+
+      this.designerUi[i] ??= {};
+      const designer = new CellDesigner({
+        family: () => this.draft, style, index: i, ui: this.designerUi[i],
+        onChange: (change) => this.changed(change),
+        onCellSize: (size) => { this.fitHeights[i] = size?.height; this.updateSizes(); },
+        formRoot: () => this.form,
+      });
+      this.designers.push(designer);
       return h('div', { class: 'cs-row', role: 'group', 'aria-label': `Cell style ${i + 1}`, 'data-pointer': p },
         h('div', { class: 'cs-fields' },
           h('div', { class: 'field cs-id' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'ID' }), idInput),
-          h('div', { class: 'field cs-dim' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Width by' }), h('div', { class: 'pair' }, widthSelect, widthInput)),
-          h('div', { class: 'field cs-dim' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Height by' }), h('div', { class: 'pair' }, heightSelect, heightInput)),
+          h('div', { class: 'field cs-dim' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Width by' }), h('div', { class: 'pair' }, widthSelect, widthControl)),
+          h('div', { class: 'field cs-dim' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Height by' }), h('div', { class: 'pair' }, heightSelect, heightControl)),
           h('div', { class: 'cs-size' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Size (pt)' }), live, server),
-          h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove cell style ${style.id || i + 1}`, title: 'Remove', text: '×', onclick: () => this.removeStyle(i) })));
+          h('button', { type: 'button', class: 'icon-button', 'aria-label': `Remove cell style ${style.id || i + 1}`, title: 'Remove', text: '×', onclick: () => this.removeStyle(i) })),
+        designer.el);
     }));
     idInputsPointer(this.rows, d.cell_styles.length);
+    // Drawn once in the page (the drawing measures its panel).
+    requestAnimationFrame(() => { for (const designer of this.designers) if (designer.el.isConnected) designer.start(); });
   }
 
   updateSizes() {
     const d = this.draft;
-    for (const { style, live } of this.sizeOutputs || []) {
+    for (const { style, live, index } of this.sizeOutputs || []) {
       const size = cellSize(d, style);
-      live.textContent = formatSize(size);
+      // A fit height is the content's: the cell preview's, once it has laid the cell out.
+      const fitHeight = this.fitHeights[index];
+      live.textContent = size.fit && typeof fitHeight === 'number' ? `${formatSize({ ...size, height: fitHeight })} (fit)` : formatSize(size);
       live.classList.toggle('invalid', Boolean(size.error));
     }
     const available = availableWidth(d);
@@ -318,6 +377,8 @@ class FamilyForm {
 
   removeStyle(i) {
     const [removed] = this.draft.cell_styles.splice(i, 1);
+    this.designerUi.splice(i, 1);
+    this.fitHeights.splice(i, 1);
     this.renderRows();
     this.changed({ label: `remove cell style ${removed.id || i + 1}` });
     info(`Cell style ${removed.id || i + 1} removed.`, { action: { label: 'Undo', run: () => this.history.undo() } });

@@ -1,0 +1,104 @@
+import Foundation
+import RiversCore
+import RiversStore
+import Testing
+
+@testable import RiversServer
+
+/// Issue 13: documents in a byte-budgeted LRU, the published index read without the documents.
+@Suite("Published documents: LRU cache and index")
+struct DocumentCacheTests {
+    func document(_ number: Int, bytes: Int) -> ServedDocument {
+        ServedDocument(PublishedVersion(
+            number: number, sha256: "sha\(number)", document: Array(repeating: 0x20, count: bytes), gzip: [], publishedBy: "t",
+            note: "", rollbackOf: nil, createdAt: Date()))
+    }
+
+    func key(_ slug: String, _ n: Int = 1) -> DocumentCache.Key { .init(slug: slug, number: n) }
+
+    @Test func theLeastRecentlyUsedGoFirstWithinTheByteBudget() {
+        let each = 1000 + DocumentCache.overheadPerEntry
+        var cache = DocumentCache(budget: 3 * each)
+        cache.insert(key("a"), document(1, bytes: 1000))
+        cache.insert(key("b"), document(1, bytes: 1000))
+        cache.insert(key("c"), document(1, bytes: 1000))
+        #expect(cache.bytes == 3 * each)
+        #expect(cache.keysByRecency == [key("c"), key("b"), key("a")])
+        // Reading a makes it the most recent: b is now the oldest, and goes when d comes.
+        #expect(cache.get(key("a"))?.number == 1)
+        cache.insert(key("d"), document(1, bytes: 1000))
+        #expect(cache.keysByRecency == [key("d"), key("a"), key("c")])
+        #expect(!cache.contains(key("b")))
+        #expect(cache.bytes == 3 * each)
+        // A big one pushes out as many as it needs.
+        cache.insert(key("e"), document(1, bytes: 2000))
+        #expect(cache.keysByRecency == [key("e"), key("d")])
+        #expect(cache.bytes <= cache.budget)
+        // One larger than the whole budget is not kept at all.
+        cache.insert(key("huge"), document(1, bytes: 10 * each))
+        #expect(!cache.contains(key("huge")))
+        #expect(cache.keysByRecency == [key("e"), key("d")])
+        // Freed slots are reused; replacing an entry recounts its bytes.
+        cache.insert(key("d"), document(1, bytes: 10))
+        #expect(cache.bytes == (2000 + DocumentCache.overheadPerEntry) + (10 + DocumentCache.overheadPerEntry))
+        for i in 0..<100 { cache.insert(key("x\(i)"), document(1, bytes: 1000)) }
+        #expect(cache.count == 3)
+        #expect(cache.keysByRecency == [key("x99"), key("x98"), key("x97")])
+    }
+
+    @Test func versionsOfOneAppAreKeptApart() {
+        var cache = DocumentCache(budget: 1 << 20)
+        cache.insert(key("a", 1), document(1, bytes: 10))
+        cache.insert(key("a", 2), document(2, bytes: 10))
+        #expect(cache.get(key("a", 1))?.number == 1)
+        #expect(cache.get(key("a", 2))?.number == 2)
+        #expect(cache.get(key("a", 3)) == nil)
+    }
+
+    /// The index is read without documents; a document is read once, when first asked for, and
+    /// a new version published elsewhere is seen at the next index check.
+    @Test func theIndexSaysWhatIsCurrentAndDocumentsAreReadOnDemand() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
+            #expect(try await api.request(.post, "publish").status == .created)
+
+            let store = Store(client: try await TestDatabase.client(), logger: testLogger)
+            let documents = PublishedDocuments(store: store, cacheBytes: 1 << 20)
+            #expect(!documents.isLoaded)
+            try await documents.reloadAll()
+            #expect(documents.isLoaded)
+            #expect(documents.cacheUsage.count == 0, "the index holds no documents")
+            let slug = api.app.slug
+            #expect(!documents.canServeCurrent(slug: slug), "known, but not in memory yet")
+            #expect(documents.canServeCurrent(slug: "nothing-published-here"), "a 404 needs no database")
+            let first = try #require(try await documents.currentDocument(slug: slug))
+            #expect(first.number == 1)
+            #expect(documents.canServeCurrent(slug: slug))
+            #expect(documents.cacheUsage.count == 1)
+            #expect(try await documents.currentDocument(slug: "nothing-published-here") == nil)
+
+            // Version 2 is published through the API (another process, for these documents).
+            _ = try await api.request(.patch, "screens/\(try await api.request(.get, "screens")["items"]!.arrayValue![0]["id"]!.stringValue!)", json: ["name": "Home 2"])
+            #expect(try await api.request(.post, "publish").status == .created)
+            #expect(try await documents.currentDocument(slug: slug)?.number == 1, "until the index is checked")
+            try await documents.reloadAll()
+            #expect(try await documents.currentDocument(slug: slug)?.number == 2)
+
+            // A notification refreshes one app; its previous document was hot, so the new one is
+            // read at once and stays served from memory.
+            _ = try await api.request(.patch, "screens/\(try await api.request(.get, "screens")["items"]!.arrayValue![0]["id"]!.stringValue!)", json: ["name": "Home 3"])
+            #expect(try await api.request(.post, "publish").status == .created)
+            try await documents.refresh(slug: slug)
+            #expect(documents.hasVersion(slug: slug, number: 3))
+            #expect(try await documents.currentDocument(slug: slug)?.number == 3)
+        }
+    }
+
+    @Test func theBudgetIsASetting() throws {
+        #expect(try ServerConfiguration.fromEnvironment(["DOCUMENT_CACHE_BYTES": "1000"]).documentCacheBytes == 1000)
+        #expect(try ServerConfiguration.fromEnvironment([:]).documentCacheBytes == 128 * 1024 * 1024)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["DOCUMENT_CACHE_BYTES": "lots"]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["DOCUMENT_CACHE_BYTES": "-1"]) }
+    }
+}
