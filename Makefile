@@ -1,5 +1,5 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test test-faults stop bench-layout bench-publish bench-apps deploy-checks
+.PHONY: run test test-faults stop bench-layout bench-publish bench-apps bench-api deploy-checks
 
 run:
 	scripts/run.sh
@@ -23,6 +23,9 @@ bench-publish:
 
 bench-apps:
 	scripts/bench-apps.sh
+
+bench-api:
+	scripts/bench-api.sh
 
 # The files of deploy/ (Kubernetes manifests, Dockerfile, nginx, compose), without a database.
 deploy-checks:

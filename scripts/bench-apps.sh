@@ -19,28 +19,13 @@ export PATH="/opt/swift/usr/bin:$PATH"
 scripts/install-deps.sh
 APPS=${BENCH_APPS:-10000}
 
-swift build -c release --product rivers 2>&1 | tail -1
+. scripts/bench-lib.sh
+bench_setup apps
 swift build -c release --product RiversPublishBench 2>&1 | tail -1
-bin=$(swift build -c release --show-bin-path)
-
-tmp=$(mktemp -d /tmp/rivers-bench-apps.XXXXXX); chmod 755 "$tmp"
-port=$((43000 + RANDOM % 1000)); app_port=$((44000 + RANDOM % 1000))
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  scripts/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$port" rivers >/dev/null
-export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" rivers)
-"$bin/rivers" migrate >/dev/null
 token=$("$bin/rivers" app create seed --quiet)
 "$bin/RiversPublishBench" --emit-document "$tmp/source.json" --screens 60 --grid >/dev/null
 
-HOST=127.0.0.1 PORT=$app_port LOG_LEVEL=error "$bin/rivers" serve >"$tmp/server.log" 2>&1 &
-server_pid=$!
-python3 scripts/wait-for-server.py "http://127.0.0.1:$app_port" "$server_pid" "$tmp/server.log"
+bench_serve
 api="http://127.0.0.1:$app_port/api/v1/apps/seed"
 curl -fs "$api/import" -H "Authorization: Bearer $token" --json @"$tmp/source.json" >/dev/null
 curl -fs -X POST "$api/publish" -H "Authorization: Bearer $token" >/dev/null

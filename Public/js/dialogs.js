@@ -1,5 +1,6 @@
 // Modal questions, on <dialog> (focus is trapped and given back by the browser).
 import { h } from './dom.js';
+import { clearFieldErrors } from './field-errors.js';
 
 function openDialog(content, { label, className, onCancel }) {
   const dialog = h('dialog', { class: ['dialog', className], 'aria-labelledby': label }, content);
@@ -118,23 +119,47 @@ export function conflictDialog({ kind, name, theirRevision, myRevision, theirLin
   });
 }
 
-/** Asks for one line of text (a name). Resolves the text, or null when cancelled. */
-export function promptDialog({ title, label, value = '', confirm = 'OK', hint = '' }) {
+/**
+ * A dialog holding a small form (fields carrying `data-pointer`). On confirm, `submit` runs with the
+ * form and the place for its error summary (old errors cleared first); it resolves the dialog's
+ * answer (the dialog closes), or undefined to stay open (its errors shown at its fields).
+ * Resolves null when cancelled.
+ * @param {{title: string, fields: Element[], confirm?: string, className?: string,
+ *   submit: (where: {form: HTMLFormElement, errorsHost: Element}) => Promise<any>}} options
+ */
+export function formDialog({ title, fields, confirm = 'OK', className, submit }) {
   return new Promise((resolve) => {
     const titleId = `dlg-${Math.random().toString(36).slice(2)}`;
-    const input = h('input', { type: 'text', id: `${titleId}-input`, value, required: true });
+    let busy = false;
     const done = (answer) => { close(dialog); resolve(answer); };
+    const errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
+    const button = h('button', { type: 'submit', class: 'button primary', text: confirm });
     const form = h('form', {
-      method: 'dialog',
-      onsubmit: (event) => { event.preventDefault(); if (input.value.trim()) done(input.value.trim()); else input.focus(); },
+      method: 'dialog', novalidate: true, class: 'dialog-form',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        if (busy) return;
+        busy = true;
+        button.disabled = true;
+        clearFieldErrors(form);
+        try {
+          const answer = await submit({ form, errorsHost });
+          if (answer !== undefined) done(answer);
+        } finally {
+          busy = false;
+          button.disabled = false;
+        }
+      },
     },
     h('h2', { id: titleId, text: title }),
-    h('div', { class: 'field' }, h('label', { for: input.id, text: label }), input, hint ? h('p', { class: 'hint', text: hint }) : null),
+    errorsHost,
+    fields,
     h('div', { class: 'dialog-actions' },
       h('button', { type: 'button', class: 'button', text: 'Cancel', onclick: () => done(null) }),
-      h('button', { type: 'submit', class: 'button primary', text: confirm })));
-    const dialog = openDialog(form, { label: titleId, onCancel: () => done(null) });
-    input.focus();
-    input.select();
+      button));
+    const dialog = openDialog(form, { label: titleId, className, onCancel: () => done(null) });
+    const first = form.querySelector('input, select, textarea');
+    first?.focus();
+    first?.select?.();
   });
 }

@@ -40,7 +40,9 @@ export function findTarget(root, pointer) {
   }
 }
 
-const ITEM_NAMES = { cell_styles: 'cell style', ui_components: 'component', errors: 'error', navigations: 'navigation', nav_items: 'item', children: 'child' };
+// `~entry` is the editor's own: a row of a free-form object not written yet (members-editor.js);
+// `~e` is no JSON pointer escape, so it never names a real member.
+const ITEM_NAMES = { cell_styles: 'cell style', ui_components: 'component', errors: 'error', navigations: 'navigation', nav_items: 'item', children: 'child', '~entry': 'entry' };
 
 /** "/ui_components/0/data/source" → "component 1 › data › source". */
 export function unescapePointer(rest) {

@@ -5,10 +5,16 @@
 // component's `styles`. The server checks the values when the screen is saved (422 at
 // /<section>/<key>), so errors land on these fields like any other. Which fields are shown and
 // required follows the server's rules (plugin-conditions.js).
+//
+// Controls by field type: a text style (`text_style`) is its nested sections, each field drawn like
+// a top-level one, its value an object {section: {key: value}}; an uploader is a web address
+// (https, checked before saving: pluginFieldProblems) with a preview when it names an image; a
+// font selector picks one of the platform's common fonts or takes another font's name.
 import { api, state } from './state.js';
 import { h, uid, focusKeyOf, restoreFocus } from './dom.js';
 import { explain } from './notify.js';
 import { flatFields, isShown, isRequired, matches, valueOf } from './plugin-conditions.js';
+import { webAddressProblem } from './web-address.js';
 
 const SCREEN_SECTIONS = ['general', 'styles', 'data', 'rules', 'advertising'];
 const forms = new Map(); // identifier → Promise<form>
@@ -198,10 +204,12 @@ function renderField(f, ctx) {
       control.addEventListener('input', () => set(control.value));
       break;
     }
-    case 'text_style': {
-      return h('div', { class: 'field' }, h('span', { class: 'mini-label', text: label }),
-        h('p', { class: 'hint', text: 'A text style (nested fields): kept as it is; not edited here yet.' }));
-    }
+    case 'text_style':
+      return textStyleField(f, ctx, label);
+    case 'uploader':
+      return uploaderField(f, ctx, { id, label, current, set });
+    case 'ios_font_selector': case 'android_font_selector': case 'tvos_font_selector': case 'font_selector':
+      return fontField(f, ctx, { id, label, current, set });
     default: {
       const colour = f.type.startsWith('color');
       control = h('input', { type: 'text', id, value: typeof current === 'object' ? JSON.stringify(current) : (current ?? ''), placeholder: f.placeholder || (colour ? '#RRGGBBAA' : '') });
@@ -211,4 +219,227 @@ function renderField(f, ctx) {
   control.dataset.pointer = `${ctx.pointer}/${f.key}`;
   control.dataset.focusKey = `plugin-${ctx.pointer}/${f.key}`;
   return h('div', { class: 'field' }, h('label', { for: id, text: label }), control);
+}
+
+// Text styles ------------------------------------------------------------------------------------
+
+function isObject(v) { return v !== null && typeof v === 'object' && !Array.isArray(v); }
+
+/**
+ * A `text_style` field: its nested sections (`form_sections`, each {key, label, fields}), each a
+ * group of fields drawn like top-level ones. The value is {section key: {field key: value}}; a
+ * section's object is made when one of its fields is first set, and left out again when emptied.
+ */
+function textStyleField(f, ctx, label) {
+  const sections = f.form_sections || [];
+  const pointer = `${ctx.pointer}/${f.key}`;
+  const legendId = uid('ts');
+  const parts = sections.map((section) => {
+    const style = isObject(ctx.values[f.key]) ? ctx.values[f.key] : null;
+    const inner = style && isObject(style[section.key]) ? style[section.key] : {};
+    const sectionPointer = `${pointer}/${section.key}`;
+    const nested = {
+      ...ctx,
+      values: inner,
+      pointer: sectionPointer,
+      section: `${ctx.section}/${f.key}/${section.key}`,
+      fields: flatFields(section.fields),
+      onChange: () => {
+        // Attach the section's values to the style (made when absent), or drop them when empty.
+        const current = isObject(ctx.values[f.key]) ? ctx.values[f.key] : {};
+        if (Object.keys(inner).length) current[section.key] = inner; else delete current[section.key];
+        if (Object.keys(current).length) ctx.values[f.key] = current; else delete ctx.values[f.key];
+        ctx.onChange();
+      },
+    };
+    return h('fieldset', { class: 'mini-group text-style-section', 'data-pointer': sectionPointer },
+      h('legend', { text: section.label || section.key }),
+      h('div', { class: 'text-style-fields' }, renderItems(section.fields || [], nested)));
+  });
+  return h('fieldset', { class: 'group text-style', 'data-pointer': pointer, 'data-key': f.key, 'aria-labelledby': legendId },
+    h('legend', { id: legendId, text: label }),
+    parts.length ? parts : h('p', { class: 'hint', text: 'This text style has no fields.' }));
+}
+
+// Uploaders --------------------------------------------------------------------------------------
+
+const IMAGE_PATH = /\.(png|jpe?g|gif|webp|svg|avif|bmp|ico)$/i;
+
+/** Whether an address names an image (by the end of its path), for a preview. */
+export function looksLikeImage(text) {
+  try {
+    const url = new URL(String(text ?? '').trim());
+    return (url.protocol === 'https:' || url.protocol === 'http:') && IMAGE_PATH.test(url.pathname);
+  } catch { return false; }
+}
+
+// The editor's Content-Security-Policy says which images it may load (the server sends
+// `img-src 'self' data: blob:`): an image elsewhere is not loaded (the browser would refuse it and
+// log a violation) but linked, to open in a tab of its own.
+let imagePolicy = null;
+
+/** The sources of the editor's img-src (or default-src); null when no policy limits images. */
+export function imageSources(policy) {
+  if (!policy) return null;
+  const directives = new Map(policy.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name.toLowerCase(), sources]));
+  return directives.get('img-src') || directives.get('default-src') || null;
+}
+
+/** Whether a policy's image sources allow loading `url` on a page of `origin`. */
+export function imageAllowed(sources, url, origin) {
+  if (!sources) return true;
+  return sources.some((source) => {
+    const s = source.toLowerCase();
+    if (s === "'self'") return url.origin === origin;
+    if (s === '*') return /^(https?|wss?):$/.test(url.protocol);
+    if (/^[a-z][a-z0-9+.-]*:$/.test(s)) return url.protocol === s || (s === 'http:' && url.protocol === 'https:');
+    const m = /^(?:([a-z][a-z0-9+.-]*):\/\/)?(\*\.)?([^/:]+)(?::(\d+|\*))?/.exec(s);
+    if (!m || s.startsWith("'")) return false;
+    const [, scheme, wildcard, host, port] = m;
+    if (scheme ? `${scheme}:` !== url.protocol && !(scheme === 'http' && url.protocol === 'https:') : !/^https?:$/.test(url.protocol)) return false;
+    const hostOk = wildcard ? url.hostname.endsWith(`.${host}`) : url.hostname === host;
+    const portOk = !port || port === '*' || url.port === port || (!url.port && ((url.protocol === 'https:' && port === '443') || (url.protocol === 'http:' && port === '80')));
+    return hostOk && portOk;
+  });
+}
+
+/** Resolves whether the editor may show the image at `url` (its policy read once, from its own page). */
+function mayShowImage(url) {
+  imagePolicy ??= fetch(location.pathname || '/', { method: 'HEAD', cache: 'no-store' })
+    .then((r) => {
+      if (!r.ok) throw new Error(`HTTP ${r.status}`);
+      return imageSources(r.headers.get('Content-Security-Policy'));
+    })
+    .catch(() => ["'self'", 'data:', 'blob:']); // unknown: only what every policy here allows
+  return imagePolicy.then((sources) => imageAllowed(sources, url, location.origin));
+}
+
+/** An `uploader`: the address of the file (https), with a preview of an image. */
+function uploaderField(f, ctx, { id, label, current, set }) {
+  const hintId = uid('hint');
+  const control = h('input', {
+    type: 'text', inputmode: 'url', id, class: 'uploader-url', value: typeof current === 'string' ? current : '',
+    placeholder: f.placeholder || 'https://…/image.png', 'aria-describedby': hintId, spellcheck: 'false', autocomplete: 'off',
+  });
+  control.dataset.pointer = `${ctx.pointer}/${f.key}`;
+  control.dataset.focusKey = `plugin-${ctx.pointer}/${f.key}`;
+  control.dataset.webAddress = '';
+  const preview = h('div', { class: 'uploader-preview', 'aria-live': 'polite', hidden: true });
+  const show = async () => {
+    const text = control.value.trim();
+    if (!looksLikeImage(text)) {
+      delete preview.dataset.src;
+      preview.replaceChildren();
+      preview.hidden = true;
+      return;
+    }
+    if (preview.dataset.src === text) return;
+    preview.dataset.src = text;
+    const allowed = await mayShowImage(new URL(text));
+    if (preview.dataset.src !== text) return; // typed on meanwhile
+    preview.hidden = false;
+    preview.classList.remove('broken');
+    if (!allowed) {
+      preview.replaceChildren(
+        h('a', { href: text, target: '_blank', rel: 'noopener noreferrer', class: 'uploader-open', text: 'Open the image ↗' }),
+        h('span', { class: 'hint', text: 'The editor shows images from its own server only; open this one in a new tab to check it.' }));
+      return;
+    }
+    const status = h('span', { class: 'hint', text: 'Loading the image…' });
+    const img = h('img', { alt: `Preview of ${label}`, src: text, decoding: 'async' });
+    img.addEventListener('load', () => { status.textContent = `${img.naturalWidth} × ${img.naturalHeight} px`; });
+    img.addEventListener('error', () => { img.hidden = true; status.textContent = 'The image could not be loaded from this address.'; preview.classList.add('broken'); });
+    preview.replaceChildren(img, status);
+  };
+  control.addEventListener('input', () => { set(control.value.trim()); show(); });
+  show();
+  return h('div', { class: 'field uploader' }, h('label', { for: id, text: label }), control,
+    h('p', { class: 'hint', id: hintId, text: 'The address of the file (https). An image shows below.' }), preview);
+}
+
+/**
+ * The web addresses of the uploaders shown under `root` that apps could not open, as problems at
+ * their fields (an empty one is "not set": the server says when it is mandatory).
+ */
+export function pluginFieldProblems(root) {
+  const problems = [];
+  for (const input of root.querySelectorAll('input[data-web-address][data-pointer]')) {
+    if (!input.value.trim()) continue;
+    const problem = webAddressProblem(input.value);
+    if (problem) problems.push({ pointer: input.dataset.pointer, message: problem });
+  }
+  return problems;
+}
+
+// Fonts ------------------------------------------------------------------------------------------
+
+const IOS_FONTS = [
+  'SFProText-Regular', 'SFProText-Medium', 'SFProText-Semibold', 'SFProText-Bold',
+  'SFProDisplay-Regular', 'SFProDisplay-Medium', 'SFProDisplay-Semibold', 'SFProDisplay-Bold',
+  'HelveticaNeue', 'HelveticaNeue-Light', 'HelveticaNeue-Medium', 'HelveticaNeue-Bold',
+  'Helvetica', 'Helvetica-Bold', 'Avenir-Book', 'Avenir-Medium', 'Avenir-Heavy', 'AvenirNext-Regular',
+  'AvenirNext-DemiBold', 'AvenirNext-Bold', 'ArialMT', 'Arial-BoldMT', 'Georgia', 'Georgia-Bold',
+  'Futura-Medium', 'Futura-Bold', 'GillSans', 'Menlo-Regular', 'Courier', 'TimesNewRomanPSMT',
+];
+const ANDROID_FONTS = [
+  'Roboto-Regular', 'Roboto-Light', 'Roboto-Medium', 'Roboto-Bold', 'Roboto-Black', 'Roboto-Thin',
+  'Roboto-Italic', 'RobotoCondensed-Regular', 'RobotoCondensed-Bold', 'sans-serif', 'sans-serif-light',
+  'sans-serif-medium', 'sans-serif-condensed', 'sans-serif-black', 'serif', 'monospace',
+  'NotoSans-Regular', 'NotoSans-Bold', 'NotoSerif-Regular', 'OpenSans-Regular', 'OpenSans-Bold',
+];
+const FONTS = {
+  ios_font_selector: IOS_FONTS,
+  tvos_font_selector: IOS_FONTS,
+  android_font_selector: ANDROID_FONTS,
+  font_selector: [...IOS_FONTS, ...ANDROID_FONTS],
+};
+const PLATFORM = { ios_font_selector: 'iOS', tvos_font_selector: 'tvOS', android_font_selector: 'Android', font_selector: '' };
+const OTHER_FONT = '__other__';
+
+/**
+ * A font selector: the platform's common fonts, or another font (one the app bundles) typed in.
+ * The value is the font's name, a string. Errors go to what is shown: the list, or the name typed.
+ */
+function fontField(f, ctx, { id, label, current, set }) {
+  const fonts = FONTS[f.type] || FONTS.font_selector;
+  const value = current === null || current === undefined ? '' : String(current);
+  const custom = value !== '' && !fonts.includes(value);
+  const platform = PLATFORM[f.type] ? `${PLATFORM[f.type]} fonts` : 'Fonts';
+  const picker = h('select', { id },
+    h('option', { value: '', text: '(not set)' }),
+    h('optgroup', { label: platform }, fonts.map((name) => h('option', { value: name, text: name, selected: name === value }))),
+    h('option', { value: OTHER_FONT, text: 'Another font (type its name)…', selected: custom }));
+  picker.value = custom ? OTHER_FONT : value;
+  const other = h('input', {
+    type: 'text', id: uid('font'), value: custom ? value : '', placeholder: 'e.g. MyBrand-Bold', hidden: !custom,
+    'aria-label': `${label}: the font’s name`, spellcheck: 'false', autocomplete: 'off',
+  });
+  const pointer = `${ctx.pointer}/${f.key}`;
+  const point = (el) => {
+    for (const x of [picker, other]) { delete x.dataset.pointer; }
+    el.dataset.pointer = pointer;
+  };
+  point(custom ? other : picker);
+  picker.dataset.focusKey = `plugin-${pointer}`;
+  other.dataset.focusKey = `plugin-${pointer}-other`;
+  const sample = h('span', { class: 'font-sample', 'aria-hidden': 'true', text: 'Aa' });
+  const showSample = (name) => { sample.style.fontFamily = name ? `"${name.replace(/"/g, '')}", system-ui` : ''; };
+  showSample(value);
+  picker.addEventListener('change', () => {
+    if (picker.value === OTHER_FONT) {
+      other.hidden = false;
+      point(other);
+      other.focus();
+      set(other.value.trim());
+      showSample(other.value.trim());
+      return;
+    }
+    other.hidden = true;
+    point(picker);
+    set(picker.value);
+    showSample(picker.value);
+  });
+  other.addEventListener('input', () => { set(other.value.trim()); showSample(other.value.trim()); });
+  return h('div', { class: 'field font-field' }, h('label', { for: id, text: label }),
+    h('div', { class: 'font-pick' }, picker, sample), other);
 }

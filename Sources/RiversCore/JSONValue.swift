@@ -157,7 +157,7 @@ extension JSONValue {
         }
     }
 
-    static func writeNumber(_ n: Double, to out: inout [UInt8]) {
+    public static func writeNumber(_ n: Double, to out: inout [UInt8]) {
         if n.rounded() == n, abs(n) < 1e15 {
             // Whole numbers digit by digit: no String in between.
             var v = Int64(n)
@@ -181,7 +181,7 @@ extension JSONValue {
         }
     }
 
-    static func writeString(_ s: String, to out: inout [UInt8]) {
+    public static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them whole.
         if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {

@@ -104,6 +104,9 @@ public func buildRouter(
     availability: DatabaseAvailability = DatabaseAvailability(ready: true)
 ) -> Router<RiversContext> {
     let router = Router(context: RiversContext.self)
+    // The published documents in memory are answered before anything else (the path every app
+    // start takes); what it does not answer goes through everything below.
+    router.add(middleware: PublicDocumentFastPath(documents: documents))
     // Added first so they also wrap the not-found responder: every answer carries its request id,
     // and every error leaves as problem+json.
     router.add(middleware: RequestIdMiddleware())

@@ -161,11 +161,9 @@ struct PreviewController {
                 status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: SVGRenderer.render(layout))))
         case "json":
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
             return Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(layout))))
+                body: .init(byteBuffer: ByteBuffer(bytes: layout.jsonBytes())))
         default:
             throw Problem.badParameter("format", "format is json (the default) or svg")
         }

@@ -8,16 +8,17 @@ import RiversCore
 import RiversStore
 import ServiceLifecycle
 
-/// A published document ready to send: its bytes, its gzip bytes and their ETags.
+/// A published document ready to send: its bytes, its gzip bytes, their ETags, and the whole
+/// header block of every answer it can give, built once (no per-request string work).
 struct ServedDocument: Sendable {
     var number: Int
     var body: ByteBuffer
     var gzip: ByteBuffer
     var etag: String
     var gzipETag: String
-    var numberText: String
-    var bodyLength: String
-    var gzipLength: String
+    /// Headers of a 200 (and HEAD) and of a 304, by [current or numbered URL][gzip or not].
+    var okHeaders: [[HTTPFields]]
+    var notModifiedHeaders: [[HTTPFields]]
 
     init(_ version: PublishedVersion) {
         number = version.number
@@ -26,9 +27,29 @@ struct ServedDocument: Sendable {
         // Strong validators, one per representation (RFC 9110 §8.8.3).
         etag = "\"\(version.sha256)\""
         gzipETag = "\"\(version.sha256)-gzip\""
-        numberText = String(version.number)
-        bodyLength = String(version.document.count)
-        gzipLength = String(version.gzip.count)
+        var ok: [[HTTPFields]] = []
+        var notModified: [[HTTPFields]] = []
+        for cacheControl in [PublicDocumentController.currentCacheControl, PublicDocumentController.versionCacheControl] {
+            var okRow: [HTTPFields] = []
+            var notModifiedRow: [HTTPFields] = []
+            for gzipped in [false, true] {
+                var headers: HTTPFields = [
+                    .eTag: gzipped ? gzipETag : etag, .cacheControl: cacheControl, .vary: "Accept-Encoding",
+                    .accessControlAllowOrigin: "*", .accessControlExposeHeaders: "ETag, X-Rivers-Version",
+                    .contentTypeOptions: "nosniff",
+                ]
+                headers[PublicDocumentController.versionHeader] = String(version.number)
+                notModifiedRow.append(headers)
+                headers[.contentType] = "application/json; charset=utf-8"
+                if gzipped { headers[.contentEncoding] = "gzip" }
+                headers[.contentLength] = String(gzipped ? version.gzip.count : version.document.count)
+                okRow.append(headers)
+            }
+            ok.append(okRow)
+            notModified.append(notModifiedRow)
+        }
+        okHeaders = ok
+        notModifiedHeaders = notModified
     }
 
     private init() {
@@ -37,9 +58,8 @@ struct ServedDocument: Sendable {
         gzip = ByteBuffer()
         etag = ""
         gzipETag = ""
-        numberText = "0"
-        bodyLength = "0"
-        gzipLength = "0"
+        okHeaders = []
+        notModifiedHeaders = []
     }
 
     static let empty = ServedDocument()
@@ -81,6 +101,19 @@ public final class PublishedDocuments: Sendable {
         guard isLoaded else { return false }
         guard let entry = index.withLockedValue({ $0[slug] }) else { return true }
         return hasVersion(slug: slug, number: entry.number)
+    }
+
+    /// The document if it is in memory: the current one (`number` nil) or a numbered version;
+    /// nil when answering needs the database or a 404. No I/O: the public fast path uses it.
+    func cached(slug: String, number: Int?) -> ServedDocument? {
+        let key: DocumentCache.Key
+        if let number {
+            key = .init(slug: slug, number: number)
+        } else {
+            guard isLoaded, let entry = index.withLockedValue({ $0[slug] }) else { return nil }
+            key = .init(slug: slug, number: entry.number)
+        }
+        return cache.withLockedValue { $0.get(key) }
     }
 
     func currentDocument(slug: String) async throws -> ServedDocument? {
@@ -223,7 +256,7 @@ struct PublicDocumentController {
                 guard let document = try await documents.currentDocument(slug: slug) else {
                     throw Problem.notFound("nothing is published for \(slug)")
                 }
-                return Self.respond(document, request: request, cacheControl: Self.currentCacheControl)
+                return Self.respond(document, request: request, current: true)
             }
             routes.on(method, "rivers/{slug}/{version}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
@@ -235,7 +268,7 @@ struct PublicDocumentController {
                 guard let document = try await documents.document(slug: slug, number: number) else {
                     throw Problem.notFound("\(slug) has no version \(number)")
                 }
-                return Self.respond(document, request: request, cacheControl: Self.versionCacheControl)
+                return Self.respond(document, request: request, current: false)
             }
         }
     }
@@ -254,6 +287,8 @@ struct PublicDocumentController {
 
     static func acceptsGzip(_ request: Request) -> Bool {
         guard let header = request.headers[.acceptEncoding] else { return false }
+        // What browsers and app clients send ("gzip", "gzip, deflate, br"): no weights to read.
+        if header == "gzip" || header == "gzip, deflate, br" || header == "gzip, deflate" { return true }
         for member in members(header) {
             let parts = member.split(separator: ";")
             guard let coding = parts.first.map({ $0.filter { $0 != " " } }), coding.lowercased() == "gzip" || coding == "*" else { continue }
@@ -273,26 +308,61 @@ struct PublicDocumentController {
         return false
     }
 
-    static func respond(_ document: ServedDocument, request: Request, cacheControl: String) -> Response {
+    static func respond(_ document: ServedDocument, request: Request, current: Bool) -> Response {
         let gzip = acceptsGzip(request)
-        let etag = gzip ? document.gzipETag : document.etag
-        var headers: HTTPFields = [
-            .eTag: etag, .cacheControl: cacheControl, .vary: "Accept-Encoding",
-            .accessControlAllowOrigin: "*", .accessControlExposeHeaders: "ETag, X-Rivers-Version",
-        ]
-        headers[Self.versionHeader] = document.numberText
+        let row = current ? 0 : 1
+        let column = gzip ? 1 : 0
         // If-None-Match compares weakly (RFC 9110 §13.1.2): W/ is ignored.
         if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, document) {
-            return Response(status: .notModified, headers: headers)
+            return Response(status: .notModified, headers: document.notModifiedHeaders[row][column])
         }
-        headers[.contentType] = "application/json; charset=utf-8"
-        if gzip { headers[.contentEncoding] = "gzip" }
-        let body = gzip ? document.gzip : document.body
-        headers[.contentLength] = gzip ? document.gzipLength : document.bodyLength
         if request.method == .head {
-            return Response(status: .ok, headers: headers, body: .init())
+            return Response(status: .ok, headers: document.okHeaders[row][column], body: .init())
         }
+        let body = gzip ? document.gzip : document.body
         ServerMetrics.documentBytes.increment(by: body.readableBytes)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+        return Response(status: .ok, headers: document.okHeaders[row][column], body: .init(byteBuffer: body))
+    }
+}
+
+/// The public documents' fast path, first in the middleware chain: a GET or HEAD of a document
+/// that is in memory is answered at once, with its prebuilt headers and the request's id, without
+/// the generic middleware (request log lines, HTTP metrics, problem mapping, editor files): this
+/// is the path every app start takes. Anything else (a document not in memory, a 404, a bad
+/// version, the database away) goes on to the routes, which answer it as before.
+struct PublicDocumentFastPath<Context: RequestContext>: RouterMiddleware {
+    let documents: PublishedDocuments
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .get || request.method == .head, let (slug, number) = Self.parse(request.uri.path),
+            let document = documents.cached(slug: slug, number: number)
+        else {
+            return try await next(request, context)
+        }
+        ServerMetrics.documentCacheHits.increment()
+        var response = PublicDocumentController.respond(document, request: request, current: number == nil)
+        response.headers[.requestId] = context.id
+        return response
+    }
+
+    /// `/rivers/{slug}/rivers.json` (number nil) or `/rivers/{slug}/v{n}/rivers.json`; nil for
+    /// any other path, or one that needs decoding (the routes handle those).
+    static func parse(_ path: String) -> (slug: String, number: Int?)? {
+        let prefix = "/rivers/", suffix = "/rivers.json"
+        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.utf8.count > prefix.utf8.count + suffix.utf8.count else { return nil }
+        let middle = path.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
+        var parts = middle.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2 else { return nil }
+        for part in parts where part.contains(UInt8(ascii: "%")) || part.isEmpty { return nil }
+        var number: Int?
+        if parts.count == 2 {
+            let version = parts.removeLast()
+            guard version.first == UInt8(ascii: "v"), version.count <= 10, version.count > 1,
+                version.dropFirst().allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let n = Int(String(decoding: version.dropFirst(), as: UTF8.self)), n > 0
+            else { return nil }
+            number = n
+        }
+        return (String(decoding: parts[0], as: UTF8.self), number)
     }
 }

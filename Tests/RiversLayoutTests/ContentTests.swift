@@ -203,3 +203,28 @@ struct ContentTests {
         #expect(svg.components(separatedBy: "class=\"content-text-line title\"").count - 1 == 4, "two lines in each of two cells")
     }
 }
+
+@Suite("Layout JSON")
+struct LayoutJSONTests {
+    /// The preview's own writer gives the document JSONEncoder gives: groups, headers, footers,
+    /// warnings with and without a component, cells with and without content.
+    @Test func theWriterAgreesWithJSONEncoder() throws {
+        var generator = ScreenGenerator(rng: SeededGenerator(seed: 77))
+        var requests = (0..<20).map { _ in generator.request() }
+        requests.append(LayoutRequest(
+            device: Device(width: 375, height: 667, scale: 3), family: referenceFamily(),
+            sections: [
+                vertical(0, [CellStyleSpec(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 3),
+                vertical(1, [CellStyleSpec(id: "TOO_WIDE", width: .points(900), height: .points(40))], header: 30, footer: 20, limit: 2),
+            ]))
+        requests.append(LayoutRequest(device: Device(width: -1, height: 500, scale: 2), family: referenceFamily(), sections: []))
+        for request in requests {
+            let screen = LayoutEngine.layout(request)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let expected = try JSONValue.parse(Array(encoder.encode(screen)))
+            let written = try JSONValue.parse(screen.jsonBytes())
+            #expect(written == expected)
+        }
+    }
+}

@@ -95,6 +95,19 @@ struct DocumentCacheTests {
         }
     }
 
+    @Test func theFastPathKnowsOnlyThePublicDocumentPaths() {
+        typealias Fast = PublicDocumentFastPath<RiversContext>
+        #expect(Fast.parse("/rivers/my-app/rivers.json")! == ("my-app", nil))
+        #expect(Fast.parse("/rivers/my-app/v12/rivers.json")! == ("my-app", 12))
+        for other in [
+            "/rivers/my-app/rivers.jsonx", "/rivers//rivers.json", "/rivers/rivers.json", "/rivers/a/b/c/rivers.json",
+            "/rivers/a/v0/rivers.json", "/rivers/a/v/rivers.json", "/rivers/a/x1/rivers.json", "/rivers/a/v1x/rivers.json",
+            "/rivers/a/v99999999999/rivers.json", "/rivers/my%2Dapp/rivers.json", "/api/v1/apps", "/",
+        ] {
+            #expect(Fast.parse(other) == nil, "\(other)")
+        }
+    }
+
     @Test func theBudgetIsASetting() throws {
         #expect(try ServerConfiguration.fromEnvironment(["DOCUMENT_CACHE_BYTES": "1000"]).documentCacheBytes == 1000)
         #expect(try ServerConfiguration.fromEnvironment([:]).documentCacheBytes == 128 * 1024 * 1024)

@@ -156,10 +156,18 @@ struct PublishAPITests {
             #expect(plain.headers[.accessControlAllowOrigin] == "*")
             #expect(plain.headers[.vary] == "Accept-Encoding")
             #expect(plain.headers[.contentEncoding] == nil)
+            // Answered by the fast path (the document is in memory since the publish), with what
+            // every answer carries.
+            #expect(plain.headers[HTTPField.Name("X-Request-Id")!]?.isEmpty == false)
+            #expect(plain.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+            #expect(plain.headers[HTTPField.Name("X-Rivers-Version")!] == "1")
+            #expect(plain.headers[.contentLength] == String(plain.text.utf8.count))
 
             let notModified = try await api.request(.get, path, headers: [.ifNoneMatch: plain.etag!], authorized: false)
             #expect(notModified.status == .notModified)
             #expect(notModified.text.isEmpty)
+            #expect(notModified.headers[.eTag] == plain.etag)
+            #expect(notModified.headers[.contentLength] == nil || notModified.headers[.contentLength] == "0")
 
             let gzipped = try await api.client.executeRequest(uri: path, method: .get, headers: [.acceptEncoding: "gzip, br"], body: nil)
             #expect(gzipped.headers[.contentEncoding] == "gzip")
@@ -177,6 +185,11 @@ struct PublishAPITests {
             let version = try await api.request(.get, "/rivers/\(api.app.slug)/v1/rivers.json", authorized: false)
             #expect(version.headers[.cacheControl]?.contains("immutable") == true)
             #expect(version.text == plain.text)
+            // Again, now from memory through the fast path: the same answer.
+            let again = try await api.request(.get, "/rivers/\(api.app.slug)/v1/rivers.json", authorized: false)
+            #expect(again.headers[.cacheControl] == version.headers[.cacheControl])
+            #expect(again.text == plain.text)
+            #expect(again.headers[HTTPField.Name("X-Request-Id")!] != version.headers[HTTPField.Name("X-Request-Id")!])
             #expect(try await api.request(.get, "/rivers/\(api.app.slug)/v7/rivers.json", authorized: false).status == .notFound)
             #expect(try await api.request(.get, "/rivers/\(api.app.slug)/latest/rivers.json", authorized: false).status == .notFound)
             #expect(try await api.request(.get, "/rivers/no-such-app/rivers.json", authorized: false).status == .notFound)

@@ -11,6 +11,7 @@ import { focusPointer } from '../field-errors.js';
 import { saveDraft, deleteRecord } from '../save-flow.js';
 import { navigate } from '../router.js';
 import { ComponentList, typeName } from './components.js';
+import { pluginFieldProblems } from '../plugins.js';
 import { PreviewPanel } from './preview.js';
 
 export async function mount(root, params) {
@@ -221,7 +222,10 @@ class LayoutEditor {
       context: 'Saving the layout',
       overwrite,
       reveal: (errors) => this.components.unfoldAllWithErrors(errors),
-      check: () => (String(this.editor.draft.name ?? '').trim() ? [] : [{ pointer: '/name', message: 'give the layout a name' }]),
+      check: () => [
+        ...(String(this.editor.draft.name ?? '').trim() ? [] : [{ pointer: '/name', message: 'give the layout a name' }]),
+        ...pluginFieldProblems(this.root),
+      ],
       saved: (record, { merged }) => {
         putItem('layouts', record);
         if (merged) this.history.reset();

@@ -1,9 +1,11 @@
-// A screen's navigations (one nav bar, one menu: type, name, nav items that nest) and its hooks
-// (preload and postload plugins). Edits change the draft in place and call onChange; the screen
-// editor saves. Every control carries the JSON pointer of what it edits, so 422 errors land on it.
+// A screen's navigations (one nav bar, one menu: type, name, nav items that nest; their styles,
+// rules and assets) and its hooks (preload and postload plugins, and the screen a hook is). Edits
+// change the draft in place and call onChange; the screen editor saves. Every control carries the
+// JSON pointer of what it edits, so 422 errors land on it.
 import { api, state } from '../state.js';
 import { h, select, uuid, uid, focusKeyOf, restoreFocus } from '../dom.js';
 import { announce, showError } from '../notify.js';
+import { MembersEditor } from '../members-editor.js';
 
 const BUILT_IN_NAVIGATIONS = [
   { value: 'navigation_bar', text: 'Navigation bar' },
@@ -17,6 +19,12 @@ const CATEGORIES = [
 ];
 const ITEM_TYPES = ['button', 'label', 'header', 'nested_menu', 'chromecast', 'live_drawer'];
 const MAX_DEPTH = 3;
+/** A navigation's free-form objects, as the app's navigation plugin reads them. */
+const MEMBERS = [
+  { key: 'styles', label: 'Styles', hint: 'colours, fonts and sizes' },
+  { key: 'rules', label: 'Rules', hint: 'behaviour switches and limits' },
+  { key: 'assets', label: 'Assets', hint: 'images and icons, by address' },
+];
 
 /** The registered plugins of the app, loaded once per editor. */
 function pluginLoader() {
@@ -55,6 +63,10 @@ export class NavigationEditor {
     this.plugins = [];
     /** Link kinds chosen but not filled in yet (a screen link before its screen), by item id. */
     this.pendingKind = new Map();
+    /** The editors of each navigation's styles, rules and assets (rows being typed survive a redraw). */
+    this.members = new Map();
+    /** Whether each navigation's styles, rules and assets are unfolded, by navigation id (when set). */
+    this.unfolded = new Map();
     this.el = h('section', { class: 'navigation-editor', 'aria-labelledby': 'navigation-heading', 'data-pointer': '/navigations' });
     plugins().then((list) => { this.plugins = list; if (this.el.isConnected) this.render(); });
   }
@@ -131,7 +143,80 @@ export class NavigationEditor {
             announce(`${cat.label} removed.`);
           },
         })),
+      this.membersBox(nav, p, cat),
       this.itemList(nav.nav_items, `${p}/nav_items`, cat.label, '', 1, nav));
+  }
+
+  membersEditor(nav, member, cat) {
+    const id = `${nav.id}/${member.key}`;
+    if (!this.members.has(id)) {
+      this.members.set(id, new MembersEditor({
+        get: () => nav[member.key],
+        set: (object) => { nav[member.key] = object; },
+        onChange: () => { this.onChange(); this.updateCounts(); },
+        label: `${cat.label} ${member.label.toLowerCase()}`,
+        idPrefix: `nav-${cat.id}-${member.key}`,
+      }));
+    }
+    const editor = this.members.get(id);
+    // The navigation drawn now (an undo or a reload puts another object in its place).
+    editor.get = () => nav[member.key];
+    editor.set = (object) => { nav[member.key] = object; };
+    return editor;
+  }
+
+  /** A navigation's styles, rules and assets: folded to a count until opened (or holding some). */
+  membersBox(nav, p, cat) {
+    const count = MEMBERS.reduce((n, m) => n + Object.keys(nav[m.key] || {}).length, 0);
+    const open = this.unfolded.get(nav.id) ?? count > 0;
+    const summary = h('summary', { 'data-focus-key': `nav-${cat.id}-members` },
+      'Styles, rules and assets', h('span', { class: 'muted members-count', text: count ? ` · ${count} entr${count === 1 ? 'y' : 'ies'}` : ' · none' }));
+    const box = h('details', { class: 'nav-members', open, 'data-category': cat.id }, summary,
+      h('p', { class: 'hint', text: 'Values the app’s navigation reads as they are: text stays text, numbers stay numbers.' }),
+      h('div', { class: 'members-grid' }, MEMBERS.map((m) => {
+        const editor = this.membersEditor(nav, m, cat);
+        const legendId = uid('members');
+        return h('fieldset', { class: 'mini-group members-group', 'data-pointer': `${p}/${m.key}`, 'data-member': m.key, 'aria-labelledby': legendId },
+          h('legend', { id: legendId }, `${cat.label} ${m.label.toLowerCase()}`, h('span', { class: 'muted', text: ` (${m.hint})` })),
+          editor.render(`${p}/${m.key}`));
+      })));
+    box.addEventListener('toggle', () => { this.unfolded.set(nav.id, box.open); });
+    return box;
+  }
+
+  /** The counts in the folded summaries, after an edit (nothing else is drawn again). */
+  updateCounts() {
+    for (const box of this.el.querySelectorAll('.nav-members')) {
+      const nav = this.navigations.find((n) => n.category === box.dataset.category);
+      if (!nav) continue;
+      const count = MEMBERS.reduce((n, m) => n + Object.keys(nav[m.key] || {}).length, 0);
+      box.querySelector('.members-count').textContent = count ? ` · ${count} entr${count === 1 ? 'y' : 'ies'}` : ' · none';
+    }
+  }
+
+  /** What keeps the styles, rules and assets from being saved (rows without a key of their own). */
+  problems() {
+    const out = [];
+    this.navigations.forEach((nav, i) => {
+      const cat = CATEGORIES.find((c) => c.id === nav.category);
+      if (!cat) return;
+      for (const m of MEMBERS) {
+        const editor = this.members.get(`${nav.id}/${m.key}`);
+        if (!editor) continue;
+        editor.sync();
+        out.push(...editor.problems(`/navigations/${i}/${m.key}`));
+      }
+    });
+    return out;
+  }
+
+  /** Unfolds the styles, rules and assets a pointer is in (so its field can show an error or take focus). */
+  unfoldFor(pointer) {
+    const m = /^(?:\/screen)?\/navigations\/(\d+)\/(styles|rules|assets)(\/|$)/.exec(pointer || '');
+    const nav = m && this.navigations[Number(m[1])];
+    if (!nav || this.unfolded.get(nav.id) === true) return;
+    this.unfolded.set(nav.id, true);
+    if (this.el.isConnected) this.render();
   }
 
   itemList(items, pointer, ownerName, prefix, depth, owner) {
@@ -258,9 +343,9 @@ export class HooksEditor {
     ];
     this.el.replaceChildren(
       h('h2', { id: 'hooks-heading', text: 'Hooks' }),
-      this.plugins === null ? h('p', { class: 'hint', text: 'Loading the plugins…' })
+      ...[this.plugins === null ? h('p', { class: 'hint', text: 'Loading the plugins…' })
         : (this.plugins.length ? null : h('p', { class: 'hint', text: 'No plugins are registered in this app: register one to hook it here.' })),
-      h('div', { class: 'hooks-grid' }, lists.map((l) => this.hookList(l))));
+      h('div', { class: 'hooks-grid' }, lists.map((l) => this.hookList(l)))].filter(Boolean));
     restoreFocus(this.el, focus);
   }
 
@@ -278,6 +363,7 @@ export class HooksEditor {
         h('span', { class: 'hook-name', 'data-pointer': `${p}/${i}/identifier` },
           h('strong', { text: plugin?.name || entry.identifier }), ' ', h('code', { text: entry.identifier }),
           entry.type ? h('span', { class: 'muted', text: ` · ${entry.type}` }) : null),
+        this.hookScreenField(entry, key, i, `${p}/${i}/screen_id`),
         h('div', { class: 'field inline' }, h('label', { for: weight.id, text: 'Weight' }), weight),
         h('button', {
           type: 'button', class: 'icon-button danger', 'data-focus-key': `hook-${key}-${i}-remove`, text: '✕',
@@ -315,6 +401,31 @@ export class HooksEditor {
       h('legend', { id: legendId, text: label }),
       rows.length ? h('ol', { class: 'hook-rows' }, rows) : h('p', { class: 'empty', text: `No ${label.toLowerCase()}.` }),
       add);
+  }
+
+  /**
+   * The screen a hook is, when the hook is itself a screen (`screen_id`): one of the app's screens
+   * by name, or none (the member is then left out, as the server writes it).
+   */
+  hookScreenField(entry, key, i, pointer) {
+    const screen = this.getScreen();
+    const options = [{ value: '', text: '(not a screen)' },
+      ...state.screens.map((s) => ({ value: s.id, text: s.id === screen.id ? `${s.name} (this screen)` : s.name }))];
+    const current = entry.screen_id ? String(entry.screen_id).toLowerCase() : '';
+    if (current && !state.screens.some((s) => s.id === current)) options.push({ value: current, text: 'A screen not in this app' });
+    const picker = select(options, current, { id: `hook-${key}-${i}-screen`, 'data-focus-key': `hook-${key}-${i}-screen` });
+    picker.dataset.pointer = pointer;
+    const clear = h('button', {
+      type: 'button', class: 'link-button hook-screen-clear', 'data-focus-key': `hook-${key}-${i}-screen-clear`, text: 'Clear',
+      'aria-label': `Clear the screen of ${entry.identifier}`, title: 'Not a screen', hidden: !current,
+      onclick: () => { picker.value = ''; picker.dispatchEvent(new Event('change', { bubbles: true })); picker.focus(); },
+    });
+    picker.addEventListener('change', () => {
+      if (picker.value) entry.screen_id = picker.value; else delete entry.screen_id;
+      clear.hidden = !picker.value;
+      this.onChange();
+    });
+    return h('div', { class: 'field inline hook-screen' }, h('label', { for: picker.id, text: 'Screen' }), picker, clear);
   }
 }
 

@@ -5,16 +5,17 @@ import { api, state, subscribe, find, refresh, screenKind } from '../state.js';
 import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
 import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
-import { clearFieldErrors, placeErrors, focusPointer } from '../field-errors.js';
-import { saveDraft, deleteRecord, showRequestError } from '../save-flow.js';
-import { confirmDialog, promptDialog } from '../dialogs.js';
+import { clearFieldErrors, placeErrors, focusPointer, showErrorSummary } from '../field-errors.js';
+import { saveDraft, deleteRecord, showRequestError, showFieldProblems } from '../save-flow.js';
+import { confirmDialog, formDialog } from '../dialogs.js';
 import { showError, info } from '../notify.js';
 import { navigate } from '../router.js';
 import { ComponentList } from './components.js';
 import { NavigationEditor, HooksEditor, pluginLoader } from './navigation.js';
 import { PreviewPanel } from './preview.js';
-import { pluginSettings } from '../plugins.js';
+import { pluginSettings, pluginFieldProblems } from '../plugins.js';
 import { loadLive, screenState, liveName } from '../live.js';
+import { webAddressProblem } from '../web-address.js';
 
 const KIND_LABEL = { root: 'Root', connected: 'Connected', plugin: 'Plugin' };
 
@@ -234,20 +235,6 @@ function onlyReordered(base, draft) {
   return x.some((c, i) => c.id !== y[i].id);
 }
 
-/**
- * A web address apps can open: https, with a host. Returns what is wrong, in words, or ''.
- */
-export function webAddressProblem(value) {
-  const text = String(value ?? '').trim();
-  if (!text) return 'enter the web address this opens, like https://example.com';
-  let url;
-  try { url = new URL(text); } catch { return 'enter a whole web address, like https://example.com'; }
-  if (url.protocol === 'http:') return 'use https:// (apps do not open plain http addresses)';
-  if (url.protocol !== 'https:') return 'enter a web address that starts with https://';
-  if (!url.hostname || !url.hostname.includes('.')) return 'enter a whole web address, like https://example.com';
-  return '';
-}
-
 /** What can be told before asking the server, in the words of the form. */
 function screenProblems(d) {
   const problems = [];
@@ -361,6 +348,7 @@ class ScreenEditor {
 
   focusPointer(pointer) {
     this.components.unfoldFor(pointer);
+    this.navigation.unfoldFor(pointer);
     return focusPointer(this.pane, pointer);
   }
 
@@ -540,8 +528,8 @@ class ScreenEditor {
       context: 'Saving the screen',
       overwrite,
       send: reorder ? (body, etag) => api.reorder(this.editor.record.id, body.ui_components.map((c) => c.id), etag) : undefined,
-      reveal: (errors) => this.components.unfoldAllWithErrors(errors),
-      check: () => screenProblems(this.editor.draft),
+      reveal: (errors) => this.reveal(errors),
+      check: () => [...screenProblems(this.editor.draft), ...this.navigation.problems(), ...pluginFieldProblems(this.pane)],
       afterRequest: () => refresh('screens').catch((error) => showError(error, 'Reloading the screen list')),
       saved: (record, { merged }) => {
         if (merged) this.history.reset();
@@ -556,20 +544,75 @@ class ScreenEditor {
     });
   }
 
+  /** Unfolds what holds the fields of these errors (folded components, a navigation's styles). */
+  reveal(errors) {
+    this.components.unfoldAllWithErrors(errors);
+    for (const e of errors) this.navigation.unfoldFor(e.pointer);
+  }
+
+  /**
+   * Keeps the components (as they are now, saved or not) as a layout. The dialog asks for its
+   * name and family; what the server refuses shows at its field: the name and the family in the
+   * dialog (which stays open), a component's problem at that component in the screen.
+   */
   async saveAsLayout() {
     const d = this.draft;
-    const name = await promptDialog({
-      title: 'Save the components as a layout', label: 'Layout name', value: `${d.name} layout`, confirm: 'Save layout',
-      hint: `Keeps the ${(d.ui_components || []).length} components as they are now (saved or not) with family ${d.family}. New screens can start from it.`,
+    const count = (d.ui_components || []).length;
+    const name = h('input', { type: 'text', id: 'layout-dialog-name', value: `${d.name} layout`, autocomplete: 'off' });
+    const familyOptions = state.families.map((f) => ({ value: f.id, text: `${f.name} (${f.id})` }));
+    if (!find.family(d.family)) familyOptions.unshift({ value: d.family || '', text: `${d.family || '(none)'} — not in this app` });
+    const family = select(familyOptions, d.family, { id: 'layout-dialog-family' });
+    const result = await formDialog({
+      title: 'Save the components as a layout', confirm: 'Save layout', className: 'layout-dialog',
+      fields: [
+        h('p', { class: 'hint', text: `Keeps the ${count} component${count === 1 ? '' : 's'} as they are now (saved or not). New screens can start from it.` }),
+        field('Layout name', name, { pointer: '/name' }),
+        field('Family', family, { pointer: '/family', hint: 'The family whose cell styles the components use.' }),
+      ],
+      submit: async ({ form, errorsHost }) => {
+        const body = { name: name.value.trim(), family: family.value, ui_components: stripIds(d.ui_components) };
+        if (!body.name) {
+          showFieldProblems([{ pointer: '/name', message: 'give the layout a name' }], { root: form, errorsHost, title: 'Not saved yet: 1 thing to fix' });
+          return undefined;
+        }
+        try {
+          const { data } = await api.create('layouts', body);
+          return { layout: data };
+        } catch (error) {
+          if (!error?.isValidation || !error.errors.length) {
+            showError(error, 'Saving the layout');
+            return undefined;
+          }
+          // The components' problems go to the components in the screen; the rest stay here.
+          const inComponents = error.errors.filter((e) => /^\/ui_components(\/|$)/.test(e.pointer || ''));
+          const here = error.errors.filter((e) => !inComponents.includes(e));
+          if (inComponents.length) this.showLayoutProblems(inComponents);
+          if (!here.length) return { refused: inComponents.length };
+          showFieldProblems(here, { root: form, errorsHost, title: `The layout was not saved: ${here.length === 1 ? '1 problem' : `${here.length} problems`}` });
+          if (inComponents.length) {
+            errorsHost.querySelector('.error-summary')?.append(h('p', { class: 'hint', text:
+              `And ${inComponents.length === 1 ? '1 problem' : `${inComponents.length} problems`} in the components, shown at them in the screen.` }));
+          }
+          return undefined;
+        }
+      },
     });
-    if (!name) return;
-    try {
-      const { data } = await api.create('layouts', { name, family: d.family, ui_components: stripIds(d.ui_components) });
-      await refresh('layouts');
-      info(`Layout “${data.name}” saved with ${data.ui_components.length} components.`);
-    } catch (error) {
-      showError(error, 'Saving the layout');
+    if (result?.layout) {
+      await refresh('layouts').catch((error) => showError(error, 'Reloading the layouts'));
+      info(`Layout “${result.layout.name}” saved with ${result.layout.ui_components.length} components.`);
+    } else if (result?.refused) {
+      this.errorsHost.querySelector('.error-summary')?.focus();
     }
+  }
+
+  /** A refused layout's component problems, at the screen's components, with a summary. */
+  showLayoutProblems(problems) {
+    clearFieldErrors(this.pane);
+    this.reveal(problems);
+    placeErrors(this.pane, problems);
+    showErrorSummary(this.errorsHost, this.pane, problems, {
+      title: `The layout was not saved: ${problems.length === 1 ? '1 problem' : `${problems.length} problems`} in the components`,
+    });
   }
 
   remove() {
