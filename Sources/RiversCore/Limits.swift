@@ -26,6 +26,9 @@ public enum Limits {
     public static let maxItemLimit = 10_000
     /// Items (cells) one preview lays out, over all its components.
     public static let maxPreviewItems = 10_000
+    /// Content nodes one preview draws, over all its cells (cells × the nodes of their styles'
+    /// content): the answer's size follows from it.
+    public static let maxPreviewContentNodes = 200_000
     /// Problems listed in one answer; `error_count` gives how many were found in all.
     public static let maxProblems = 100
     /// Any other whole number the API takes, and the magnitude of any free-form number.

@@ -154,6 +154,13 @@ struct PreviewController {
                 "a preview lays out at most \(Limits.maxPreviewItems) items in all, and this one would lay out \(items); lower the item limits or the sample counts")])
         }
         let layout = LayoutEngine.layout(input)
+        // Laying out is cheap; the answer is not: its content nodes are counted before it is written.
+        let nodes = Self.contentNodeCount(layout.sections)
+        if nodes > Limits.maxPreviewContentNodes {
+            throw Problem.invalid([FieldError(
+                pointerPrefix + "/ui_components",
+                "a preview draws at most \(Limits.maxPreviewContentNodes) content nodes in all (cells × the nodes of their cell style's content), and this one would draw \(nodes); lower the item limits or the sample counts")])
+        }
         let format = request.uri.queryParameters["format"].map(String.init) ?? "json"
         switch format {
         case "svg":
@@ -167,6 +174,10 @@ struct PreviewController {
         default:
             throw Problem.badParameter("format", "format is json (the default) or svg")
         }
+    }
+
+    static func contentNodeCount(_ sections: [SectionLayout]) -> Int {
+        sections.reduce(0) { $0 + $1.contentFrames.count + contentNodeCount($1.sections) }
     }
 
     static func presetJSON(_ preset: DevicePreset) -> JSONValue {

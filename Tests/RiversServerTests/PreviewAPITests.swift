@@ -153,6 +153,30 @@ struct CellContentAPITests {
         }
     }
 
+    @Test("a preview draws at most 200,000 content nodes in all, counted before the answer is written")
+    func contentNodeBudget() async throws {
+        try await withAPI { api in
+            // 64 nodes a cell: a stack of 63 spacers.
+            let big: JSONValue = ["kind": "stack", "axis": "vertical", "children": .array(Array(repeating: ["kind": "spacer"], count: 63))]
+            try await api.create("families", Self.family.mergePatched(with: [
+                "cell_styles": [Self.posterStyle, ["id": "BIG", "columns": 4, "height": 40, "content": big]],
+            ]))
+            func screen(_ limit: Int, components: Int) -> JSONValue {
+                ["screen": ["family": "FAMILY_1", "ui_components": .array(Array(repeating: component("grid", ["BIG"], extra: ["rules": ["item_limit": .number(Double(limit))]]), count: components))]]
+            }
+            // 5 × 1,000 cells × 64 nodes = 320,000: refused, and nothing is written.
+            let refused = try await api.request(.post, "preview", json: screen(1000, components: 5))
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused["field"] == "/screen/ui_components")
+            #expect(refused["detail"]?.stringValue?.contains("320000") == true, "\(refused.text)")
+            // Under the budget: drawn (kept small, since every answer here is checked against the
+            // OpenAPI document afterwards).
+            let drawn = try await api.request(.post, "preview", json: screen(100, components: 1))
+            #expect(drawn.status == .ok)
+            #expect(drawn["sections"]?.arrayValue?.first?["items"]?.arrayValue?.first?["content"]?.arrayValue?.count == 64)
+        }
+    }
+
     @Test("one cell of an unsaved family, at the reference size and on a device; errors point into the family")
     func cellPreview() async throws {
         try await withAPI { api in
