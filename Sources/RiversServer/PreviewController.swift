@@ -105,9 +105,10 @@ struct PreviewController {
                     width: cell.frame.width, height: cell.frame.height, content: content, warnings: warnings))))
         case "json":
             func frame(_ f: LayoutFrame) -> JSONValue { ["x": .number(f.x), "y": .number(f.y), "width": .number(f.width), "height": .number(f.height)] }
+            let stylePointer = "/cell_styles/\(family.cellStyles.firstIndex { $0.id == style.id } ?? 0)/content"
             let nodes: [JSONValue] = content.map { node in
                 var o: [String: JSONValue] = [
-                    "node": .number(Double(node.node)), "pointer": .string("/cell_styles/\(family.cellStyles.firstIndex { $0.id == style.id } ?? 0)/content" + node.info.pointer),
+                    "node": .number(Double(node.node)), "pointer": .string(stylePointer + node.info.pointer),
                     "kind": .string(node.info.kind.rawValue), "frame": frame(node.frame),
                 ]
                 if let role = node.info.role { o["role"] = .string(role.rawValue) }

@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import RiversCore
 import RiversStore
 import Testing
@@ -92,6 +94,36 @@ struct DocumentCacheTests {
             try await documents.refresh(slug: slug)
             #expect(documents.hasVersion(slug: slug, number: 3))
             #expect(try await documents.currentDocument(slug: slug)?.number == 3)
+        }
+    }
+
+    /// While the database is away, a document in the cache is served and one that is not answers
+    /// 503 at once (it would need the database), never a wait or a 500.
+    @Test func whileTheDatabaseIsAwayCachedDocumentsAreServedAndColdOnesAre503() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
+            #expect(try await api.request(.post, "publish").status == .created)
+            let store = Store(client: try await TestDatabase.client(), logger: testLogger)
+            let documents = PublishedDocuments(store: store, cacheBytes: 1 << 20)
+            try await documents.reloadAll()
+            let availability = DatabaseAvailability(ready: false)
+            let router = buildRouter(store: store, configuration: testConfiguration(), documents: documents, availability: availability)
+            let slug = api.app.slug
+            try await Application(router: router, logger: testLogger).test(.router) { client in
+                try await client.execute(uri: "/rivers/\(slug)/rivers.json", method: .get) { response in
+                    #expect(response.status == .serviceUnavailable, "not in memory yet: it needs the database")
+                }
+                try await client.execute(uri: "/rivers/nothing-published/rivers.json", method: .get) { response in
+                    #expect(response.status == .notFound, "the index answers a 404 without the database")
+                }
+                // Once read (the database was there for a moment), it is served from memory.
+                _ = try await documents.currentDocument(slug: slug)
+                try await client.execute(uri: "/rivers/\(slug)/rivers.json", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.eTag]?.isEmpty == false)
+                }
+            }
         }
     }
 
