@@ -220,10 +220,14 @@ def test_the_screen_preview_draws_what_is_inside_cells(browser, api):
     browser.set_window_size(1440, 900)
     sign_in(browser, api, f"#/screens/{screen['id']}")
     # Every cell: its poster and one title bar, where the server laid them out.
-    cells = wait(browser, lambda d: all_css(d, "#preview-frame .device:first-child g.cell") or False, message="cells drawn")
-    assert len(cells) == 4
-    for cell in cells:
-        assert len(cell.find_elements("css selector", ".content-image.poster")) == 1
-        assert len(cell.find_elements("css selector", ".content-text[data-role='title'] .text-bar")) == 1
+    # Counted in one script run: the preview may redraw in between, which would leave elements found
+    # one by one stale.
+    counts = """
+        const cells = [...document.querySelectorAll('#preview-frame .device:first-child g.cell')];
+        return cells.map((c) => [c.querySelectorAll('.content-image.poster').length,
+                                 c.querySelectorAll(".content-text[data-role='title'] .text-bar").length]);
+    """
+    drawn = wait(browser, lambda d: (lambda r: r if len(r) == 4 else False)(d.execute_script(counts)), message="four cells drawn")
+    assert drawn == [[1, 1]] * 4
     shot(browser, "34-screen-preview-cell-content")
     assert not browser_errors(browser)
