@@ -15,7 +15,7 @@ let package = Package(
         // Already in the graph through HummingbirdTesting; the multi-process tests use its client.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         // Already in the graph through Hummingbird; named here for header names and the HTTP parts
-        // a connection's channel handler sees (timeouts, connection cap).
+        // a connection's channel handlers see (timeouts, connection cap, the public documents).
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -49,8 +49,12 @@ let package = Package(
         .target(name: "RiversServer", dependencies: [
             "RiversCore", "RiversStore", "RiversLayout",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),

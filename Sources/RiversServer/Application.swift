@@ -104,9 +104,8 @@ public func buildRouter(
     availability: DatabaseAvailability = DatabaseAvailability(ready: true)
 ) -> Router<RiversContext> {
     let router = Router(context: RiversContext.self)
-    // The published documents in memory are answered before anything else (the path every app
-    // start takes); what it does not answer goes through everything below.
-    router.add(middleware: PublicDocumentFastPath(documents: documents))
+    // (The published documents in memory are answered before the router, by
+    // `PublicDocumentHandler`; what it does not answer comes here.)
     // Added first so they also wrap the not-found responder: every answer carries its request id,
     // and every error leaves as problem+json.
     router.add(middleware: RequestIdMiddleware())
@@ -172,11 +171,9 @@ public func buildApplication(
             MetricsEndpoint(registry: metrics).register(on: router)
         }
     }
-    let limits = configuration.connections
-    let counter = ConnectionCounter()
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(additionalChannelHandlers: [ConnectionGuard(limits: limits, counter: counter)])),
+        server: RiversHTTP1Channel.server(documents: documents, limits: configuration.connections),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rivers"),
         logger: logger)
     let url = try? DatabaseURL(configuration.databaseURL)

@@ -38,6 +38,11 @@ final class ConnectionCounter: Sendable {
 /// Sits after HTTP decoding on every connection: closes the connection when a request head or
 /// body does not arrive in time, and refuses connections past the limit. One deadline is armed
 /// at a time: waiting for a head (header or idle timeout), or for the rest of a body.
+/// `PublicDocumentHandler` answers some requests before they reach here, and tells it directly.
+///
+/// Moving a deadline later (every response arms the idle timeout) only records it: the timer
+/// already set finds it when it fires and waits on. A timer is set anew only when the deadline
+/// comes sooner, so a busy connection costs no timer work per request.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -47,7 +52,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let limits: ConnectionLimits
     private let counter: ConnectionCounter
     private var counted = false
-    private var deadline: Scheduled<Void>?
+    /// When the connection is closed unless it makes progress; nil while a response is awaited.
+    private var deadline: NIODeadline?
+    /// The timer, and when it fires (never later than `deadline`).
+    private var timer: Scheduled<Void>?
+    private var timerDeadline = NIODeadline.distantFuture
+    private var context: ChannelHandlerContext?
 
     init(limits: ConnectionLimits, counter: ConnectionCounter) {
         self.limits = limits
@@ -55,6 +65,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         if context.channel.isActive { start(context: context) }
     }
 
@@ -70,7 +81,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         counted = true
-        arm(limits.headerTimeout, context: context)
+        arm(limits.headerTimeout)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -80,10 +91,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         release()
+        self.context = nil
     }
 
     private func release() {
-        deadline?.cancel()
+        timer?.cancel()
+        timer = nil
         deadline = nil
         if counted {
             counted = false
@@ -93,31 +106,44 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: arm(limits.bodyTimeout, context: context)
-        case .end: disarm()
+        case .head: arm(limits.bodyTimeout)
+        case .end: deadline = nil
         case .body: break
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            // The response is complete: the connection now waits for its next request.
-            arm(limits.idleTimeout, context: context)
-        }
+        // The response is complete: the connection now waits for its next request.
+        if case .end = unwrapOutboundIn(data) { arm(limits.idleTimeout) }
         context.write(data, promise: promise)
     }
 
-    private func arm(_ timeout: TimeAmount, context: ChannelHandlerContext) {
-        deadline?.cancel()
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
-            channel.close(promise: nil)
-        }
+    /// `PublicDocumentHandler` is reading a request it answers itself, and its body is to come.
+    func awaitingBody() { arm(limits.bodyTimeout) }
+
+    /// `PublicDocumentHandler` answered a request itself.
+    func answered() { arm(limits.idleTimeout) }
+
+    private func arm(_ timeout: TimeAmount) {
+        guard counted else { return }
+        let at = NIODeadline.now() + timeout
+        deadline = at
+        if timer == nil || at < timerDeadline { setTimer(at) }
     }
 
-    private func disarm() {
-        deadline?.cancel()
-        deadline = nil
+    private func setTimer(_ at: NIODeadline) {
+        guard let context else { return }
+        timer?.cancel()
+        timerDeadline = at
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: at) { [self] in
+            timer = nil
+            guard let deadline else { return }
+            if deadline <= .now() {
+                context.close(promise: nil)
+            } else {
+                setTimer(deadline)
+            }
+        }
     }
 }

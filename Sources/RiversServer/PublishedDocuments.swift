@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOConcurrencyHelpers
+import NIOHTTP1
 import PostgresNIO
 import RiversCore
 import RiversStore
@@ -16,9 +17,12 @@ struct ServedDocument: Sendable {
     var gzip: ByteBuffer
     var etag: String
     var gzipETag: String
-    /// Headers of a 200 (and HEAD) and of a 304, by [current or numbered URL][gzip or not].
+    /// Headers of a 200 (and HEAD) and of a 304, by [current or numbered URL][gzip or not]: as
+    /// HTTP types for the routes, and as NIO's response heads for `PublicDocumentHandler`.
     var okHeaders: [[HTTPFields]]
     var notModifiedHeaders: [[HTTPFields]]
+    var okHead: [[HTTPResponseHead]]
+    var notModifiedHead: [[HTTPResponseHead]]
 
     init(_ version: PublishedVersion) {
         number = version.number
@@ -50,6 +54,11 @@ struct ServedDocument: Sendable {
         }
         okHeaders = ok
         notModifiedHeaders = notModified
+        func head(_ status: HTTPResponseStatus) -> (HTTPFields) -> HTTPResponseHead {
+            { fields in HTTPResponseHead(version: .http1_1, status: status, headers: HTTPHeaders(fields.map { ($0.name.rawName, $0.value) })) }
+        }
+        okHead = ok.map { $0.map(head(.ok)) }
+        notModifiedHead = notModified.map { $0.map(head(.notModified)) }
     }
 
     private init() {
@@ -60,6 +69,8 @@ struct ServedDocument: Sendable {
         gzipETag = ""
         okHeaders = []
         notModifiedHeaders = []
+        okHead = []
+        notModifiedHead = []
     }
 
     static let empty = ServedDocument()
@@ -285,8 +296,8 @@ struct PublicDocumentController {
         }
     }
 
-    static func acceptsGzip(_ request: Request) -> Bool {
-        guard let header = request.headers[.acceptEncoding] else { return false }
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
         // What browsers and app clients send ("gzip", "gzip, deflate, br"): no weights to read.
         if header == "gzip" || header == "gzip, deflate, br" || header == "gzip, deflate" { return true }
         for member in members(header) {
@@ -309,60 +320,73 @@ struct PublicDocumentController {
     }
 
     static func respond(_ document: ServedDocument, request: Request, current: Bool) -> Response {
-        let gzip = acceptsGzip(request)
-        let row = current ? 0 : 1
-        let column = gzip ? 1 : 0
-        // If-None-Match compares weakly (RFC 9110 §13.1.2): W/ is ignored.
-        if let ifNoneMatch = request.headers[.ifNoneMatch], Self.matches(ifNoneMatch, document) {
-            return Response(status: .notModified, headers: document.notModifiedHeaders[row][column])
+        let answer = DocumentAnswer(
+            document, isHead: request.method == .head, acceptEncoding: request.headers[.acceptEncoding],
+            ifNoneMatch: request.headers[.ifNoneMatch], current: current)
+        if answer.notModified {
+            return Response(status: .notModified, headers: document.notModifiedHeaders[answer.row][answer.column])
         }
-        if request.method == .head {
-            return Response(status: .ok, headers: document.okHeaders[row][column], body: .init())
-        }
-        let body = gzip ? document.gzip : document.body
-        ServerMetrics.documentBytes.increment(by: body.readableBytes)
-        return Response(status: .ok, headers: document.okHeaders[row][column], body: .init(byteBuffer: body))
+        return Response(status: .ok, headers: document.okHeaders[answer.row][answer.column], body: .init(byteBuffer: answer.body ?? ByteBuffer()))
     }
 }
 
-/// The public documents' fast path, first in the middleware chain: a GET or HEAD of a document
-/// that is in memory is answered at once, with its prebuilt headers and the request's id, without
-/// the generic middleware (request log lines, HTTP metrics, problem mapping, editor files): this
-/// is the path every app start takes. Anything else (a document not in memory, a 404, a bad
-/// version, the database away) goes on to the routes, which answer it as before.
-struct PublicDocumentFastPath<Context: RequestContext>: RouterMiddleware {
-    let documents: PublishedDocuments
+/// How a document answers one GET or HEAD: a 304 or a 200, which of its prebuilt header blocks,
+/// and the bytes to send (none for a 304 or a HEAD). The routes and `PublicDocumentHandler` both
+/// answer through it.
+struct DocumentAnswer {
+    var notModified: Bool
+    /// 0 for the current URL, 1 for a numbered version's.
+    var row: Int
+    /// 0 for the document as is, 1 for its gzip.
+    var column: Int
+    var body: ByteBuffer?
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head, let (slug, number) = Self.parse(request.uri.path),
-            let document = documents.cached(slug: slug, number: number)
-        else {
-            return try await next(request, context)
+    init(_ document: ServedDocument, isHead: Bool, acceptEncoding: String?, ifNoneMatch: String?, current: Bool) {
+        let gzip = PublicDocumentController.acceptsGzip(acceptEncoding)
+        row = current ? 0 : 1
+        column = gzip ? 1 : 0
+        // If-None-Match compares weakly (RFC 9110 §13.1.2): W/ is ignored.
+        notModified = ifNoneMatch.map { PublicDocumentController.matches($0, document) } ?? false
+        if notModified || isHead {
+            body = nil
+        } else {
+            body = gzip ? document.gzip : document.body
+            ServerMetrics.documentBytes.increment(by: body!.readableBytes)
         }
-        ServerMetrics.documentCacheHits.increment()
-        var response = PublicDocumentController.respond(document, request: request, current: number == nil)
-        response.headers[.requestId] = context.id
-        return response
+    }
+}
+
+/// The paths of the public documents.
+enum PublicDocumentPath {
+    /// `/rivers/{slug}/rivers.json` (number nil) or `/rivers/{slug}/v{n}/rivers.json`, with or
+    /// without a query (ignored); nil for any other path, or one that needs decoding (the routes
+    /// handle those). Byte by byte: this runs on every app start.
+    static func parse(_ target: String) -> (slug: String, number: Int?)? {
+        var target = target
+        return target.withUTF8 { parse($0) }
     }
 
-    /// `/rivers/{slug}/rivers.json` (number nil) or `/rivers/{slug}/v{n}/rivers.json`; nil for
-    /// any other path, or one that needs decoding (the routes handle those).
-    static func parse(_ path: String) -> (slug: String, number: Int?)? {
-        let prefix = "/rivers/", suffix = "/rivers.json"
-        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.utf8.count > prefix.utf8.count + suffix.utf8.count else { return nil }
-        let middle = path.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
-        var parts = middle.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard parts.count == 1 || parts.count == 2 else { return nil }
-        for part in parts where part.contains(UInt8(ascii: "%")) || part.isEmpty { return nil }
-        var number: Int?
-        if parts.count == 2 {
-            let version = parts.removeLast()
-            guard version.first == UInt8(ascii: "v"), version.count <= 10, version.count > 1,
-                version.dropFirst().allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                let n = Int(String(decoding: version.dropFirst(), as: UTF8.self)), n > 0
-            else { return nil }
-            number = n
+    private static let prefix = Array("/rivers/".utf8), suffix = Array("/rivers.json".utf8)
+
+    static func parse(_ target: UnsafeBufferPointer<UInt8>) -> (slug: String, number: Int?)? {
+        let slash = UInt8(ascii: "/")
+        let end = target.firstIndex(of: UInt8(ascii: "?")) ?? target.count
+        guard end > prefix.count + suffix.count, target[0..<prefix.count].elementsEqual(prefix),
+            target[(end - suffix.count)..<end].elementsEqual(suffix)
+        else { return nil }
+        let middle = target[prefix.count..<(end - suffix.count)]
+        if middle.contains(UInt8(ascii: "%")) { return nil }
+        guard let cut = middle.firstIndex(of: slash) else {
+            return (String(decoding: UnsafeBufferPointer(rebasing: middle), as: UTF8.self), nil)
         }
-        return (String(decoding: parts[0], as: UTF8.self), number)
+        let slug = middle[..<cut], version = middle[(cut + 1)...]
+        guard !slug.isEmpty, version.count > 1, version.count <= 10, version.first == UInt8(ascii: "v") else { return nil }
+        var number = 0
+        for byte in version.dropFirst() {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            number = number * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        guard number > 0 else { return nil }
+        return (String(decoding: UnsafeBufferPointer(rebasing: slug), as: UTF8.self), number)
     }
 }

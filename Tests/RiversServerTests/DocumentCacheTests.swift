@@ -127,14 +127,18 @@ struct DocumentCacheTests {
         }
     }
 
-    @Test func theFastPathKnowsOnlyThePublicDocumentPaths() {
-        typealias Fast = PublicDocumentFastPath<RiversContext>
+    @Test func theDocumentHandlerKnowsOnlyThePublicDocumentPaths() {
+        typealias Fast = PublicDocumentPath
         #expect(Fast.parse("/rivers/my-app/rivers.json")! == ("my-app", nil))
         #expect(Fast.parse("/rivers/my-app/v12/rivers.json")! == ("my-app", 12))
+        #expect(Fast.parse("/rivers/my-app/rivers.json?x=/rivers.json")! == ("my-app", nil))
+        #expect(Fast.parse("/rivers/a/v7/rivers.json?")! == ("a", 7))
         for other in [
             "/rivers/my-app/rivers.jsonx", "/rivers//rivers.json", "/rivers/rivers.json", "/rivers/a/b/c/rivers.json",
             "/rivers/a/v0/rivers.json", "/rivers/a/v/rivers.json", "/rivers/a/x1/rivers.json", "/rivers/a/v1x/rivers.json",
             "/rivers/a/v99999999999/rivers.json", "/rivers/my%2Dapp/rivers.json", "/api/v1/apps", "/",
+            "/rivers//v1/rivers.json", "/rivers/a/v1/c/rivers.json", "/rivers/a/rivers.json/x", "/x/rivers/a/rivers.json",
+            "/rivers/a/rivers.jso?n", "",
         ] {
             #expect(Fast.parse(other) == nil, "\(other)")
         }

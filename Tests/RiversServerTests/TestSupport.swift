@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Logging
 import PostgresNIO
 import RiversCore
-import RiversServer
+@testable import RiversServer
 import RiversStore
 import Testing
 
@@ -162,8 +162,13 @@ func withAPI(routeLog: RouteLog = RouteLog(), _ body: @Sendable (TestAPI) async 
     let store = Store(client: client, logger: testLogger)
     let app = try await store.createApp(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
     let token = try await store.createToken(appId: app.id)
-    let router = buildRouter(store: store, configuration: testConfiguration(), documents: PublishedDocuments(store: store), routeLog: routeLog)
-    let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: testLogger)
+    let documents = PublishedDocuments(store: store)
+    let configuration = testConfiguration()
+    let router = buildRouter(store: store, configuration: configuration, documents: documents, routeLog: routeLog)
+    // The server `rivers serve` runs, public document handler included.
+    let application = Application(
+        router: router, server: RiversHTTP1Channel.server(documents: documents, limits: configuration.connections),
+        configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: testLogger)
     try await application.test(.live) { client in
         try await body(TestAPI(client: client, store: store, app: app, token: token))
     }

@@ -206,6 +206,51 @@ def read_response(sock, deadline, buffered=b""):
     return status, headers, body, closed
 
 
+def read_responses(sock, methods, deadline):
+    """Reads one response per entry of `methods` (a HEAD's has no body) from a connection that may
+    carry them back to back: [(status, headers, body)], and whether the server closed it."""
+    buf, out, closed = b"", [], False
+
+    def fill():
+        nonlocal buf, closed
+        chunk = recv_some(sock, deadline)
+        if not chunk:
+            closed = chunk == b""
+            return False
+        buf += chunk
+        return True
+
+    for method in methods:
+        while b"\r\n\r\n" not in buf:
+            if not fill():
+                return out, closed
+        head, buf = buf.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers.setdefault(name.strip().lower(), []).append(value.strip())
+        status = int(lines[0].split()[1])
+        n = 0 if method == "HEAD" or status == 304 else int(headers.get("content-length", ["0"])[0])
+        while len(buf) < n:
+            if not fill():
+                return out, closed
+        out.append((status, headers, buf[:n]))
+        buf = buf[n:]
+    return out, closed
+
+
+def document_request(method, path, *extra, close=False, auth=False):
+    """A request head as bytes: Host, the extra header lines, and Authorization or Connection: close
+    when asked for."""
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{PORT}", *extra]
+    if auth:
+        lines.append(f"Authorization: Bearer {TOKEN}")
+    if close:
+        lines.append("Connection: close")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
 def connect(timeout=3.0):
     s = socket.create_connection((HOST, PORT), timeout=timeout)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

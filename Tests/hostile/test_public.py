@@ -1,10 +1,16 @@
 """Public URLs take slugs only: a slug may not look like an app id (a UUID), and a published
 document is never served under its app's id, which would make app ids guessable addresses."""
+import gzip as gzip_module
+import json
+import time
 import uuid
 
 import pytest
 
-from conftest import call, expect_problem, family_body, run_cli
+from conftest import (
+    HEADER_TIMEOUT, HOST, IDLE_TIMEOUT, PORT, call, connect, document_request as request, expect_problem, family_body,
+    read_responses, recv_some, run_cli,
+)
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +57,115 @@ def test_public_documents_are_served_by_slug_only(published_app):
     assert not served, "served by the app's id: " + "; ".join(served)
     for a in answers:
         expect_problem(a, 404)
+
+
+# MARK: The documents' own HTTP handler (issue 13)
+# Published documents in memory are answered by a channel handler ahead of the framework. These
+# check what it must keep from the framework: order, keep-alive and close, HEAD, 304, timeouts.
+
+SLACK = 1.0
+
+
+def test_pipelined_requests_are_answered_in_order(published_app):
+    """Requests sent back to back on one connection — the document, a HEAD and a 304 (answered
+    ahead of the framework), then an API read and a 404 (answered by it), then the document again
+    — come back in the order sent, each whole and with its own request id."""
+    slug, _ = published_app
+    doc = f"/rivers/{slug}/rivers.json"
+    first = call("GET", doc, auth=False, headers={"Accept-Encoding": "gzip"})
+    assert first.status == 200, f"the document is not served: {first}"
+    etag = first.headers["etag"]
+    sent = [
+        ("GET", request("GET", doc, "Accept-Encoding: gzip")),
+        ("HEAD", request("HEAD", doc, "Accept-Encoding: gzip")),
+        ("GET", request("GET", doc, "Accept-Encoding: gzip", f"If-None-Match: {etag}")),
+        ("GET", request("GET", "/api/v1/devices", auth=True)),
+        ("GET", request("GET", f"/rivers/no-such-{slug}/rivers.json")),
+        ("GET", request("GET", "/health/live")),
+        ("GET", request("GET", doc + "?cache-buster=1")),
+    ]
+    with connect() as sock:
+        sock.sendall(b"".join(data for _, data in sent))
+        answers, closed = read_responses(sock, [m for m, _ in sent], time.monotonic() + 10)
+    assert [a[0] for a in answers] == [200, 200, 304, 200, 404, 200, 200], [(a[0], a[1].get("content-type")) for a in answers]
+    assert not closed
+    document, head, not_modified, devices, missing, live, plain = answers
+    assert document[1]["content-encoding"] == ["gzip"] and document[1]["etag"] == [etag]
+    body = json.loads(gzip_module.decompress(document[2]))
+    assert isinstance(body, list) and body, "the gzip body is not the document"
+    assert head[1]["content-length"] == document[1]["content-length"] and head[1]["etag"] == [etag]
+    assert not_modified[1]["etag"] == [etag] and "content-length" not in not_modified[1]
+    assert "items" in json.loads(devices[2]), devices[2][:200]
+    assert missing[1]["content-type"][0].startswith("application/problem+json")
+    assert json.loads(live[2])["status"] == "ok"
+    assert "content-encoding" not in plain[1] and json.loads(plain[2]) == body, "the query string changed the document"
+    ids = [a[1].get("x-request-id", [None])[0] for a in answers]
+    assert None not in ids and len(set(ids)) == len(ids), f"request ids: {ids}"
+    for a in (document, head, not_modified, plain):
+        assert a[1]["x-content-type-options"] == ["nosniff"] and a[1]["access-control-allow-origin"] == ["*"]
+
+
+def test_connection_close_is_honoured_on_a_document(published_app):
+    """A document asked for with Connection: close is answered with Connection: close, and the
+    connection is closed after it."""
+    slug, _ = published_app
+    with connect() as sock:
+        sock.sendall(request("GET", f"/rivers/{slug}/v1/rivers.json", close=True))
+        answers, closed = read_responses(sock, ["GET"], time.monotonic() + 5)
+        if not closed:
+            closed = recv_some(sock, time.monotonic() + 3) == b""
+    assert len(answers) == 1 and answers[0][0] == 200, answers
+    assert answers[0][1].get("connection") == ["close"] and closed, "Connection: close was not honoured"
+    assert answers[0][1]["cache-control"] == ["public, max-age=31536000, immutable"]
+
+
+def test_a_connection_busy_with_documents_is_not_cut_off_then_idles_out(published_app):
+    """A kept-alive connection that fetches the document every half second for longer than the
+    header timeout stays open (the timeouts see those requests too), and once silent it is closed
+    after the idle timeout. A GET that carries a body is read whole and answered."""
+    slug, _ = published_app
+    doc = f"/rivers/{slug}/rivers.json"
+    with connect() as sock:
+        start = time.monotonic()
+        n = 0
+        while time.monotonic() - start < HEADER_TIMEOUT + 1.5:
+            sock.sendall(request("GET", doc, "Accept-Encoding: gzip"))
+            answers, closed = read_responses(sock, ["GET"], time.monotonic() + 5)
+            assert len(answers) == 1 and answers[0][0] == 200 and not closed, f"request {n + 1} failed after {time.monotonic() - start:.1f}s"
+            n += 1
+            time.sleep(0.5)
+        sock.sendall(request("GET", doc, "Content-Length: 5") + b"hello")
+        sock.sendall(request("GET", "/health/live"))
+        answers, closed = read_responses(sock, ["GET", "GET"], time.monotonic() + 5)
+        assert [a[0] for a in answers] == [200, 200] and not closed, answers
+        idle = time.monotonic()
+        while recv_some(sock, idle + IDLE_TIMEOUT + SLACK + 3) not in (b"", None):
+            pass
+        took = time.monotonic() - idle
+    assert n >= 4
+    assert took <= IDLE_TIMEOUT + SLACK + 0.5, f"the idle connection was closed only after {took:.1f}s"
+    assert took >= IDLE_TIMEOUT - 0.5, f"the connection was closed after {took:.1f}s, before the idle timeout"
+
+
+def test_http_1_0_clients_get_the_document_with_their_keep_alive_rules(published_app):
+    """HTTP/1.0 (what `ab` sends): without Connection: keep-alive the connection is closed after
+    the answer; with it, the answer says keep-alive and the connection serves a second request."""
+    slug, _ = published_app
+    doc = f"/rivers/{slug}/rivers.json"
+    plain = f"GET {doc} HTTP/1.0\r\nHost: {HOST}:{PORT}\r\n\r\n".encode()
+    kept = f"HEAD {doc} HTTP/1.0\r\nHost: {HOST}:{PORT}\r\nConnection: keep-alive\r\n\r\n".encode()
+    with connect() as sock:
+        sock.sendall(plain)
+        answers, closed = read_responses(sock, ["GET"], time.monotonic() + 5)
+        if not closed:
+            closed = recv_some(sock, time.monotonic() + 3) == b""
+    assert len(answers) == 1 and answers[0][0] == 200 and json.loads(answers[0][2]), answers
+    assert closed, "an HTTP/1.0 connection without keep-alive stayed open"
+    with connect() as sock:
+        sock.sendall(kept)
+        first, closed = read_responses(sock, ["HEAD"], time.monotonic() + 5)
+        assert len(first) == 1 and first[0][0] == 200 and not closed, first
+        assert first[0][1].get("connection") == ["keep-alive"], first[0][1]
+        sock.sendall(kept)
+        second, closed = read_responses(sock, ["HEAD"], time.monotonic() + 5)
+    assert len(second) == 1 and second[0][0] == 200, "the kept-alive HTTP/1.0 connection did not serve a second request"
