@@ -191,14 +191,16 @@ extension ContentNode {
     }
 
     static func read(_ json: JSONValue, at pointer: String, depth: Int, budget: inout Int, problems: Problems) -> ContentNode? {
-        guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
-        if depth > maxDepth {
-            problems.add(pointer, "content is at most \(maxDepth) levels deep")
-            return nil
-        }
+        // Every entry counts against the budget, objects or not, so a long list of anything stops
+        // being read at the budget.
         budget -= 1
         if budget < 0 {
             problems.add(pointer, "content holds at most \(maxNodes) nodes")
+            return nil
+        }
+        guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
+        if depth > maxDepth {
+            problems.add(pointer, "content is at most \(maxDepth) levels deep")
             return nil
         }
         guard let kindName = r.string("kind", required: true, maxLength: 100) else { return nil }

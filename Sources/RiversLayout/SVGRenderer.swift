@@ -116,7 +116,7 @@ public enum SVGRenderer {
                     out += "\n"
                 }
             case .text:
-                let lines = max(1, node.info.lines ?? 1)
+                let lines = shapes(node.info)
                 let role = node.info.role?.rawValue ?? "body"
                 let lineHeight = node.info.lineHeight ?? f.height / Double(lines)
                 let bar = lineHeight * 0.6
@@ -190,6 +190,22 @@ public enum SVGRenderer {
             body(section)
             forEachSection(section.sections, body)
         }
+    }
+
+    /// The shapes `render` draws for the cells' content: one a node, one a line of a text (a
+    /// text of 20 lines is 20 bars), so that a preview can bound its SVG before drawing it.
+    public static func contentShapeCount(_ layout: ScreenLayout) -> Int {
+        var count = 0
+        forEachSection(layout.sections) { section in
+            for item in section.items {
+                for info in item.contentNodes?.nodes ?? [] { count += shapes(info) }
+            }
+        }
+        return count
+    }
+
+    private static func shapes(_ info: ContentNodeInfo) -> Int {
+        info.kind == .text ? max(1, info.lines ?? 1) : 1
     }
 
     private static func countItems(_ sections: [SectionLayout]) -> Int {

@@ -165,6 +165,13 @@ struct PreviewController {
         let format = request.uri.queryParameters["format"].map(String.init) ?? "json"
         switch format {
         case "svg":
+            // A text draws one bar a line: the SVG's shapes are bounded like the nodes.
+            let shapes = SVGRenderer.contentShapeCount(layout)
+            if shapes > Limits.maxPreviewContentNodes {
+                throw Problem.invalid([FieldError(
+                    pointerPrefix + "/ui_components",
+                    "an SVG preview draws at most \(Limits.maxPreviewContentNodes) content shapes in all (a text draws one a line), and this one would draw \(shapes); lower the item limits or the sample counts, or ask for JSON")])
+            }
             return Response(
                 status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: SVGRenderer.render(layout))))

@@ -28,10 +28,11 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try channel.syncOptions?.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
             // As HTTP1Channel does, with its default limits: Hummingbird handles errors and
             // validates outbound headers.
+            let defaults = HTTP1Channel.Configuration.DecoderConfiguration()
             var decoderLimits = NIOHTTPDecoderLimitConfiguration()
-            decoderLimits.maxHeaderFieldSize = 80 * 1024
-            decoderLimits.maxHeaderListSize = 80 * 1024
-            decoderLimits.maxHeaderFieldCount = 1000
+            decoderLimits.maxHeaderFieldSize = defaults.maxHeaderFieldSize
+            decoderLimits.maxHeaderListSize = defaults.maxHeaderListSize
+            decoderLimits.maxHeaderFieldCount = defaults.maxHeaderFieldCount
             try pipeline.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)

@@ -350,8 +350,9 @@ struct DocumentAnswer {
         if notModified || isHead {
             body = nil
         } else {
-            body = gzip ? document.gzip : document.body
-            ServerMetrics.documentBytes.increment(by: body!.readableBytes)
+            let bytes = gzip ? document.gzip : document.body
+            ServerMetrics.documentBytes.increment(by: bytes.readableBytes)
+            body = bytes
         }
     }
 }

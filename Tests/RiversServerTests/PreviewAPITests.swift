@@ -177,6 +177,30 @@ struct CellContentAPITests {
         }
     }
 
+    @Test("an SVG preview counts a text's lines against the budget: many-line texts are refused before drawing")
+    func svgShapeBudget() async throws {
+        try await withAPI { api in
+            // 64 nodes a cell: a stack of 63 texts of 20 lines, which SVG draws as 1,261 shapes.
+            let text: JSONValue = ["kind": "text", "max_lines": 20]
+            let tall: JSONValue = ["kind": "stack", "axis": "vertical", "children": .array(Array(repeating: text, count: 63))]
+            try await api.create("families", Self.family.mergePatched(with: [
+                "cell_styles": [Self.posterStyle, ["id": "TALL", "columns": 1, "height": 2000, "content": tall]],
+            ]))
+            func screen(_ limit: Int) -> JSONValue {
+                ["screen": ["family": "FAMILY_1", "ui_components": [component("list", ["TALL"], extra: ["rules": ["item_limit": .number(Double(limit))]])]]]
+            }
+            // 300 cells: 19,200 nodes (under the node budget) but 378,300 shapes.
+            let refused = try await api.request(.post, "preview?format=svg", json: screen(300))
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused["field"] == "/screen/ui_components")
+            #expect(refused["detail"]?.stringValue?.contains("378300") == true, "\(refused.text)")
+            // 100 cells, 126,100 shapes: drawn, one bar a line.
+            let drawn = try await api.request(.post, "preview?format=svg", json: screen(100))
+            #expect(drawn.status == .ok)
+            #expect(drawn.text.components(separatedBy: "content-text-line").count - 1 == 100 * 63 * 20)
+        }
+    }
+
     @Test("one cell of an unsaved family, at the reference size and on a device; errors point into the family")
     func cellPreview() async throws {
         try await withAPI { api in
