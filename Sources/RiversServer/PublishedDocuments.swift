@@ -79,77 +79,143 @@ struct ServedDocument: Sendable {
 /// The published documents this process serves. It knows every app's current version (the
 /// published index: slug, number and hash, a few bytes per app, loaded at start and kept current
 /// by LISTEN/NOTIFY and a periodic check that reads only the index) and keeps the documents
-/// themselves in a byte-budgeted LRU cache (`DOCUMENT_CACHE_BYTES`), current and numbered
-/// versions alike: the hot set is served from memory, also while the database is away; a cold
-/// document is read once, when first asked for.
+/// themselves in byte-budgeted LRU caches (`DOCUMENT_CACHE_BYTES` in all): the hot set is served
+/// from memory, also while the database is away; a cold document is read once, when first asked
+/// for.
+///
+/// Current documents and older versions have separate budgets (older ones get an eighth): the
+/// numbered URLs need no token, so a scan of old versions must not push every app's current
+/// document out of memory. Index, caches and the loaded flag share one lock: a hit takes it once.
 public final class PublishedDocuments: Sendable {
-    private let index = NIOLockedValueBox<[String: PublishedIndexEntry]>([:])
-    private let cache: NIOLockedValueBox<DocumentCache>
-    private let loaded = NIOLockedValueBox(false)
+    struct State {
+        var index: [String: PublishedIndexEntry] = [:]
+        var loaded = false
+        /// Documents that were current when read (an app's current one stays here after a
+        /// publish until it ages out).
+        var current: DocumentCache
+        /// Older versions read through their numbered URL.
+        var older: DocumentCache
+
+        /// The cached document for `key`, now the most recently used of its cache.
+        mutating func get(_ key: DocumentCache.Key) -> ServedDocument? {
+            current.get(key) ?? older.get(key)
+        }
+
+        func contains(_ key: DocumentCache.Key) -> Bool { current.contains(key) || older.contains(key) }
+
+        mutating func insert(_ key: DocumentCache.Key, _ document: ServedDocument, isCurrent: Bool) {
+            if isCurrent { current.insert(key, document) } else { older.insert(key, document) }
+        }
+
+        /// What answers for version `number` (or the current one): `.known(key)` when it exists,
+        /// `.absent` when the loaded index says it cannot (no version above the current one,
+        /// nothing for a slug it does not know), `.ask` when only the database can tell.
+        func lookup(slug: String, number: Int?) -> Lookup {
+            guard loaded else { return number.map { .ask(.init(slug: slug, number: $0)) } ?? .askCurrent }
+            guard let entry = index[slug] else { return .absent }
+            let wanted = number ?? entry.number
+            guard wanted <= entry.number else { return .absent }
+            return .known(.init(slug: slug, number: wanted), isCurrent: wanted == entry.number)
+        }
+    }
+
+    enum Lookup {
+        case known(DocumentCache.Key, isCurrent: Bool)
+        case ask(DocumentCache.Key)
+        case askCurrent
+        case absent
+    }
+
+    private let state: NIOLockedValueBox<State>
     let store: any VersionRepository
-    /// The default budget of the document cache: 128 MiB.
+    /// The default budget of the document caches: 128 MiB.
     public static let defaultCacheBytes = 128 * 1024 * 1024
 
     public init(store: any VersionRepository, cacheBytes: Int = PublishedDocuments.defaultCacheBytes) {
         self.store = store
-        self.cache = NIOLockedValueBox(DocumentCache(budget: cacheBytes))
+        let total = max(0, cacheBytes)
+        self.state = NIOLockedValueBox(State(current: DocumentCache(budget: total - total / 8), older: DocumentCache(budget: total / 8)))
     }
 
     /// The published index has been loaded (and is kept current from then on).
-    var isLoaded: Bool { loaded.withLockedValue { $0 } }
+    var isLoaded: Bool { state.withLockedValue { $0.loaded } }
 
-    /// Bytes and documents in the cache now.
-    var cacheUsage: (bytes: Int, count: Int) { cache.withLockedValue { ($0.bytes, $0.count) } }
+    /// Bytes and documents in the caches now.
+    var cacheUsage: (bytes: Int, count: Int) {
+        state.withLockedValue { ($0.current.bytes + $0.older.bytes, $0.current.count + $0.older.count) }
+    }
+
+    /// The budget of each cache (for tests and diagnostics).
+    var cacheBudgets: (current: Int, older: Int) { state.withLockedValue { ($0.current.budget, $0.older.budget) } }
 
     /// Whether version `number` of `slug` is in memory (so it can be served without the database).
     func hasVersion(slug: String, number: Int) -> Bool {
-        cache.withLockedValue { $0.contains(.init(slug: slug, number: number)) }
+        state.withLockedValue { $0.contains(.init(slug: slug, number: number)) }
     }
 
-    /// Whether the current document of `slug` can be answered without the database: it is
-    /// cached, or the index says nothing is published.
-    func canServeCurrent(slug: String) -> Bool {
-        guard isLoaded else { return false }
-        guard let entry = index.withLockedValue({ $0[slug] }) else { return true }
-        return hasVersion(slug: slug, number: entry.number)
+    /// Whether the document (the current one when `number` is nil) can be answered without the
+    /// database: it is cached, or the loaded index says it does not exist.
+    func canServe(slug: String, number: Int?) -> Bool {
+        state.withLockedValue { state in
+            switch state.lookup(slug: slug, number: number) {
+            case .absent: return true
+            case .known(let key, _): return state.contains(key)
+            case .ask(let key): return state.contains(key)
+            case .askCurrent: return false
+            }
+        }
     }
 
     /// The document if it is in memory: the current one (`number` nil) or a numbered version;
     /// nil when answering needs the database or a 404. No I/O: the public fast path uses it.
     func cached(slug: String, number: Int?) -> ServedDocument? {
-        let key: DocumentCache.Key
-        if let number {
-            key = .init(slug: slug, number: number)
-        } else {
-            guard isLoaded, let entry = index.withLockedValue({ $0[slug] }) else { return nil }
-            key = .init(slug: slug, number: entry.number)
+        state.withLockedValue { state in
+            switch state.lookup(slug: slug, number: number) {
+            case .known(let key, _), .ask(let key): return state.get(key)
+            case .askCurrent, .absent: return nil
+            }
         }
-        return cache.withLockedValue { $0.get(key) }
     }
 
-    func currentDocument(slug: String) async throws -> ServedDocument? {
-        if isLoaded {
-            guard let entry = index.withLockedValue({ $0[slug] }) else { return nil }
-            return try await document(slug: slug, number: entry.number)
+    /// The current document (`number` nil) or version `number`, from memory or else the
+    /// database; nil when there is none.
+    func document(slug: String, number: Int?) async throws -> ServedDocument? {
+        let (lookup, hit) = state.withLockedValue { state -> (Lookup, ServedDocument?) in
+            let lookup = state.lookup(slug: slug, number: number)
+            switch lookup {
+            case .known(let key, _), .ask(let key): return (lookup, state.get(key))
+            case .askCurrent, .absent: return (lookup, nil)
+            }
         }
-        // Not warm yet (the database was away at start): ask it directly.
-        ServerMetrics.documentCacheMisses.increment()
-        guard let version = try await store.currentDocument(slug: slug) else { return nil }
-        let document = ServedDocument(version)
-        cache.withLockedValue { $0.insert(.init(slug: slug, number: version.number), document) }
-        return document
-    }
-
-    func document(slug: String, number: Int) async throws -> ServedDocument? {
-        let key = DocumentCache.Key(slug: slug, number: number)
-        if let document = cache.withLockedValue({ $0.get(key) }) {
+        if let hit {
             ServerMetrics.documentCacheHits.increment()
-            return document
+            return hit
         }
-        ServerMetrics.documentCacheMisses.increment()
-        guard let version = try await store.document(slug: slug, number: number) else { return nil }
+        let version: PublishedVersion?
+        var isCurrent: Bool
+        switch lookup {
+        case .absent: return nil
+        case .known(let key, let current):
+            ServerMetrics.documentCacheMisses.increment()
+            version = try await store.document(slug: slug, number: key.number)
+            isCurrent = current
+        case .ask(let key):
+            ServerMetrics.documentCacheMisses.increment()
+            version = try await store.document(slug: slug, number: key.number)
+            isCurrent = false
+        case .askCurrent:
+            // Not warm yet (the database was away at start): ask it directly.
+            ServerMetrics.documentCacheMisses.increment()
+            version = try await store.currentDocument(slug: slug)
+            isCurrent = true
+        }
+        guard let version else { return nil }
         let document = ServedDocument(version)
-        cache.withLockedValue { $0.insert(key, document) }
+        state.withLockedValue { state in
+            // The index may have moved on while the database answered.
+            if let entry = state.index[slug], state.loaded { isCurrent = entry.number == version.number }
+            state.insert(.init(slug: slug, number: version.number), document, isCurrent: isCurrent)
+        }
         return document
     }
 
@@ -157,26 +223,23 @@ public final class PublishedDocuments: Sendable {
     /// process): the index follows, and the new document is kept hot.
     func update(slug: String, version: PublishedVersion?) {
         guard let version else {
-            index.withLockedValue { _ = $0.removeValue(forKey: slug) }
+            state.withLockedValue { _ = $0.index.removeValue(forKey: slug) }
             return
         }
         let document = ServedDocument(version)
-        cache.withLockedValue { $0.insert(.init(slug: slug, number: version.number), document) }
-        index.withLockedValue { $0[slug] = PublishedIndexEntry(slug: slug, number: version.number, sha256: version.sha256) }
+        state.withLockedValue { state in
+            state.insert(.init(slug: slug, number: version.number), document, isCurrent: true)
+            state.index[slug] = PublishedIndexEntry(slug: slug, number: version.number, sha256: version.sha256)
+        }
     }
 
-    /// After a notification: the app's index entry is read again; when its previous document was
-    /// hot, the new one is read at once so that the app stays served from memory.
+    /// After a notification: the app's index entry is read again.
     func refresh(slug: String) async throws {
-        guard let entry = try await store.publishedIndexEntry(slug: slug) else {
-            index.withLockedValue { _ = $0.removeValue(forKey: slug) }
-            return
+        let entry = try await store.publishedIndexEntry(slug: slug)
+        try await keepHot(entry.map { [$0] } ?? [])
+        state.withLockedValue { state in
+            if let entry { state.index[slug] = Self.newer(entry, than: state.index[slug]) } else { state.index.removeValue(forKey: slug) }
         }
-        let previous = index.withLockedValue { $0[slug] }
-        if let previous, previous.number != entry.number, hasVersion(slug: slug, number: previous.number) {
-            _ = try await document(slug: slug, number: entry.number)
-        }
-        index.withLockedValue { $0[slug] = entry }
     }
 
     /// Reads the whole published index (numbers and hashes, not documents) and serves from it.
@@ -185,8 +248,39 @@ public final class PublishedDocuments: Sendable {
         var fresh: [String: PublishedIndexEntry] = [:]
         fresh.reserveCapacity(entries.count)
         for entry in entries { fresh[entry.slug] = entry }
-        index.withLockedValue { $0 = fresh }
-        loaded.withLockedValue { $0 = true }
+        try await keepHot(Array(fresh.values))
+        state.withLockedValue { state in
+            if state.loaded {
+                // A publish seen while the index was read (here or by a notification) stays.
+                for (slug, entry) in state.index {
+                    if let read = fresh[slug], entry.number > read.number { fresh[slug] = entry }
+                }
+            }
+            state.index = fresh
+            state.loaded = true
+        }
+    }
+
+    private static func newer(_ entry: PublishedIndexEntry, than known: PublishedIndexEntry?) -> PublishedIndexEntry {
+        guard let known, known.number > entry.number else { return entry }
+        return known
+    }
+
+    /// Apps whose current document is in memory and is about to be replaced by `entries`: their
+    /// new documents are read now, so they stay served from memory (a cold app stays cold).
+    private func keepHot(_ entries: [PublishedIndexEntry]) async throws {
+        let hot = state.withLockedValue { state -> [PublishedIndexEntry] in
+            guard state.loaded else { return [] }
+            return entries.filter { entry in
+                guard let previous = state.index[entry.slug], previous.number < entry.number else { return false }
+                return state.current.contains(.init(slug: entry.slug, number: previous.number))
+            }
+        }
+        for entry in hot {
+            guard let version = try await store.document(slug: entry.slug, number: entry.number) else { continue }
+            let document = ServedDocument(version)
+            state.withLockedValue { $0.insert(.init(slug: entry.slug, number: version.number), document, isCurrent: true) }
+        }
     }
 }
 
@@ -263,8 +357,8 @@ struct PublicDocumentController {
         for method in [HTTPRequest.Method.get, .head] {
             routes.on(method, "rivers/{slug}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
-                guard documents.canServeCurrent(slug: slug) || availability.isReady else { throw Problem.databaseUnavailable }
-                guard let document = try await documents.currentDocument(slug: slug) else {
+                guard documents.canServe(slug: slug, number: nil) || availability.isReady else { throw Problem.databaseUnavailable }
+                guard let document = try await documents.document(slug: slug, number: nil) else {
                     throw Problem.notFound("nothing is published for \(slug)")
                 }
                 return Self.respond(document, request: request, current: true)
@@ -275,7 +369,7 @@ struct PublicDocumentController {
                 guard text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 else {
                     throw Problem.notFound("versions are addressed as v1, v2, … (got \(text))")
                 }
-                guard documents.hasVersion(slug: slug, number: number) || availability.isReady else { throw Problem.databaseUnavailable }
+                guard documents.canServe(slug: slug, number: number) || availability.isReady else { throw Problem.databaseUnavailable }
                 guard let document = try await documents.document(slug: slug, number: number) else {
                     throw Problem.notFound("\(slug) has no version \(number)")
                 }

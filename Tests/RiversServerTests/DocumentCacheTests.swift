@@ -72,20 +72,20 @@ struct DocumentCacheTests {
             #expect(documents.isLoaded)
             #expect(documents.cacheUsage.count == 0, "the index holds no documents")
             let slug = api.app.slug
-            #expect(!documents.canServeCurrent(slug: slug), "known, but not in memory yet")
-            #expect(documents.canServeCurrent(slug: "nothing-published-here"), "a 404 needs no database")
-            let first = try #require(try await documents.currentDocument(slug: slug))
+            #expect(!documents.canServe(slug: slug, number: nil), "known, but not in memory yet")
+            #expect(documents.canServe(slug: "nothing-published-here", number: nil), "a 404 needs no database")
+            let first = try #require(try await documents.document(slug: slug, number: nil))
             #expect(first.number == 1)
-            #expect(documents.canServeCurrent(slug: slug))
+            #expect(documents.canServe(slug: slug, number: nil))
             #expect(documents.cacheUsage.count == 1)
-            #expect(try await documents.currentDocument(slug: "nothing-published-here") == nil)
+            #expect(try await documents.document(slug: "nothing-published-here", number: nil) == nil)
 
             // Version 2 is published through the API (another process, for these documents).
             _ = try await api.request(.patch, "screens/\(try await api.request(.get, "screens")["items"]!.arrayValue![0]["id"]!.stringValue!)", json: ["name": "Home 2"])
             #expect(try await api.request(.post, "publish").status == .created)
-            #expect(try await documents.currentDocument(slug: slug)?.number == 1, "until the index is checked")
+            #expect(try await documents.document(slug: slug, number: nil)?.number == 1, "until the index is checked")
             try await documents.reloadAll()
-            #expect(try await documents.currentDocument(slug: slug)?.number == 2)
+            #expect(try await documents.document(slug: slug, number: nil)?.number == 2)
 
             // A notification refreshes one app; its previous document was hot, so the new one is
             // read at once and stays served from memory.
@@ -93,7 +93,7 @@ struct DocumentCacheTests {
             #expect(try await api.request(.post, "publish").status == .created)
             try await documents.refresh(slug: slug)
             #expect(documents.hasVersion(slug: slug, number: 3))
-            #expect(try await documents.currentDocument(slug: slug)?.number == 3)
+            #expect(try await documents.document(slug: slug, number: nil)?.number == 3)
         }
     }
 
@@ -118,12 +118,71 @@ struct DocumentCacheTests {
                     #expect(response.status == .notFound, "the index answers a 404 without the database")
                 }
                 // Once read (the database was there for a moment), it is served from memory.
-                _ = try await documents.currentDocument(slug: slug)
+                _ = try await documents.document(slug: slug, number: nil)
                 try await client.execute(uri: "/rivers/\(slug)/rivers.json", method: .get) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.eTag]?.isEmpty == false)
                 }
             }
+        }
+    }
+
+    /// Numbered URLs need no token: reading every old version must not push the current
+    /// documents out (they have their own eighth of the budget), and a version the index says
+    /// cannot exist is a 404 without the database.
+    @Test func oldVersionsCannotFlushCurrentDocuments() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let screen = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
+            let id = screen["id"]!.stringValue!
+            for n in 1...4 {
+                _ = try await api.request(.patch, "screens/\(id)", json: ["name": .string("Home \(n)")])
+                #expect(try await api.request(.post, "publish").status == .created)
+            }
+            let store = Store(client: try await TestDatabase.client(), logger: testLogger)
+            let slug = api.app.slug
+            let size = DocumentCache.cost(ServedDocument(try #require(try await store.document(slug: slug, number: 4))))
+            // An eighth is room for one older version.
+            let documents = PublishedDocuments(store: store, cacheBytes: size * 8 + size / 2)
+            #expect(documents.cacheBudgets.older >= size && documents.cacheBudgets.older < 2 * size)
+            try await documents.reloadAll()
+            #expect(try await documents.document(slug: slug, number: nil)?.number == 4)
+            for _ in 0..<3 {
+                for n in 1...3 { #expect(try await documents.document(slug: slug, number: n)?.number == n) }
+            }
+            #expect(documents.hasVersion(slug: slug, number: 4), "the current document stays")
+            #expect(documents.hasVersion(slug: slug, number: 3), "the last old version read is kept")
+            #expect(!documents.hasVersion(slug: slug, number: 1) && !documents.hasVersion(slug: slug, number: 2))
+            // Asking for v4 by number finds the current document, not a second copy.
+            #expect(try await documents.document(slug: slug, number: 4)?.number == 4)
+            #expect(documents.cacheUsage.count == 2)
+
+            // Above the current version, or an unknown slug: answered from the index alone.
+            #expect(documents.canServe(slug: slug, number: 5))
+            #expect(try await documents.document(slug: slug, number: 5) == nil)
+            #expect(documents.canServe(slug: "never-published", number: 1))
+            #expect(try await documents.document(slug: "never-published", number: 1) == nil)
+            #expect(!documents.canServe(slug: slug, number: 1), "old, not in memory: it needs the database")
+        }
+    }
+
+    /// The periodic check moves a hot app to its new document at once (read before the index
+    /// points at it); a cold app stays cold.
+    @Test func thePeriodicCheckKeepsHotAppsHot() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let screen = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
+            #expect(try await api.request(.post, "publish").status == .created)
+            let store = Store(client: try await TestDatabase.client(), logger: testLogger)
+            let documents = PublishedDocuments(store: store, cacheBytes: 1 << 22)
+            try await documents.reloadAll()
+            let slug = api.app.slug
+            _ = try await documents.document(slug: slug, number: nil)
+            _ = try await api.request(.patch, "screens/\(screen["id"]!.stringValue!)", json: ["name": "Home 2"])
+            #expect(try await api.request(.post, "publish").status == .created)
+            try await documents.reloadAll()
+            #expect(documents.hasVersion(slug: slug, number: 2), "read by the check, not by the first app start")
+            #expect(documents.cached(slug: slug, number: nil)?.number == 2)
         }
     }
 
