@@ -18,5 +18,12 @@ if [ ! -f .data/demo-app ]; then
   echo "  $token"
   echo
 fi
+if [ ! -f .data/demo-admin ]; then
+  # The demo administrator: the link sets its password (usable once, for 7 days).
+  "$bin" user create admin@example.com --name "Demo admin" --admin
+  echo admin@example.com > .data/demo-admin
+  echo "(Sign in as admin@example.com once the password is set; 'rivers user reset-password admin@example.com' makes a new link.)"
+  echo
+fi
 echo "Rivers at http://${HOST:-127.0.0.1}:${PORT:-8080}  (make stop stops the database)"
 exec "$bin" serve

@@ -115,34 +115,37 @@ public func buildRouter(
     router.add(middleware: EditorFilesMiddleware(directory: configuration.publicDirectory, logger: store.logger))
 
     let open = RouteRegistrar(group: router.group(""), prefix: "", log: routeLog)
-    open.on(.get, "api/openapi.json") { _, _ in
+    open.on(.get, "api/openapi.json", need: .anyone) { _, _ in
         Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.bytes)))
     }
     // Readiness: whether the database answers, as the monitor last saw it (no query per call).
-    open.on(.get, "health") { _, _ in
+    open.on(.get, "health", need: .anyone) { _, _ in
         guard availability.isReady else { throw Problem.databaseUnavailable }
         return JSONResponse(["status": "ok"])
     }
     // Readiness for load balancers that should send traffic only once the published documents are
     // in memory too: the database answers and every current document is loaded.
-    open.on(.get, "health/ready") { _, _ in
+    open.on(.get, "health/ready", need: .anyone) { _, _ in
         guard availability.isReady, documents.isLoaded else { throw Problem.databaseUnavailable }
         return JSONResponse(["status": "ok"])
     }
     // The process answers: for liveness probes, without touching the database.
-    open.on(.get, "health/live") { _, _ in
+    open.on(.get, "health/live", need: .anyone) { _, _ in
         JSONResponse(["status": "ok"])
     }
 
     PublicDocumentController(documents: documents, availability: availability).register(on: open)
 
+    let cookies = SessionCookies(publicBaseURL: configuration.publicBaseURL)
     let api = router.group("api/v1")
         .add(middleware: DatabaseAvailabilityMiddleware(availability: availability))
-        .add(middleware: TokenAuthMiddleware(store: store))
+        .add(middleware: AuthMiddleware(store: store, sessions: cookies))
+        .add(middleware: AppAccessMiddleware(store: store))
     let helpers = APIHelpers(bodyLimit: configuration.maxBodyBytes)
     let routes = RouteRegistrar(group: api, prefix: "api/v1", log: routeLog)
+    TeamController(store: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies).register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
     return router

@@ -1,65 +1,259 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import HummingbirdBcrypt
+import NIOCore
+import NIOPosix
 import RiversCore
 import RiversStore
 
-/// The request context: Hummingbird's core storage plus the app the bearer token belongs to.
-public struct RiversContext: RequestContext {
+/// Who is asking: a person signed in through the editor (a session cookie), or an API token.
+public enum Principal: Sendable {
+    case person(SignedInSession)
+    case token(app: App, token: TokenInfo)
+
+    /// How the audit log and "published by" name the caller.
+    var displayName: String {
+        switch self {
+        case .person(let session): return session.user.displayName
+        case .token(_, let token): return "token \(token.name)"
+        }
+    }
+
+    var isInstanceAdmin: Bool {
+        if case .person(let session) = self { return session.user.isAdmin }
+        return false
+    }
+}
+
+/// The request context: Hummingbird's core storage plus who is asking (`AuthMiddleware`) and,
+/// on routes under `apps/{app}`, the app and the caller's role in it (`AppAccessMiddleware`).
+public struct RiversContext: RequestContext, Authorizing {
     public var coreContext: CoreRequestContextStorage
-    /// The token's app, set by `TokenAuthMiddleware` on every `/api/v1` request.
-    public var tokenApp: App?
-    /// Who the token is, for "published by".
-    public var tokenName: String?
+    public var principal: Principal?
+    /// Why credentials that came with the request give no rights (a cookie write without its
+    /// CSRF token): what a route that needs rights answers.
+    public var refused: Problem?
+    /// The app named by `{app}` and the caller's role in it.
+    public var access: (app: App, role: Role)?
+    /// The peer's address, for sessions, throttling and the audit log.
+    public let remoteAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress ?? ""
     }
+
+    var role: Role? { access?.role }
 }
 
 /// The context of every route under `/api/v1/apps/{app}` (a Hummingbird child context): the app
-/// named by `{app}` (id or slug), checked once when the route is matched. It must be the token's
-/// app, else 404, so a token cannot even learn which other apps exist; the token's app was read
-/// with the token, so this costs no query.
-public struct AppContext: ChildRequestContext {
+/// named by `{app}` (id or slug) and the caller's role there, checked by `AppAccessMiddleware`
+/// when the route is matched: a token sees only its own app, a person only the apps they are a
+/// member of (instance admins: every app); any other app is a 404, so no one learns which apps
+/// exist.
+public struct AppContext: ChildRequestContext, Authorizing {
     public var coreContext: CoreRequestContextStorage
     public let app: App
-    /// Who the token is, for "published by".
-    public let tokenName: String?
+    public let principal: Principal?
+    public let refused: Problem?
+    public let role: Role?
+    public let remoteAddress: String
 
     /// How a publish through this request is recorded.
-    var publisher: String { tokenName.map { "token \($0)" } ?? "api" }
+    var publisher: String { principal?.displayName ?? "api" }
 
     public init(context: RiversContext) throws {
-        let key = try context.pathParameter("app")
-        guard let app = context.tokenApp, key == app.slug || UUIDText.normalize(key) == app.id else {
-            throw Problem.notFound("no app \(key)")
-        }
+        guard let access = context.access else { throw Problem.notFound("no app \((try? context.pathParameter("app")) ?? "")") }
         self.coreContext = context.coreContext
-        self.app = app
-        self.tokenName = context.tokenName
+        self.app = access.app
+        self.role = access.role
+        self.principal = context.principal
+        self.refused = context.refused
+        self.remoteAddress = context.remoteAddress
     }
 }
 
-/// Every `/api/v1` route needs `Authorization: Bearer <token>`; the token decides the one app
-/// the request may see.
-struct TokenAuthMiddleware: RouterMiddleware {
+/// Finds who is asking: `Authorization: Bearer <token>` (automation), else the session cookie
+/// (the editor). A token that is not valid is a 401 at once; no credentials leave the principal
+/// unset, and each route's need decides (`Authorizing`). A write through a cookie must carry the
+/// session's CSRF token in `X-CSRF-Token` (a header forms cannot send) and, when the browser sends
+/// `Origin`, come from this server's own origin. Everything the request changes is recorded in the
+/// audit log under the caller's name.
+struct AuthMiddleware: RouterMiddleware {
     typealias Context = RiversContext
-    let store: any AppRepository
+    let store: Store
+    let sessions: SessionCookies
 
     func handle(_ request: Request, context: RiversContext, next: (Request, RiversContext) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else { throw Problem.unauthorized }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Problem.unauthorized }
-        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        // No token is longer; a longer header is refused before it is hashed.
-        guard token.utf8.count <= 200, let (app, name) = try await store.tokenOwner(token) else {
-            throw Problem(.unauthorized, type: "unauthorized", title: "Authentication required", detail: "the API token is not valid",
-                          headers: [.wwwAuthenticate: "Bearer realm=\"rivers\", error=\"invalid_token\""])
-        }
         var context = context
-        context.tokenApp = app
-        context.tokenName = name
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Problem.unauthorized }
+            let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+            // No token is longer; a longer header is refused before it is hashed.
+            guard token.utf8.count <= 200, let (app, info) = try await store.tokenOwner(token) else {
+                throw Problem(.unauthorized, type: "unauthorized", title: "Authentication required", detail: "the API token is not valid",
+                              headers: [.wwwAuthenticate: "Bearer realm=\"rivers\", error=\"invalid_token\""])
+            }
+            context.principal = .token(app: app, token: info)
+        } else if let secret = sessions.secret(in: request), let session = try await store.session(secret: secret) {
+            if !Self.isSafe(request.method) {
+                try sessions.checkOrigin(request)
+            }
+            if Self.isSafe(request.method)
+                || request.headers[SessionCookies.csrfHeader].map({ Self.constantTimeEqual($0, session.csrfToken) }) == true
+            {
+                context.principal = .person(session)
+            } else {
+                // Without the token the cookie gives no rights; a route open to anyone (signing
+                // in again, a link) still answers.
+                context.refused = Problem(
+                    .forbidden, type: "csrf", title: "CSRF token missing or wrong",
+                    detail: "a write made with the session cookie must send the session's csrf_token in X-CSRF-Token", field: "X-CSRF-Token")
+            }
+            if session.renewed {
+                // The cookie lives as long as the session: 14 days from its last use.
+                let response = try await withActor(context) { try await next(request, context) }
+                var renewed = response
+                if renewed.headers[.setCookie] == nil { renewed.headers[.setCookie] = sessions.setCookie(secret) }
+                return renewed
+            }
+        } else if !Self.isSafe(request.method) {
+            try sessions.checkOrigin(request)
+        }
+        return try await withActor(context) { try await next(request, context) }
+    }
+
+    /// Runs the rest of the request with its caller recorded for the audit log.
+    private func withActor(_ context: RiversContext, _ body: () async throws -> Response) async throws -> Response {
+        let actor = context.principal.map { principal -> AuditActor in
+            switch principal {
+            case .person(let s): return AuditActor(name: s.user.email, kind: .user, requestId: context.id, address: context.remoteAddress)
+            case .token(_, let t): return AuditActor(name: "token \(t.name)", kind: .token, requestId: context.id, address: context.remoteAddress)
+            }
+        } ?? AuditActor(name: "anonymous", kind: .anonymous, requestId: context.id, address: context.remoteAddress)
+        return try await AuditActor.$current.withValue(actor) { try await body() }
+    }
+
+    static func isSafe(_ method: HTTPRequest.Method) -> Bool { method == .get || method == .head || method == .options }
+
+    /// Compares two secrets in time that depends on their lengths only.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for i in x.indices { difference |= x[i] ^ y[i] }
+        return difference == 0
+    }
+}
+
+/// Resolves `{app}` for the routes under `apps/{app}` (it runs once the route is matched, so the
+/// parameter is known; other routes pass through): the app and the caller's role there (see
+/// `AppContext`). Without credentials it is a 401, so a stranger learns nothing either.
+struct AppAccessMiddleware: RouterMiddleware {
+    typealias Context = RiversContext
+    let store: Store
+
+    func handle(_ request: Request, context: RiversContext, next: (Request, RiversContext) async throws -> Response) async throws -> Response {
+        guard context.parameters.get("app") != nil else { return try await next(request, context) }
+        let key = try context.pathParameter("app")
+        var context = context
+        switch context.principal {
+        case nil:
+            throw context.refused ?? Problem.unauthorized
+        case .token(let app, let token):
+            guard key == app.slug || UUIDText.normalize(key) == app.id else { throw Problem.notFound("no app \(key)") }
+            context.access = (app, token.role)
+        case .person(let session):
+            guard let app = try await store.findApp(key) else { throw Problem.notFound("no app \(key)") }
+            if session.user.isAdmin {
+                context.access = (app, .admin)
+            } else {
+                guard let role = try await store.role(userId: session.user.id, appId: app.id) else { throw Problem.notFound("no app \(key)") }
+                context.access = (app, role)
+            }
+        }
         return try await next(request, context)
+    }
+}
+
+/// The session cookie: its name and attributes, and the origin check of cookie-authenticated writes.
+struct SessionCookies: Sendable {
+    static let name = "rivers_session"
+    static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
+    /// `Secure` when the server is reached over https (`PUBLIC_BASE_URL`).
+    let secure: Bool
+    /// This server's own origin when it is known (`PUBLIC_BASE_URL`); else the request's Host.
+    let origin: String?
+
+    init(publicBaseURL: String?) {
+        secure = publicBaseURL?.lowercased().hasPrefix("https://") ?? false
+        origin = publicBaseURL.flatMap { url in
+            guard let c = URLComponents(string: url), let scheme = c.scheme, let host = c.host else { return nil }
+            return "\(scheme)://\(host)" + (c.port.map { ":\($0)" } ?? "")
+        }
+    }
+
+    func secret(in request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop(while: { $0 == " " })
+                if trimmed.hasPrefix(Self.name + "="), trimmed.utf8.count <= Self.name.utf8.count + 1 + 100 {
+                    return String(trimmed.dropFirst(Self.name.count + 1))
+                }
+            }
+        }
+        return nil
+    }
+
+    /// A browser names the page a request comes from in `Origin`: it must be this server.
+    func checkOrigin(_ request: Request) throws {
+        guard let sent = request.headers[.origin] else { return }
+        let expected = origin ?? request.head.authority.map { "\(secure ? "https" : "http")://\($0)" }
+        let host = request.head.authority ?? ""
+        guard sent == expected || sent == "http://\(host)" || sent == "https://\(host)" else {
+            throw Problem(.forbidden, type: "cross-origin", title: "Cross-origin write refused",
+                          detail: "writes with the session cookie are accepted only from this server's own pages", field: "Origin")
+        }
+    }
+
+    func setCookie(_ secret: String) -> String {
+        "\(Self.name)=\(secret); Path=/; Max-Age=\(Int(Store.sessionIdleLifetime)); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    }
+
+    var clearCookie: String {
+        "\(Self.name)=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    }
+}
+
+/// Passwords: bcrypt at cost 12 (hummingbird-auth), on a thread pool, since a hash takes a
+/// quarter of a second of CPU by design.
+enum Passwords {
+    static let cost: UInt8 = 12
+    static let minimumLength = 10
+    static let maximumBytes = 72  // bcrypt reads no further
+
+    static func hash(_ password: String) async throws -> String {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    static func verify(_ password: String, hash: String) async throws -> Bool {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+    }
+
+    /// A hash of no one's password: verifying against it costs the same time as a real check, so
+    /// an unknown email cannot be told from a wrong password by the time the answer takes.
+    static let decoy = Bcrypt.hash("rivers decoy password", cost: cost)
+
+    /// A password people may choose: 10 characters or more, at most 72 bytes (bcrypt's limit).
+    static func check(_ password: String, field: String = "/password") throws {
+        guard password.trimmingCharacters(in: .whitespacesAndNewlines).count >= minimumLength else {
+            throw Problem.invalid([FieldError(field, "must be at least \(minimumLength) characters, not counting spaces at either end")])
+        }
+        guard password.utf8.count <= maximumBytes else {
+            throw Problem.invalid([FieldError(field, "must be at most \(maximumBytes) bytes")])
+        }
     }
 }
 

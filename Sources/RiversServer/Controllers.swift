@@ -20,18 +20,14 @@ struct APIController {
         let appRoutes = routes.appScoped()
         PreviewController(store: store, helpers: helpers).register(on: routes)
         PluginController(store: store, helpers: helpers).register(on: routes)
-        routes.on(.get, "apps") { _, context in
-            guard let app = context.tokenApp else { throw Problem.unauthorized }
-            return JSONResponse(pageJSON([appJSON(app)], total: 1, limit: 50, offset: 0))
-        }
-        appRoutes.on(.get, "") { _, context in
+        appRoutes.on(.get, "", need: .role(.viewer)) { _, context in
             JSONResponse(appJSON(context.app))
         }
-        routes.on(.get, "component-types") { _, _ in
+        routes.on(.get, "component-types", need: .authenticated) { _, _ in
             JSONResponse(["items": .array(ComponentType.builtIn.map(\.json))])
         }
         // The app's catalog: the built-in types and its ui_component plugins.
-        appRoutes.on(.get, "component-types") { _, context in
+        appRoutes.on(.get, "component-types", need: .role(.viewer)) { _, context in
             let app = context.app
             let catalog = try await store.registry(appId: app.id).catalog
             let ids = ComponentType.builtIn.map(\.id) + catalog.types.keys.filter { id in !ComponentType.builtIn.contains { $0.id == id } }.sorted()
@@ -66,7 +62,7 @@ struct APIController {
         ).register(on: appRoutes, helpers: helpers)
 
         // Reordering a screen's components is one request: the new order of their ids.
-        appRoutes.on(.post, "screens/{id}/reorder") { request, context in
+        appRoutes.on(.post, "screens/{id}/reorder", need: .role(.editor)) { request, context in
             let app = context.app
             let precondition = try helpers.precondition(request)
             let body = try await helpers.body(request)

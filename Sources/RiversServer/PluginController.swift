@@ -11,22 +11,22 @@ struct PluginController {
 
     func register(on routes: RouteRegistrar<RiversContext>) {
         let appRoutes = routes.appScoped()
-        appRoutes.on(.get, "plugins") { request, context in
+        appRoutes.on(.get, "plugins", need: .role(.viewer)) { request, context in
             let app = context.app
             let (limit, offset) = try helpers.paging(request)
             return JSONResponse(try await store.listPlugins(appId: app.id, limit: limit, offset: offset).json)
         }
-        appRoutes.on(.post, "plugins") { request, context in
+        appRoutes.on(.post, "plugins", need: .role(.editor)) { request, context in
             let app = context.app
             let (record, created) = try await store.registerPlugin(appId: app.id, manifestJSON: try await helpers.body(request))
             let id = record.body["identifier"]?.stringValue ?? ""
             return JSONResponse(record, status: created ? .created : .ok, location: "/api/v1/apps/\(app.slug)/plugins/\(id)")
         }
-        appRoutes.on(.get, "plugins/{id}") { _, context in
+        appRoutes.on(.get, "plugins/{id}", need: .role(.viewer)) { _, context in
             let app = context.app
             return JSONResponse(try await store.plugin(appId: app.id, identifier: try context.pathParameter("id")))
         }
-        appRoutes.on(.put, "plugins/{id}") { request, context in
+        appRoutes.on(.put, "plugins/{id}", need: .role(.editor)) { request, context in
             let app = context.app
             let precondition = try helpers.precondition(request)
             let (record, _) = try await store.registerPlugin(
@@ -34,12 +34,12 @@ struct PluginController {
                 precondition: precondition, replace: true)
             return JSONResponse(record)
         }
-        appRoutes.on(.delete, "plugins/{id}") { request, context in
+        appRoutes.on(.delete, "plugins/{id}", need: .role(.editor)) { request, context in
             let app = context.app
             try await store.deletePlugin(appId: app.id, identifier: try context.pathParameter("id"), precondition: try helpers.precondition(request))
             return NoContent()
         }
-        appRoutes.on(.get, "plugins/{id}/form") { request, context in
+        appRoutes.on(.get, "plugins/{id}/form", need: .role(.viewer)) { request, context in
             let app = context.app
             let version = request.uri.queryParameters["version"].map(String.init)
             let manifest = try await store.pluginManifest(appId: app.id, identifier: try context.pathParameter("id"), version: version)

@@ -16,10 +16,10 @@ struct PreviewController {
 
     func register(on routes: RouteRegistrar<RiversContext>) {
         let appRoutes = routes.appScoped()
-        routes.on(.get, "devices") { _, _ in
+        routes.on(.get, "devices", need: .authenticated) { _, _ in
             JSONResponse(["items": .array(DevicePreset.all.map(Self.presetJSON))])
         }
-        appRoutes.on(.get, "screens/{id}/preview") { request, context in
+        appRoutes.on(.get, "screens/{id}/preview", need: .role(.viewer)) { request, context in
             let app = context.app
             let record = try await store.screen(appId: app.id, id: try context.pathParameter("id"))
             let device = try Self.device(query: request.uri.queryParameters)
@@ -32,10 +32,10 @@ struct PreviewController {
             }
             return try await render(screen, appId: app.id, device: device, sample: nil, options: options, request: request)
         }
-        appRoutes.on(.post, "cell-preview") { request, _ in
+        appRoutes.on(.post, "cell-preview", need: .role(.viewer)) { request, _ in
             try cellPreview(request, body: try await helpers.body(request))
         }
-        appRoutes.on(.post, "preview") { request, context in
+        appRoutes.on(.post, "preview", need: .role(.viewer)) { request, context in
             let app = context.app
             let body = try await helpers.body(request)
             let problems = Problems()
@@ -197,15 +197,10 @@ struct PreviewController {
 
     static let defaultDevice = DevicePreset.all[0].device
 
-    /// `?device=<preset id>` or `?width=&height=&scale=` (scale defaults to 2).
+    /// `?device=<preset id>` or `?width=&height=&scale=` (scale defaults to 2). With a preset, a
+    /// size given too is still checked (an impossible number is never accepted), and the preset
+    /// wins.
     static func device(query: Parameters) throws -> Device {
-        if let id = query["device"] {
-            guard let preset = DevicePreset.all.first(where: { $0.id == id }) else {
-                throw Problem.badParameter("device", "no device preset \(id); see GET /api/v1/devices")
-            }
-            return preset.device
-        }
-        guard query["width"] != nil || query["height"] != nil || query["scale"] != nil else { return defaultDevice }
         func number(_ name: String, _ range: ClosedRange<Double>, default value: Double?) throws -> Double {
             guard let text = query[Substring(name)] else {
                 if let value { return value }
@@ -216,6 +211,16 @@ struct PreviewController {
             }
             return n
         }
+        if let id = query["device"] {
+            for (name, range) in [("width", 1.0...10_000), ("height", 1...10_000), ("scale", 1...4)] where query[Substring(name)] != nil {
+                _ = try number(name, range, default: nil)
+            }
+            guard let preset = DevicePreset.all.first(where: { $0.id == id }) else {
+                throw Problem.badParameter("device", "no device preset \(id.prefix(40)); see GET /api/v1/devices")
+            }
+            return preset.device
+        }
+        guard query["width"] != nil || query["height"] != nil || query["scale"] != nil else { return defaultDevice }
         return Device(width: try number("width", 1...10_000, default: nil), height: try number("height", 1...10_000, default: nil),
                       scale: try number("scale", 1...4, default: 2))
     }
@@ -223,7 +228,7 @@ struct PreviewController {
     static func device(json: JSONValue, problems: Problems) -> Device? {
         if let id = json.stringValue {
             guard let preset = DevicePreset.all.first(where: { $0.id == id }) else {
-                problems.add("/device", "no device preset \(id); see GET /api/v1/devices")
+                problems.add("/device", "no device preset \(id.prefix(40)); see GET /api/v1/devices")
                 return nil
             }
             return preset.device

@@ -69,13 +69,20 @@ public struct Problem: Error, HTTPResponseError, Sendable {
         Problem(.badRequest, type: "bad-parameter", title: "A query parameter is not valid", detail: detail, field: name)
     }
 
+    /// 403: the caller is known but may not do this.
+    static func forbidden(need: Need, role: Role?) -> Problem {
+        let has = role.map { "your role here is \($0.rawValue)" } ?? "you have no role that allows it"
+        return Problem(.forbidden, type: "forbidden", title: "Forbidden", detail: "this needs \(need) rights; \(has)",
+                       extra: ["needs": .string(need.description)])
+    }
+
     public static func notFound(_ detail: String) -> Problem {
         Problem(.notFound, type: "not-found", title: "Not found", detail: detail)
     }
 
     public static let unauthorized = Problem(
         .unauthorized, type: "unauthorized", title: "Authentication required",
-        detail: "send an API token as 'Authorization: Bearer <token>' (create one with 'rivers token create <app>')",
+        detail: "sign in (POST /api/v1/session) or send an API token as 'Authorization: Bearer <token>' (create one with 'rivers token create <app>')",
         headers: [.wwwAuthenticate: "Bearer realm=\"rivers\""])
 
     public static func tooLarge(limit: Int) -> Problem {

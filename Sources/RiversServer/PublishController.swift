@@ -12,7 +12,7 @@ struct PublishController {
 
     func register(on routes: RouteRegistrar<RiversContext>) {
         let appRoutes = routes.appScoped()
-        appRoutes.on(.get, "problems") { _, context in
+        appRoutes.on(.get, "problems", need: .role(.viewer)) { _, context in
             let app = context.app
             let report = try await store.problems(appId: app.id)
             // At most 100 of each are listed; the counts say how many there are.
@@ -24,19 +24,19 @@ struct PublishController {
                 "warnings": list(report.warnings), "warning_count": .number(Double(report.warnings.count)),
             ])
         }
-        appRoutes.on(.get, "draft.json") { _, context in
+        appRoutes.on(.get, "draft.json", need: .role(.viewer)) { _, context in
             let app = context.app
             return Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: try await store.draftDocument(appId: app.id))))
         }
-        appRoutes.on(.post, "publish") { request, context in
+        appRoutes.on(.post, "publish", need: .role(.publisher)) { request, context in
             let app = context.app
             let note = try await Self.note(request, helpers: helpers)
             let outcome = try await Self.measured { try await store.publish(appId: app.id, note: note, publishedBy: context.publisher) }
             return respond(outcome, app: app)
         }
-        appRoutes.on(.post, "import") { request, context in
+        appRoutes.on(.post, "import", need: .role(.editor)) { request, context in
             let app = context.app
             // The body is the document under review: a broken one is a 422 saying where, like any
             // other problem of the document (elsewhere malformed JSON is a 400).
@@ -54,13 +54,13 @@ struct PublishController {
                 "warnings": .array(result.warnings.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
             ], status: .created)
         }
-        appRoutes.on(.get, "versions") { request, context in
+        appRoutes.on(.get, "versions", need: .role(.viewer)) { request, context in
             let app = context.app
             let (limit, offset) = try helpers.paging(request)
             let (versions, total) = try await store.listVersions(appId: app.id, limit: limit, offset: offset)
             return JSONResponse(pageJSON(versions.map { $0.json(slug: app.slug, baseURL: baseURL) }, total: total, limit: limit, offset: offset))
         }
-        appRoutes.on(.get, "versions/diff") { request, context in
+        appRoutes.on(.get, "versions/diff", need: .role(.viewer)) { request, context in
             let app = context.app
             let query = request.uri.queryParameters
             func number(_ name: String) throws -> Int {
@@ -74,14 +74,14 @@ struct PublishController {
             let diff = DocumentDiff.diff(from: try JSONValue.parse(from.document), to: try JSONValue.parse(to.document))
             return JSONResponse(.object((diff.objectValue ?? [:]).merging(["from": .number(Double(from.number)), "to": .number(Double(to.number))]) { a, _ in a }))
         }
-        appRoutes.on(.get, "versions/{number}") { _, context in
+        appRoutes.on(.get, "versions/{number}", need: .role(.viewer)) { _, context in
             let app = context.app
             let version = try await store.version(appId: app.id, number: try Self.versionNumber(context))
             var json = version.json(slug: app.slug, baseURL: baseURL).objectValue ?? [:]
             json["document"] = try JSONValue.parse(version.document)
             return JSONResponse(.object(json))
         }
-        appRoutes.on(.post, "versions/{number}/rollback") { request, context in
+        appRoutes.on(.post, "versions/{number}/rollback", need: .role(.publisher)) { request, context in
             let app = context.app
             let number = try Self.versionNumber(context)
             let note = try await Self.note(request, helpers: helpers)

@@ -112,7 +112,7 @@ public final class PublishedDocuments: Sendable {
         /// nothing for a slug it does not know), `.ask` when only the database can tell.
         func lookup(slug: String, number: Int?) -> Lookup {
             guard loaded else { return number.map { .ask(.init(slug: slug, number: $0)) } ?? .askCurrent }
-            guard let entry = index[slug] else { return .absent }
+            guard let entry = index[slug], !entry.gone, entry.movedTo == nil else { return .absent }
             let wanted = number ?? entry.number
             guard wanted <= entry.number else { return .absent }
             return .known(.init(slug: slug, number: wanted), isCurrent: wanted == entry.number)
@@ -143,6 +143,16 @@ public final class PublishedDocuments: Sendable {
     /// Bytes and documents in the caches now.
     var cacheUsage: (bytes: Int, count: Int) {
         state.withLockedValue { ($0.current.bytes + $0.older.bytes, $0.current.count + $0.older.count) }
+    }
+
+    /// What a slug answers instead of a document: 410 for an archived app, 301 for a former slug
+    /// (the loaded index knows both; nil otherwise).
+    func redirect(slug: String) -> PublicRedirect? {
+        state.withLockedValue { state in
+            guard state.loaded, let entry = state.index[slug] else { return nil }
+            if entry.gone { return .gone }
+            return entry.movedTo.map(PublicRedirect.moved)
+        }
     }
 
     /// The budget of each cache (for tests and diagnostics).
@@ -284,6 +294,11 @@ public final class PublishedDocuments: Sendable {
     }
 }
 
+enum PublicRedirect: Equatable {
+    case gone
+    case moved(String)
+}
+
 /// Keeps `PublishedDocuments` current: a full load at start and after every reconnection, then
 /// one reload per notification on `rivers_published`, and a full check every `interval` in case
 /// a notification was lost.
@@ -355,20 +370,22 @@ struct PublicDocumentController {
 
     func register(on routes: RouteRegistrar<RiversContext>) {
         for method in [HTTPRequest.Method.get, .head] {
-            routes.on(method, "rivers/{slug}/rivers.json") { request, context in
+            routes.on(method, "rivers/{slug}/rivers.json", need: .anyone) { request, context in
                 let slug = try context.pathParameter("slug")
+                if let answer = try Self.redirect(documents.redirect(slug: slug), path: "rivers.json") { return answer }
                 guard documents.canServe(slug: slug, number: nil) || availability.isReady else { throw Problem.databaseUnavailable }
                 guard let document = try await documents.document(slug: slug, number: nil) else {
                     throw Problem.notFound("nothing is published for \(slug)")
                 }
                 return Self.respond(document, request: request, current: true)
             }
-            routes.on(method, "rivers/{slug}/{version}/rivers.json") { request, context in
+            routes.on(method, "rivers/{slug}/{version}/rivers.json", need: .anyone) { request, context in
                 let slug = try context.pathParameter("slug")
                 let text = try context.pathParameter("version")
                 guard text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 else {
                     throw Problem.notFound("versions are addressed as v1, v2, … (got \(text))")
                 }
+                if let answer = try Self.redirect(documents.redirect(slug: slug), path: "v\(number)/rivers.json") { return answer }
                 guard documents.canServe(slug: slug, number: number) || availability.isReady else { throw Problem.databaseUnavailable }
                 guard let document = try await documents.document(slug: slug, number: number) else {
                     throw Problem.notFound("\(slug) has no version \(number)")
@@ -379,6 +396,19 @@ struct PublicDocumentController {
     }
 
     static let versionHeader = HTTPField.Name("X-Rivers-Version")!
+
+    /// 410 for an archived app; 301 from a former slug to the same document under the new one.
+    static func redirect(_ redirect: PublicRedirect?, path: String) throws -> Response? {
+        switch redirect {
+        case nil: return nil
+        case .gone:
+            throw Problem(.gone, type: "app-archived", title: "Gone", detail: "this app has been archived: it publishes nothing any more")
+        case .moved(let slug):
+            return Response(status: .movedPermanently, headers: [
+                .location: "/rivers/\(slug)/\(path)", .cacheControl: "public, max-age=3600", .accessControlAllowOrigin: "*",
+            ])
+        }
+    }
 
     /// The comma-separated members of a header, trimmed, without Foundation (this is the hot path).
     static func members(_ header: String) -> [Substring] {

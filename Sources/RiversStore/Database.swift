@@ -75,6 +75,14 @@ extension PostgresConnection {
     func transaction<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await query("BEGIN", logger: logger)
         do {
+            // Who is acting, for the audit triggers: settings that end with the transaction.
+            if let actor = AuditActor.current {
+                try await query(
+                    """
+                    SELECT set_config('rivers.actor', \(actor.name), true), set_config('rivers.actor_kind', \(actor.kind.rawValue), true),
+                           set_config('rivers.request_id', \(actor.requestId), true), set_config('rivers.address', \(actor.address), true)
+                    """, logger: logger)
+            }
             let result = try await body(self)
             try await query("COMMIT", logger: logger)
             return result
@@ -170,4 +178,26 @@ enum PoolMetrics {
     static func returned() {
         inUseGauge.record(inUse.withLockedValue { $0 -= 1; return $0 })
     }
+}
+
+/// Who is making the changes of the current task (a request, or a command), for the audit log:
+/// `transaction` hands it to the database's audit triggers. Unset, changes are the system's.
+public struct AuditActor: Sendable {
+    public enum Kind: String, Sendable {
+        case user, token, system, anonymous
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var requestId: String
+    public var address: String
+
+    public init(name: String, kind: Kind, requestId: String = "", address: String = "") {
+        self.name = String(name.prefix(200))
+        self.kind = kind
+        self.requestId = String(requestId.prefix(100))
+        self.address = String(address.prefix(100))
+    }
+
+    @TaskLocal public static var current: AuditActor?
 }

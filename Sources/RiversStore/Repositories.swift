@@ -1,3 +1,4 @@
+import Foundation
 import RiversCore
 
 // One protocol per aggregate, as in Hummingbird's todos-postgres-tutorial: the HTTP controllers
@@ -10,9 +11,9 @@ public protocol AppRepository: Sendable {
     func findApp(_ idOrSlug: String) async throws -> App?
     func findApp(slug: String) async throws -> App?
     func app(id: String) async throws -> App
-    func createToken(appId: String, label: String) async throws -> String
-    /// The app a token belongs to, with the token's name; nil for an unknown token.
-    func tokenOwner(_ token: String) async throws -> (app: App, tokenName: String)?
+    func createToken(appId: String, name: String, role: Role, expiresAt: Date?, createdBy: String) async throws -> (token: String, info: TokenInfo)
+    /// The app a token belongs to, with the token; nil for an unknown or expired token.
+    func tokenOwner(_ token: String) async throws -> (app: App, token: TokenInfo)?
 }
 
 /// Families and layouts: the rules screens are laid out by, and the templates they start from.

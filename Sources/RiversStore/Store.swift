@@ -43,6 +43,13 @@ public enum Timestamp {
     public static func format(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
+
+    /// An RFC 3339 date-time, with or without fractional seconds (what `format` writes, and what
+    /// people type); nil for anything else.
+    public static func parse(_ text: String) -> Date? {
+        guard text.utf8.count <= 40 else { return nil }
+        return (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) ?? (try? Date(text, strategy: .iso8601))
+    }
 }
 
 public struct App: Sendable, Equatable {
@@ -87,11 +94,14 @@ public struct Store: Sendable {
         }
         let id = UUIDText.random()
         do {
-            let rows = try await client.query(
-                "INSERT INTO apps (id, slug, name) VALUES (\(id)::uuid, \(slug), \(name)) RETURNING created_at", logger: logger)
-            for try await createdAt in rows.decode(Date.self) {
-                return App(id: id, slug: slug, name: name, createdAt: createdAt)
+            let createdAt = try await client.transaction(logger: logger) { connection in
+                // A former slug of another app becomes this app's.
+                try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(slug)", logger: self.logger)
+                return try await connection.query(
+                    "INSERT INTO apps (id, slug, name) VALUES (\(id)::uuid, \(slug), \(name)) RETURNING created_at", logger: self.logger
+                ).collect().first?.decode(Date.self)
             }
+            if let createdAt { return App(id: id, slug: slug, name: name, createdAt: createdAt) }
         } catch let error as PSQLError where error.isUniqueViolation {
             throw StoreError.conflict("an app with slug \"\(slug)\" exists already", usedBy: [])
         }
@@ -99,9 +109,10 @@ public struct Store: Sendable {
     }
 
     /// Finds an app by id or slug, by the kind of key given: a UUID is an id, anything else a slug.
+    /// An archived app is not found.
     public func findApp(_ idOrSlug: String) async throws -> App? {
         if let id = UUIDText.normalize(idOrSlug) {
-            return try await app(rows: client.query("SELECT id::text, slug, name, created_at FROM apps WHERE id = \(id)::uuid", logger: logger))
+            return try await app(rows: client.query("SELECT id::text, slug, name, created_at FROM apps WHERE id = \(id)::uuid AND archived_at IS NULL", logger: logger))
         }
         return try await findApp(slug: idOrSlug)
     }
@@ -109,7 +120,7 @@ public struct Store: Sendable {
     /// Finds an app by slug only (public URLs name apps by slug).
     public func findApp(slug: String) async throws -> App? {
         guard Self.isValidSlug(slug) else { return nil }
-        return try await app(rows: client.query("SELECT id::text, slug, name, created_at FROM apps WHERE slug = \(slug)", logger: logger))
+        return try await app(rows: client.query("SELECT id::text, slug, name, created_at FROM apps WHERE slug = \(slug) AND archived_at IS NULL", logger: logger))
     }
 
     private func app(rows: PostgresRowSequence) async throws -> App? {
@@ -125,31 +136,46 @@ public struct Store: Sendable {
     }
 
     /// Issues a new API token for an app. The token is returned once; only its hash is stored.
-    public func createToken(appId: String, label: String = "") async throws -> String {
-        var generator = SystemRandomNumberGenerator()
-        let random = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let token = "rvs_" + random.map { String(format: "%02x", $0) }.joined()
+    public func createToken(
+        appId: String, name: String = "created with the app", role: Role = .admin, expiresAt: Date? = nil, createdBy: String = ""
+    ) async throws -> (token: String, info: TokenInfo) {
+        let token = Secret.make("rvs_"), id = UUIDText.random()
         let hash = Self.hash(token)
-        try await client.query(
-            "INSERT INTO api_tokens (id, app_id, token_hash, label) VALUES (\(UUIDText.random())::uuid, \(appId)::uuid, \(hash), \(label))",
-            logger: logger)
-        return token
+        let createdAt = try await client.transaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO api_tokens (id, app_id, token_hash, name, role, expires_at, created_by)
+                VALUES (\(id)::uuid, \(appId)::uuid, \(hash), \(name), \(role.rawValue), \(expiresAt), \(createdBy)) RETURNING created_at
+                """, logger: self.logger
+            ).collect().first?.decode(Date.self)
+        }
+        return (token, TokenInfo(id: id, name: name, role: role, createdBy: createdBy, createdAt: createdAt ?? Date(), expiresAt: expiresAt, lastUsedAt: nil))
     }
 
-    /// The app a token belongs to and a name for the token (its label, or the start of its id),
-    /// or nil for an unknown token.
-    /// The app a token belongs to and the token's name, in one query.
-    public func tokenOwner(_ token: String) async throws -> (app: App, tokenName: String)? {
+    /// The app a token belongs to and the token, in one query; nil for an unknown or expired
+    /// token, or one whose app is archived. Its last use is recorded at most once a minute.
+    public func tokenOwner(_ token: String) async throws -> (app: App, token: TokenInfo)? {
         let hash = Self.hash(token), logger = self.logger
-        return try await client.reading { connection -> (app: App, tokenName: String)? in
+        return try await client.reading { connection -> (app: App, token: TokenInfo)? in
             let rows = try await connection.query(
                 """
-                SELECT a.id::text, a.slug, a.name, a.created_at, CASE WHEN t.label = '' THEN left(t.id::text, 8) ELSE t.label END
-                FROM api_tokens t JOIN apps a ON a.id = t.app_id WHERE t.token_hash = \(hash)
+                SELECT a.id::text, a.slug, a.name, a.created_at, t.id::text, t.name, t.role, t.created_by, t.created_at, t.expires_at,
+                       t.last_used_at, t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute'
+                FROM api_tokens t JOIN apps a ON a.id = t.app_id
+                WHERE t.token_hash = \(hash) AND (t.expires_at IS NULL OR t.expires_at > now()) AND a.archived_at IS NULL
                 """,
                 logger: logger)
-            for try await (id, slug, name, createdAt, tokenName) in rows.decode((String, String, String, Date, String).self) {
-                return (App(id: id, slug: slug, name: name, createdAt: createdAt), tokenName)
+            for try await (id, slug, name, createdAt, tokenId, tokenName, role, by, tokenCreated, expires, used, stale) in rows.decode(
+                (String, String, String, Date, String, String, String, String, Date, Date?, Date?, Bool).self)
+            {
+                if stale {
+                    try await connection.query("UPDATE api_tokens SET last_used_at = now() WHERE token_hash = \(hash)", logger: logger)
+                }
+                return (
+                    App(id: id, slug: slug, name: name, createdAt: createdAt),
+                    TokenInfo(id: tokenId, name: tokenName, role: Role(rawValue: role) ?? .viewer, createdBy: by, createdAt: tokenCreated,
+                              expiresAt: expires, lastUsedAt: used)
+                )
             }
             return nil
         }

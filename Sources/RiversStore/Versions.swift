@@ -7,14 +7,20 @@ import RiversLayout
 /// One published version of an app's rivers.json: immutable.
 /// An app's current version as the public URL needs to know it: which number, and its hash
 /// (the ETag), without the document's bytes.
+/// A slug that serves nothing itself is in the index too: an archived app's (410 Gone) and a
+/// former slug of a renamed app (301 to `movedTo`, for 90 days); their `number` is 0.
 public struct PublishedIndexEntry: Sendable, Hashable {
     public var slug: String
     public var number: Int
     public var sha256: String
-    public init(slug: String, number: Int, sha256: String) {
+    public var gone: Bool
+    public var movedTo: String?
+    public init(slug: String, number: Int, sha256: String, gone: Bool = false, movedTo: String? = nil) {
         self.slug = slug
         self.number = number
         self.sha256 = sha256
+        self.gone = gone
+        self.movedTo = movedTo
     }
 }
 
@@ -212,35 +218,35 @@ extension Store {
     // MARK: Serving
 
     /// Every app's current version, without its bytes: what a process checks to know what to
-    /// serve (a few bytes per app, so it stays cheap with many apps).
+    /// serve (a few bytes per app, so it stays cheap with many apps); with the slugs of archived
+    /// apps and the former slugs of renamed ones.
     public func publishedIndex() async throws -> [PublishedIndexEntry] {
-        try await client.reading { connection in
-            let rows = try await connection.query(
-                """
-                SELECT a.slug, v.number, v.sha256
-                FROM apps a JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
-                """, logger: self.logger)
-            var result: [PublishedIndexEntry] = []
-            for try await (slug, number, sha) in rows.decode((String, Int, String).self) {
-                result.append(PublishedIndexEntry(slug: slug, number: number, sha256: sha))
-            }
-            return result
-        }
+        try await indexEntries(slug: nil)
     }
 
-    /// One app's current version, without its bytes; nil when nothing is published.
+    /// One slug's entry; nil when nothing is published there.
     public func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry? {
+        try await indexEntries(slug: slug).first
+    }
+
+    private func indexEntries(slug: String?) async throws -> [PublishedIndexEntry] {
         try await client.reading { connection in
             let rows = try await connection.query(
                 """
-                SELECT a.slug, v.number, v.sha256
-                FROM apps a JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
-                WHERE a.slug = \(slug)
+                SELECT a.slug, coalesce(v.number, 0), coalesce(v.sha256, ''), a.archived_at IS NOT NULL, NULL::text
+                FROM apps a LEFT JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
+                WHERE (v.number IS NOT NULL OR a.archived_at IS NOT NULL) AND (CAST(\(slug) AS text) IS NULL OR a.slug = \(slug))
+                UNION ALL
+                SELECT r.old_slug, 0, '', a.archived_at IS NOT NULL, a.slug
+                FROM slug_redirects r JOIN apps a ON a.id = r.app_id
+                WHERE r.expires_at > now() AND (CAST(\(slug) AS text) IS NULL OR r.old_slug = \(slug))
+                  AND NOT EXISTS (SELECT 1 FROM apps b WHERE b.slug = r.old_slug)
                 """, logger: self.logger)
-            for try await (slug, number, sha) in rows.decode((String, Int, String).self) {
-                return PublishedIndexEntry(slug: slug, number: number, sha256: sha)
+            var result: [PublishedIndexEntry] = []
+            for try await (slug, number, sha, gone, movedTo) in rows.decode((String, Int, String, Bool, String?).self) {
+                result.append(PublishedIndexEntry(slug: slug, number: number, sha256: sha, gone: gone, movedTo: movedTo))
             }
-            return nil
+            return result
         }
     }
 
@@ -359,6 +365,10 @@ extension Store {
                     logger: logger)
             }
             try await connection.query("UPDATE apps SET next_screen_number = \(number) WHERE id = \(appId)::uuid", logger: logger)
+            // One entry for the import as a whole, beside those of each screen and family it wrote.
+            try await self.appendAudit(
+                appId: appId, kind: "app", resourceId: appId, action: "import",
+                summary: "\(records.count) screen(s), \(created.count) family(ies) created, \(extended.count) extended", on: connection)
             return ImportResult(screens: records, familiesCreated: created, familiesExtended: extended, warnings: imported.warnings)
         }
     }

@@ -15,7 +15,7 @@ struct Rivers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rivers",
         abstract: "Rivers: compose app screens and publish them as rivers.json.",
-        subcommands: [Serve.self, Migrate.self, AppCommand.self, TokenCommand.self, Publish.self, Versions.self])
+        subcommands: [Serve.self, Migrate.self, AppCommand.self, TokenCommand.self, UserCommand.self, Publish.self, Versions.self])
 }
 
 /// Opens a database client from `DATABASE_URL`, runs `body` while the client runs, then stops it.
@@ -26,7 +26,8 @@ func withDatabase<T: Sendable>(_ configuration: ServerConfiguration, logger: Log
         group.addTask { await client.run() }
         defer { group.cancelAll() }
         do {
-            return try await body(client)
+            // What a command changes is the command line's, in the audit log.
+            return try await AuditActor.$current.withValue(AuditActor(name: "command line", kind: .system)) { try await body(client) }
         } catch let error as PSQLError {
             throw CLIError("database: \(String(reflecting: error))")
         }
@@ -47,12 +48,18 @@ func quiet(_ logger: Logger) -> Logger {
     return quiet
 }
 
-/// Runs `body` with the store and the app named by `key` (slug or id), settings from the environment.
-func withApp(_ key: String, _ body: @escaping @Sendable (Store, App, ServerConfiguration) async throws -> Void) async throws {
+/// Runs `body` with the store, settings from the environment.
+func withStore(_ body: @escaping @Sendable (Store, ServerConfiguration) async throws -> Void) async throws {
     let configuration = try ServerConfiguration.fromEnvironment()
     let logger = makeLogger(configuration)
     try await withDatabase(configuration, logger: logger) { client in
-        let store = Store(client: client, logger: logger)
+        try await body(Store(client: client, logger: logger), configuration)
+    }
+}
+
+/// Runs `body` with the store and the app named by `key` (slug or id), settings from the environment.
+func withApp(_ key: String, _ body: @escaping @Sendable (Store, App, ServerConfiguration) async throws -> Void) async throws {
+    try await withStore { store, configuration in
         guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
         try await body(store, app, configuration)
     }
@@ -127,7 +134,25 @@ struct Migrate: AsyncParsableCommand {
 }
 
 struct AppCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "app", abstract: "Manage apps.", subcommands: [Create.self])
+    static let configuration = CommandConfiguration(commandName: "app", abstract: "Manage apps.", subcommands: [Create.self, Purge.self])
+
+    struct Purge: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an archived app for good: its screens, versions, tokens, members and audit entries.")
+
+        @Argument(help: "The archived app's slug or id (archive it first: DELETE /api/v1/apps/{app}).")
+        var app: String
+
+        func run() async throws {
+            let key = self.app
+            try await withStore { store, _ in
+                guard let app = try await store.purgeApp(key) else {
+                    throw CLIError("no archived app \(key): only an archived app can be purged")
+                }
+                print("purged \(app.slug) (\(app.id))")
+            }
+        }
+    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app and print an API token for it.")
@@ -155,7 +180,7 @@ struct AppCommand: AsyncParsableCommand {
                 } catch StoreError.invalid(let errors) {
                     throw CLIError("slug " + errors.map(\.message).joined(separator: "; "))
                 }
-                let token = try await store.createToken(appId: app.id, label: "created with the app")
+                let (token, _) = try await store.createToken(appId: app.id, name: "created with the app", role: .admin, createdBy: "command line")
                 if quiet {
                     print(token)
                 } else {
@@ -176,13 +201,17 @@ struct TokenCommand: AsyncParsableCommand {
         @Argument(help: "The app's slug or id.")
         var app: String
 
-        @Option(help: "A note to remember the token by.")
-        var label = ""
+        @Option(help: "A name to remember the token by.")
+        var name = "command line"
+
+        @Option(help: "What the token may do: viewer, editor, publisher or admin.")
+        var role = "admin"
 
         func run() async throws {
-            let label = self.label
+            let name = self.name
+            guard let role = Role(rawValue: role) else { throw CLIError("--role must be viewer, editor, publisher or admin") }
             try await withApp(app) { store, app, _ in
-                print(try await store.createToken(appId: app.id, label: label))
+                print(try await store.createToken(appId: app.id, name: name, role: role, createdBy: "command line").token)
             }
         }
     }
@@ -237,6 +266,59 @@ struct Versions: AsyncParsableCommand {
                 print("v\(v.number)  \(Timestamp.format(v.createdAt))  \(v.size) bytes  \(v.sha256.prefix(12))  \(v.publishedBy)\(rollback)  \(v.note)")
             }
             if total > versions.count { print("… \(total - versions.count) older") }
+        }
+    }
+}
+
+struct UserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user", abstract: "Manage people's accounts.", subcommands: [Create.self, ResetPassword.self])
+
+    /// Prints a one-time link to set the account's password (valid 7 days, usable once).
+    static func printLink(_ store: Store, email: String, configuration: ServerConfiguration) async throws {
+        let (secret, link) = try await store.createLink(kind: .setPassword, email: email, createdBy: "command line")
+        print("set-password link for \(email) (usable once, until \(Timestamp.format(link.expiresAt))):")
+        print("\(configuration.baseURL)/link.html#\(secret)")
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an account and print a one-time link to set its password.")
+
+        @Argument(help: "The person's email address.")
+        var email: String
+
+        @Option(help: "The person's name.")
+        var name = ""
+
+        @Flag(help: "An instance administrator: creates users and apps, and can do everything in every app.")
+        var admin = false
+
+        func run() async throws {
+            let (email, name, admin) = (self.email, self.name, self.admin)
+            try await withStore { store, configuration in
+                do {
+                    let user = try await store.createUser(email: email, name: name, isAdmin: admin)
+                    print("created \(user.isAdmin ? "instance administrator" : "account") \(user.email)")
+                } catch StoreError.conflict(let detail, _) {
+                    throw CLIError(detail)
+                }
+                try await UserCommand.printLink(store, email: email, configuration: configuration)
+            }
+        }
+    }
+
+    struct ResetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "reset-password", abstract: "Print a one-time link to set a new password.")
+
+        @Argument(help: "The person's email address.")
+        var email: String
+
+        func run() async throws {
+            let email = self.email
+            try await withStore { store, configuration in
+                guard try await store.user(email: email) != nil else { throw CLIError("no account \(email)") }
+                try await UserCommand.printLink(store, email: email, configuration: configuration)
+            }
         }
     }
 }

@@ -119,7 +119,7 @@ struct MultiProcessTests {
         try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
         let store = Store(client: client, logger: testLogger)
         let app = try await store.createApp(slug: "multi", name: "Multi")
-        let token = try await store.createToken(appId: app.id)
+        let token = try await store.createToken(appId: app.id).token
         _ = try await store.createFamily(appId: app.id, body: phoneFamily)
         let home = try await store.createScreen(appId: app.id, body: screenBody("Home", components: [component("list", source: "1")]))
         let homeId = home.body["id"]!.stringValue!

@@ -146,7 +146,7 @@ enum ResponseLog {
 func storeWithApp(slugPrefix: String) async throws -> (store: Store, app: App, token: String) {
     let store = Store(client: try await TestDatabase.client(), logger: testLogger)
     let app = try await store.createApp(slug: "\(slugPrefix)-\(UUIDText.random().prefix(8))", name: "Test app")
-    return (store, app, try await store.createToken(appId: app.id))
+    return (store, app, try await store.createToken(appId: app.id).token)
 }
 
 func testConfiguration() -> ServerConfiguration {
@@ -161,7 +161,7 @@ func withAPI(routeLog: RouteLog = RouteLog(), _ body: @Sendable (TestAPI) async 
     let client = try await TestDatabase.client()
     let store = Store(client: client, logger: testLogger)
     let app = try await store.createApp(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
-    let token = try await store.createToken(appId: app.id)
+    let token = try await store.createToken(appId: app.id).token
     let documents = PublishedDocuments(store: store)
     let configuration = testConfiguration()
     let router = buildRouter(store: store, configuration: configuration, documents: documents, routeLog: routeLog)

@@ -1,0 +1,368 @@
+import Foundation
+import Hummingbird
+import RiversCore
+import RiversStore
+
+/// People, sessions, apps, members, invitations, tokens and the audit log (issue 12).
+struct TeamController {
+    let store: Store
+    let helpers: APIHelpers
+    let baseURL: String
+    let cookies: SessionCookies
+
+    /// Failed sign-ins allowed per account and per address within `throttleWindow`.
+    static let failuresPerAccount = 5
+    static let failuresPerAddress = 50
+    static let throttleWindow: TimeInterval = 15 * 60
+
+    func appJSON(_ app: App, role: Role?) -> JSONValue {
+        var o = app.json.objectValue ?? [:]
+        o["public_url"] = .string("\(baseURL)/rivers/\(app.slug)/rivers.json")
+        if let role { o["role"] = .string(role.rawValue) }
+        return .object(o)
+    }
+
+    /// Where a one-time link is opened: an editor page that reads the secret from the fragment
+    /// (a fragment never reaches a server log or a Referer).
+    func linkURL(_ secret: String) -> String { "\(baseURL)/link.html#\(secret)" }
+
+    func register(on routes: RouteRegistrar<RiversContext>) {
+        registerSessions(on: routes)
+        registerPeopleAndApps(on: routes)
+        registerAppAdministration(on: routes.appScoped())
+    }
+
+    // MARK: Signing in
+
+    private func registerSessions(on routes: RouteRegistrar<RiversContext>) {
+        routes.on(.post, "session", need: .anyone) { request, context in
+            let (r, problems) = try await reader(request, keys: ["email", "password"])
+            let email = r.string("email", required: true, nonEmpty: true, maxLength: 254)?.lowercased()
+            let password = r.string("password", required: true, nonEmpty: true, maxLength: 1000)
+            guard problems.isEmpty, let email, let password else { throw Problem.invalid(problems.errors, count: problems.count) }
+            let keys = ["account:\(email)", "address:\(context.remoteAddress)"]
+            try await throttle(keys: keys)
+            let found = try await store.user(email: email)
+            // The same bcrypt work whether or not the account exists, so time tells nothing.
+            let ok = try await Passwords.verify(password, hash: found?.passwordHash ?? Passwords.decoy) && found?.passwordHash != nil
+            guard ok, let user = found?.user else {
+                try await store.recordSignInFailure(keys: keys, email: email)
+                throw Problem(.unauthorized, type: "sign-in-failed", title: "Sign-in failed", detail: "the email or the password is wrong", field: "/password")
+            }
+            return try await signIn(user, request: request, context: context, status: .created)
+        }
+        routes.on(.get, "session", need: .person) { _, context in
+            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
+            return JSONResponse(sessionJSON(session))
+        }
+        routes.on(.delete, "session", need: .person) { _, context in
+            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
+            try await store.endSessions(userId: session.user.id, id: session.id)
+            return Response(status: .noContent, headers: [.setCookie: cookies.clearCookie])
+        }
+        routes.on(.get, "sessions", need: .person) { _, context in
+            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
+            let list = try await store.sessions(userId: session.user.id)
+            return JSONResponse(["items": .array(list.map { s in
+                ["id": .string(s.id), "created_at": .string(Timestamp.format(s.createdAt)), "last_seen_at": .string(Timestamp.format(s.lastSeenAt)),
+                 "user_agent": .string(s.userAgent), "address": .string(s.address), "current": .bool(s.id == session.id)]
+            })])
+        }
+        // Signing out everywhere: every session of the account ends, this one too.
+        routes.on(.delete, "sessions", need: .person) { _, context in
+            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
+            try await store.endSessions(userId: session.user.id, id: nil)
+            return Response(status: .noContent, headers: [.setCookie: cookies.clearCookie])
+        }
+        routes.on(.delete, "sessions/{id}", need: .person) { _, context in
+            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
+            let id = try context.pathParameter("id")
+            guard try await store.endSessions(userId: session.user.id, id: id) > 0 else { throw Problem.notFound("no session \(id)") }
+            // Ending this very session signs this browser out.
+            return Response(status: .noContent, headers: UUIDText.normalize(id) == session.id ? [.setCookie: cookies.clearCookie] : [:])
+        }
+        // A new password ends every session; the answer signs this browser in again.
+        routes.on(.post, "password", need: .person) { request, context in
+            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
+            let (r, problems) = try await reader(request, keys: ["current_password", "new_password"])
+            let current = r.string("current_password", required: true, maxLength: 1000)
+            let new = r.string("new_password", required: true, maxLength: 1000)
+            guard problems.isEmpty, let current, let new else { throw Problem.invalid(problems.errors, count: problems.count) }
+            try Passwords.check(new, field: "/new_password")
+            let keys = ["account:\(session.user.email)", "address:\(context.remoteAddress)"]
+            try await throttle(keys: keys)
+            guard let hash = try await store.passwordHash(userId: session.user.id), try await Passwords.verify(current, hash: hash) else {
+                try await store.recordSignInFailure(keys: keys, email: session.user.email)
+                throw Problem(.forbidden, type: "wrong-password", title: "Wrong password", detail: "the current password is wrong", field: "/current_password")
+            }
+            try await store.setPassword(userId: session.user.id, hash: try await Passwords.hash(new))
+            return try await signIn(session.user, request: request, context: context, status: .ok)
+        }
+
+        // One-time links: what a link is, and using it (set a password; accept an invitation).
+        routes.on(.get, "links/{secret}", need: .anyone) { _, context in
+            let link = try await liveLink(try context.pathParameter("secret"))
+            var o = link.json.objectValue ?? [:]
+            o["has_password"] = .bool(try await store.user(email: link.email)?.passwordHash != nil)
+            return JSONResponse(.object(o))
+        }
+        routes.on(.post, "links/{secret}", need: .anyone) { request, context in
+            let secret = try context.pathParameter("secret")
+            let link = try await liveLink(secret)
+            let (r, problems) = try await reader(request, keys: ["password", "name"])
+            let password = r.string("password", required: true, maxLength: 1000)
+            let name = r.string("name", maxLength: 200)
+            guard problems.isEmpty, let password else { throw Problem.invalid(problems.errors, count: problems.count) }
+            let existing = try await store.user(email: link.email)
+            let use: Store.LinkUse
+            if link.kind == .invitation, let hash = existing?.passwordHash {
+                // Someone with an account accepts with the password they have.
+                let keys = ["account:\(link.email)", "address:\(context.remoteAddress)"]
+                try await throttle(keys: keys)
+                guard try await Passwords.verify(password, hash: hash) else {
+                    try await store.recordSignInFailure(keys: keys, email: link.email)
+                    throw Problem(.forbidden, type: "wrong-password", title: "Wrong password",
+                                  detail: "this account has a password already: enter it to accept", field: "/password")
+                }
+                use = .existingAccount
+            } else {
+                try Passwords.check(password)
+                use = .setPassword(hash: try await Passwords.hash(password), name: name)
+            }
+            guard let user = try await store.useLink(secret: secret, use) else { throw Problem.linkGone }
+            return try await signIn(user, request: request, context: context, status: .created)
+        }
+    }
+
+    /// 429 with Retry-After while an account or an address has failed too often lately.
+    private func throttle(keys: [String]) async throws {
+        let failures = try await store.signInFailures(keys: keys, window: Self.throttleWindow)
+        for key in keys {
+            guard let (count, oldest) = failures[key] else { continue }
+            let limit = key.hasPrefix("account:") ? Self.failuresPerAccount : Self.failuresPerAddress
+            if count >= limit {
+                let wait = max(1, Int((oldest.addingTimeInterval(Self.throttleWindow).timeIntervalSinceNow).rounded(.up)))
+                throw Problem(.tooManyRequests, type: "too-many-sign-ins", title: "Too many failed sign-ins",
+                              detail: "too many failed attempts; try again in \(wait) seconds", headers: [.retryAfter: String(wait)])
+            }
+        }
+    }
+
+    private func liveLink(_ secret: String) async throws -> OneTimeLink {
+        guard secret.utf8.count <= 100, let link = try await store.link(secret: secret) else {
+            throw Problem.notFound("this link is not known")
+        }
+        guard link.usedAt == nil, link.expiresAt > Date() else { throw Problem.linkGone }
+        return link
+    }
+
+    private func signIn(_ user: User, request: Request, context: RiversContext, status: HTTPResponse.Status) async throws -> Response {
+        let (secret, session) = try await store.createSession(
+            userId: user.id, userAgent: request.headers[.userAgent] ?? "", address: context.remoteAddress)
+        try await store.recordSignIn(userId: user.id)
+        var response = try JSONResponse(sessionJSON(session), status: status).response(from: request, context: context)
+        response.headers[.setCookie] = cookies.setCookie(secret)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    private func sessionJSON(_ session: SignedInSession) -> JSONValue {
+        ["user": session.user.json, "session_id": .string(session.id), "csrf_token": .string(session.csrfToken)]
+    }
+
+    // MARK: People and apps
+
+    private func registerPeopleAndApps(on routes: RouteRegistrar<RiversContext>) {
+        routes.on(.get, "apps", need: .authenticated) { request, context in
+            let (limit, offset) = try helpers.paging(request)
+            switch context.principal {
+            case .token(let app, let token)?:
+                return JSONResponse(pageJSON(offset == 0 ? [appJSON(app, role: token.role)] : [], total: 1, limit: limit, offset: offset))
+            case .person(let session)?:
+                let (apps, total) = try await store.apps(visibleTo: session.user.isAdmin ? nil : session.user.id, limit: limit, offset: offset)
+                return JSONResponse(pageJSON(apps.map { appJSON($0.app, role: session.user.isAdmin ? .admin : $0.role) }, total: total, limit: limit, offset: offset))
+            case nil:
+                throw Problem.unauthorized
+            }
+        }
+        routes.on(.post, "apps", need: .instanceAdmin) { request, context in
+            let (r, problems) = try await reader(request, keys: ["slug", "name"])
+            let slug = r.string("slug", required: true, nonEmpty: true, maxLength: 63)
+            let name = r.string("name", nonEmpty: true, maxLength: 200)
+            guard problems.isEmpty, let slug else { throw Problem.invalid(problems.errors, count: problems.count) }
+            let app = try await store.createApp(slug: slug, name: name ?? slug)
+            return JSONResponse(appJSON(app, role: .admin), status: .created, headers: [.location: "/api/v1/apps/\(app.slug)"])
+        }
+        routes.on(.get, "archived-apps", need: .instanceAdmin) { _, _ in
+            JSONResponse(["items": .array(try await store.archivedApps().map { appJSON($0, role: nil) })])
+        }
+        routes.on(.post, "archived-apps/{archived}/restore", need: .instanceAdmin) { _, context in
+            let key = try context.pathParameter("archived")
+            guard let app = try await store.restoreApp(key) else { throw Problem.notFound("no archived app \(key)") }
+            return JSONResponse(appJSON(app, role: .admin))
+        }
+        routes.on(.get, "users", need: .instanceAdmin) { request, _ in
+            let (limit, offset) = try helpers.paging(request)
+            let (users, total) = try await store.listUsers(limit: limit, offset: offset)
+            return JSONResponse(pageJSON(users.map(\.json), total: total, limit: limit, offset: offset))
+        }
+        // A new account gets a one-time link to set its password (no mail is sent: the link is in
+        // the answer, for whoever made the account to pass on).
+        routes.on(.post, "users", need: .instanceAdmin) { request, context in
+            let (r, problems) = try await reader(request, keys: ["email", "name", "admin"])
+            let email = r.string("email", required: true, nonEmpty: true, maxLength: 254)
+            let name = r.string("name", maxLength: 200)
+            let admin = r.bool("admin")
+            if let email, !Self.looksLikeEmail(email) { problems.add("/email", "must be an email address") }
+            guard problems.isEmpty, let email else { throw Problem.invalid(problems.errors, count: problems.count) }
+            let user = try await store.createUser(email: email, name: name ?? "", isAdmin: admin ?? false)
+            let (secret, link) = try await store.createLink(kind: .setPassword, email: user.email, createdBy: context.principal?.displayName ?? "")
+            return JSONResponse(["user": user.json, "link": link.json, "url": .string(linkURL(secret))], status: .created)
+        }
+        routes.on(.post, "users/{id}/password-link", need: .instanceAdmin) { _, context in
+            let id = try context.pathParameter("id")
+            guard let user = try await store.user(id: id) else { throw Problem.notFound("no account \(id)") }
+            let (secret, link) = try await store.createLink(kind: .setPassword, email: user.email, createdBy: context.principal?.displayName ?? "")
+            return JSONResponse(["user": user.json, "link": link.json, "url": .string(linkURL(secret))], status: .created)
+        }
+        routes.on(.get, "audit", need: .instanceAdmin) { request, _ in
+            try await auditPage(appId: nil, request)
+        }
+    }
+
+    static func looksLikeEmail(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !text.contains(where: { $0.isWhitespace })
+    }
+
+    // MARK: One app's members, invitations, tokens and activity
+
+    private func registerAppAdministration(on routes: RouteRegistrar<AppContext>) {
+        // App settings: the name, and the slug (the old public URL answers 301 for 90 days).
+        routes.on(.patch, "", need: .role(.admin)) { request, context in
+            let (r, problems) = try await reader(request, keys: ["name", "slug"])
+            let name = r.string("name", nonEmpty: true, maxLength: 200)
+            let slug = r.string("slug", nonEmpty: true, maxLength: 63)
+            guard problems.isEmpty else { throw Problem.invalid(problems.errors, count: problems.count) }
+            let app = try await store.updateApp(appId: context.app.id, name: name, slug: slug)
+            return JSONResponse(appJSON(app, role: context.role))
+        }
+        // Deleting archives: nothing is removed, and an instance admin can restore it.
+        routes.on(.delete, "", need: .role(.admin)) { _, context in
+            try await store.archiveApp(appId: context.app.id)
+            return NoContent()
+        }
+        routes.on(.get, "members", need: .role(.admin)) { _, context in
+            let members = try await store.members(appId: context.app.id)
+            return JSONResponse(["items": .array(members.map { m in
+                var o = m.user.json.objectValue ?? [:]
+                o["role"] = .string(m.role.rawValue)
+                return .object(o)
+            })])
+        }
+        routes.on(.put, "members/{user}", need: .role(.admin)) { request, context in
+            let userId = try context.pathParameter("user")
+            let (r, problems) = try await reader(request, keys: ["role"])
+            let role = r.role()
+            guard problems.isEmpty, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
+            guard try await store.user(id: userId) != nil else { throw Problem.notFound("no account \(userId)") }
+            try await store.addMember(appId: context.app.id, userId: userId, role: role)
+            return JSONResponse(["user_id": .string(userId), "role": .string(role.rawValue)])
+        }
+        routes.on(.delete, "members/{user}", need: .role(.admin)) { _, context in
+            try await store.removeMember(appId: context.app.id, userId: try context.pathParameter("user"))
+            return NoContent()
+        }
+        routes.on(.get, "invitations", need: .role(.admin)) { _, context in
+            JSONResponse(["items": .array(try await store.pendingInvitations(appId: context.app.id).map(\.json))])
+        }
+        routes.on(.post, "invitations", need: .role(.admin)) { request, context in
+            let (r, problems) = try await reader(request, keys: ["email", "role"])
+            let email = r.string("email", required: true, nonEmpty: true, maxLength: 254)
+            let role = r.role()
+            if let email, !Self.looksLikeEmail(email) { problems.add("/email", "must be an email address") }
+            guard problems.isEmpty, let email, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
+            let (secret, link) = try await store.createLink(
+                kind: .invitation, email: email, appId: context.app.id, role: role, createdBy: context.principal?.displayName ?? "")
+            return JSONResponse(["invitation": link.json, "url": .string(linkURL(secret))], status: .created)
+        }
+        routes.on(.delete, "invitations/{id}", need: .role(.admin)) { _, context in
+            try await store.deleteInvitation(appId: context.app.id, id: try context.pathParameter("id"))
+            return NoContent()
+        }
+        routes.on(.get, "tokens", need: .role(.admin)) { _, context in
+            JSONResponse(["items": .array(try await store.tokens(appId: context.app.id).map(\.json))])
+        }
+        // The token is in this answer only; afterwards it is known by its id and name.
+        routes.on(.post, "tokens", need: .role(.admin)) { request, context in
+            let (r, problems) = try await reader(request, keys: ["name", "role", "expires_at"])
+            let name = r.string("name", required: true, nonEmpty: true, maxLength: 100)
+            let role = r.role()
+            let expiresText = r.string("expires_at", maxLength: 40)
+            var expires: Date?
+            if let expiresText {
+                expires = Timestamp.parse(expiresText)
+                if expires == nil { problems.add("/expires_at", "must be a date and time like 2027-01-31T00:00:00Z") }
+                else if expires! <= Date() { problems.add("/expires_at", "must be in the future") }
+                else if expires!.timeIntervalSinceNow > 5 * 366 * 24 * 3600 { problems.add("/expires_at", "must be within 5 years") }
+            }
+            guard problems.isEmpty, let name, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
+            let (token, info) = try await store.createToken(
+                appId: context.app.id, name: name, role: role, expiresAt: expires, createdBy: context.principal?.displayName ?? "")
+            var o = info.json.objectValue ?? [:]
+            o["token"] = .string(token)
+            return JSONResponse(.object(o), status: .created, headers: [.cacheControl: "no-store"])
+        }
+        routes.on(.delete, "tokens/{id}", need: .role(.admin)) { _, context in
+            try await store.revokeToken(appId: context.app.id, id: try context.pathParameter("id"))
+            return NoContent()
+        }
+        routes.on(.get, "audit", need: .role(.admin)) { request, context in
+            try await auditPage(appId: context.app.id, request)
+        }
+    }
+
+    /// The request's body as an object with only `keys`; problems are collected, thrown by the caller.
+    private func reader(_ request: Request, keys: Set<String>) async throws -> (ObjectReader, Problems) {
+        let problems = Problems()
+        guard let r = ObjectReader(try await helpers.body(request), at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+        r.rejectUnknownKeys(keys)
+        return (r, problems)
+    }
+
+    /// `GET …/audit?actor=&kind=&id=&since=&until=&limit=&offset=`, newest first.
+    private func auditPage(appId: String?, _ request: Request) async throws -> JSONResponse {
+        let (limit, offset) = try helpers.paging(request)
+        let query = request.uri.queryParameters
+        func text(_ name: String) throws -> String? {
+            guard let value = query[name[...]].map(String.init) else { return nil }
+            guard value.utf8.count <= 300 else { throw Problem.badParameter(name, "\(name) is at most 300 bytes") }
+            return value
+        }
+        func date(_ name: String) throws -> Date? {
+            guard let value = try text(name) else { return nil }
+            guard let date = Timestamp.parse(value) else {
+                throw Problem.badParameter(name, "\(name) must be a date and time like 2026-11-23T10:00:00Z")
+            }
+            return date
+        }
+        let filter = AuditFilter(actor: try text("actor"), kind: try text("kind"), resourceId: try text("id"), since: try date("since"), until: try date("until"))
+        let (entries, total) = try await store.auditEntries(appId: appId, filter: filter, limit: limit, offset: offset)
+        return JSONResponse(pageJSON(entries.map(\.json), total: total, limit: limit, offset: offset))
+    }
+}
+
+extension ObjectReader {
+    /// `role`: one of the four roles, required.
+    func role() -> Role? {
+        let text = string("role", required: true)
+        let role = text.flatMap(Role.init)
+        if text != nil, role == nil { problems.add(at("role"), "must be one of viewer, editor, publisher, admin") }
+        return role
+    }
+}
+
+extension Problem {
+    static let linkGone = Problem(.gone, type: "link-gone", title: "Link used or expired",
+                                  detail: "this link has been used or has expired: ask for a new one")
+}

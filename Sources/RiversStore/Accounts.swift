@@ -1,0 +1,705 @@
+import Crypto
+import Foundation
+import PostgresNIO
+import RiversCore
+
+/// What someone may do in one app; each role can do everything the ones before it can.
+public enum Role: String, Sendable, CaseIterable, Comparable {
+    /// Read, preview, download documents.
+    case viewer
+    /// + families, layouts, screens, components, navigations, plugins.
+    case editor
+    /// + publish, rollback.
+    case publisher
+    /// + members, tokens, app settings, delete.
+    case admin
+
+    public static func < (a: Role, b: Role) -> Bool { a.rank < b.rank }
+    var rank: Int { Role.allCases.firstIndex(of: self)! }
+}
+
+public struct User: Sendable, Equatable {
+    public var id: String
+    public var email: String
+    public var name: String
+    public var isAdmin: Bool
+    public var hasPassword: Bool
+    public var createdAt: Date
+
+    /// How the audit log and "published by" name this person.
+    public var displayName: String { name.isEmpty ? email : "\(name) <\(email)>" }
+
+    public var json: JSONValue {
+        ["id": .string(id), "email": .string(email), "name": .string(name), "admin": .bool(isAdmin),
+         "has_password": .bool(hasPassword), "created_at": .string(Timestamp.format(createdAt))]
+    }
+}
+
+/// A signed-in session, as a request finds it through its cookie.
+public struct SignedInSession: Sendable {
+    public var id: String
+    public var user: User
+    public var csrfToken: String
+    /// Its last use was recorded just now (at most once a minute): the cookie is sent again.
+    public var renewed = false
+}
+
+public struct SessionSummary: Sendable {
+    public var id: String
+    public var createdAt: Date
+    public var lastSeenAt: Date
+    public var userAgent: String
+    public var address: String
+}
+
+/// An API token as its app's admins see it (never the token itself).
+public struct TokenInfo: Sendable {
+    public var id: String
+    public var name: String
+    public var role: Role
+    public var createdBy: String
+    public var createdAt: Date
+    public var expiresAt: Date?
+    public var lastUsedAt: Date?
+
+    public var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "id": .string(id), "name": .string(name), "role": .string(role.rawValue), "created_by": .string(createdBy),
+            "created_at": .string(Timestamp.format(createdAt)),
+        ]
+        o["expires_at"] = expiresAt.map { .string(Timestamp.format($0)) } ?? .null
+        o["last_used_at"] = lastUsedAt.map { .string(Timestamp.format($0)) } ?? .null
+        return .object(o)
+    }
+}
+
+/// A one-time link: setting a password, or accepting an invitation to an app with a role.
+public struct OneTimeLink: Sendable {
+    public enum Kind: String, Sendable { case setPassword = "set-password", invitation }
+    public var id: String
+    public var kind: Kind
+    public var email: String
+    public var app: App?
+    public var role: Role?
+    public var createdBy: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var usedAt: Date?
+
+    public var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "id": .string(id), "kind": .string(kind.rawValue), "email": .string(email), "created_by": .string(createdBy),
+            "created_at": .string(Timestamp.format(createdAt)), "expires_at": .string(Timestamp.format(expiresAt)),
+        ]
+        if let app { o["app"] = ["id": .string(app.id), "slug": .string(app.slug), "name": .string(app.name)] }
+        if let role { o["role"] = .string(role.rawValue) }
+        o["used_at"] = usedAt.map { .string(Timestamp.format($0)) } ?? .null
+        return .object(o)
+    }
+}
+
+public struct AuditEntry: Sendable {
+    public var id: Int
+    public var at: Date
+    public var actor: String
+    public var actorKind: String
+    public var kind: String
+    public var resourceId: String
+    public var action: String
+    public var revisionBefore: Int?
+    public var revisionAfter: Int?
+    public var summary: String
+    public var requestId: String
+    public var address: String
+
+    public var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "id": .number(Double(id)), "at": .string(Timestamp.format(at)), "actor": .string(actor), "actor_kind": .string(actorKind),
+            "kind": .string(kind), "resource_id": .string(resourceId), "action": .string(action), "summary": .string(summary),
+            "request_id": .string(requestId), "address": .string(address),
+        ]
+        o["revision_before"] = revisionBefore.map { .number(Double($0)) } ?? .null
+        o["revision_after"] = revisionAfter.map { .number(Double($0)) } ?? .null
+        return .object(o)
+    }
+}
+
+public struct AuditFilter: Sendable {
+    public var actor: String?
+    public var kind: String?
+    public var resourceId: String?
+    public var since: Date?
+    public var until: Date?
+    public init(actor: String? = nil, kind: String? = nil, resourceId: String? = nil, since: Date? = nil, until: Date? = nil) {
+        self.actor = actor
+        self.kind = kind
+        self.resourceId = resourceId
+        self.since = since
+        self.until = until
+    }
+}
+
+/// Random secrets (session ids, link secrets, tokens, CSRF tokens): 32 bytes from the system's
+/// generator, as hex, after a prefix that says what they are.
+enum Secret {
+    static func make(_ prefix: String) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let hex = Array("0123456789abcdef".utf8)
+        var text = Array(prefix.utf8)
+        for _ in 0..<32 {
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 15)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+extension Store {
+    /// Sessions end after this long unused.
+    public static let sessionIdleLifetime: TimeInterval = 14 * 24 * 3600
+    /// Links are valid this long, and usable once.
+    public static let linkLifetime: TimeInterval = 7 * 24 * 3600
+
+    // MARK: Users
+
+    static let userColumns = "id::text, email, name, is_admin, password_hash IS NOT NULL, created_at"
+
+    private func users(_ rows: PostgresRowSequence) async throws -> [User] {
+        var users: [User] = []
+        for try await (id, email, name, admin, hasPassword, created) in rows.decode((String, String, String, Bool, Bool, Date).self) {
+            users.append(User(id: id, email: email, name: name, isAdmin: admin, hasPassword: hasPassword, createdAt: created))
+        }
+        return users
+    }
+
+    public func createUser(email: String, name: String, isAdmin: Bool) async throws -> User {
+        let email = email.lowercased()
+        let id = UUIDText.random()
+        do {
+            return try await client.transaction(logger: logger) { connection in
+                guard let user = try await self.users(connection.query(
+                    "INSERT INTO users (id, email, name, is_admin) VALUES (\(id)::uuid, \(email), \(name), \(isAdmin)) RETURNING \(unescaped: Self.userColumns)",
+                    logger: self.logger)).first
+                else { throw StoreError.notFound("account") }
+                try await self.appendAudit(
+                    appId: nil, kind: "account", resourceId: id, action: "create", summary: email + (isAdmin ? " (instance admin)" : ""), on: connection)
+                return user
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw StoreError.conflict("an account with this email exists already", usedBy: [])
+        }
+    }
+
+    public func user(email: String) async throws -> (user: User, passwordHash: String?)? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.userColumns), password_hash FROM users WHERE email = \(email.lowercased())", logger: logger)
+        for try await (id, email, name, admin, hasPassword, created, hash) in rows.decode((String, String, String, Bool, Bool, Date, String?).self) {
+            return (User(id: id, email: email, name: name, isAdmin: admin, hasPassword: hasPassword, createdAt: created), hash)
+        }
+        return nil
+    }
+
+    public func user(id: String) async throws -> User? {
+        guard UUIDText.normalize(id) != nil else { return nil }
+        return try await users(client.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(id)::uuid", logger: logger)).first
+    }
+
+    public func passwordHash(userId: String) async throws -> String? {
+        let rows = try await client.query("SELECT password_hash FROM users WHERE id = \(userId)::uuid", logger: logger)
+        for try await hash in rows.decode(String?.self) { return hash }
+        return nil
+    }
+
+    public func listUsers(limit: Int, offset: Int) async throws -> (users: [User], total: Int) {
+        let list = try await users(client.query(
+            "SELECT \(unescaped: Self.userColumns) FROM users ORDER BY email LIMIT \(limit) OFFSET \(offset)", logger: logger))
+        var total = 0
+        for try await n in try await client.query("SELECT count(*) FROM users", logger: logger).decode(Int.self) { total = n }
+        return (list, total)
+    }
+
+    /// Sets a password (already hashed) and ends every session of the account.
+    public func setPassword(userId: String, hash: String) async throws {
+        try await client.transaction(logger: logger) { connection in
+            try await self.setPassword(userId: userId, hash: hash, on: connection)
+        }
+    }
+
+    func setPassword(userId: String, hash: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "UPDATE users SET password_hash = \(hash), password_changed_at = now() WHERE id = \(userId)::uuid", logger: logger)
+        try await connection.query("DELETE FROM sessions WHERE user_id = \(userId)::uuid", logger: logger)
+        try await appendAudit(appId: nil, kind: "account", resourceId: userId, action: "set-password", summary: "", on: connection)
+    }
+
+    // MARK: Sessions
+
+    /// A new session for a signed-in person: the cookie's secret (returned once) and the CSRF token.
+    public func createSession(userId: String, userAgent: String, address: String) async throws -> (secret: String, session: SignedInSession) {
+        let secret = Secret.make("rss_"), csrf = Secret.make(""), id = UUIDText.random()
+        try await client.query(
+            """
+            INSERT INTO sessions (secret_hash, id, user_id, csrf_token, user_agent, address)
+            VALUES (\(Self.hash(secret)), \(id)::uuid, \(userId)::uuid, \(csrf), \(String(userAgent.prefix(300))), \(String(address.prefix(100))))
+            """, logger: logger)
+        guard let user = try await user(id: userId) else { throw StoreError.notFound("no account \(userId)") }
+        return (secret, SignedInSession(id: id, user: user, csrfToken: csrf))
+    }
+
+    /// The session a cookie's secret names, if it is still alive; its last use is recorded (at
+    /// most once a minute, so reading costs no write per request).
+    public func session(secret: String) async throws -> SignedInSession? {
+        let hash = Self.hash(secret), idle = Self.sessionIdleLifetime
+        let rows = try await client.query(
+            """
+            SELECT s.id::text, s.csrf_token, s.last_seen_at < now() - interval '1 minute',
+                   u.id::text, u.email, u.name, u.is_admin, u.password_hash IS NOT NULL, u.created_at
+            FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.secret_hash = \(hash) AND s.last_seen_at > now() - make_interval(secs => \(idle))
+            """, logger: logger)
+        for try await (id, csrf, stale, userId, email, name, admin, hasPassword, created) in rows.decode(
+            (String, String, Bool, String, String, String, Bool, Bool, Date).self)
+        {
+            if stale {
+                try await client.query("UPDATE sessions SET last_seen_at = now() WHERE secret_hash = \(hash)", logger: logger)
+            }
+            return SignedInSession(
+                id: id, user: User(id: userId, email: email, name: name, isAdmin: admin, hasPassword: hasPassword, createdAt: created),
+                csrfToken: csrf, renewed: stale)
+        }
+        return nil
+    }
+
+    public func sessions(userId: String) async throws -> [SessionSummary] {
+        let idle = Self.sessionIdleLifetime
+        let rows = try await client.query(
+            """
+            SELECT id::text, created_at, last_seen_at, user_agent, address FROM sessions
+            WHERE user_id = \(userId)::uuid AND last_seen_at > now() - make_interval(secs => \(idle))
+            ORDER BY last_seen_at DESC LIMIT 200
+            """, logger: logger)
+        var list: [SessionSummary] = []
+        for try await (id, created, seen, agent, address) in rows.decode((String, Date, Date, String, String).self) {
+            list.append(SessionSummary(id: id, createdAt: created, lastSeenAt: seen, userAgent: agent, address: address))
+        }
+        return list
+    }
+
+    /// Ends one session of the account (`id`), or all of them (nil). Returns how many ended.
+    @discardableResult
+    public func endSessions(userId: String, id: String?) async throws -> Int {
+        if let id {
+            guard UUIDText.normalize(id) != nil else { return 0 }
+            let rows = try await client.query(
+                "DELETE FROM sessions WHERE user_id = \(userId)::uuid AND id = \(id)::uuid RETURNING 1", logger: logger)
+            var n = 0
+            for try await _ in rows.decode(Int.self) { n += 1 }
+            return n
+        }
+        let rows = try await client.query("DELETE FROM sessions WHERE user_id = \(userId)::uuid RETURNING 1", logger: logger)
+        var n = 0
+        for try await _ in rows.decode(Int.self) { n += 1 }
+        return n
+    }
+
+    // MARK: Throttling sign-ins
+
+    /// Failures within `window` for each key, and when the oldest of them happened.
+    public func signInFailures(keys: [String], window: TimeInterval) async throws -> [String: (count: Int, oldest: Date)] {
+        let rows = try await client.query(
+            """
+            SELECT key, count(*)::int, min(at) FROM sign_in_failures
+            WHERE key = ANY(\(keys)) AND at > now() - make_interval(secs => \(window)) GROUP BY key
+            """, logger: logger)
+        var result: [String: (count: Int, oldest: Date)] = [:]
+        for try await (key, count, oldest) in rows.decode((String, Int, Date).self) { result[key] = (count, oldest) }
+        return result
+    }
+
+    /// Records a failed sign-in under each key, and the audit entry; drops failures older than a day.
+    public func recordSignInFailure(keys: [String], email: String) async throws {
+        try await client.transaction(logger: logger) { connection in
+            for key in keys {
+                try await connection.query("INSERT INTO sign_in_failures (key) VALUES (\(key))", logger: self.logger)
+            }
+            try await connection.query("DELETE FROM sign_in_failures WHERE at < now() - interval '1 day'", logger: self.logger)
+            try await self.appendAudit(appId: nil, kind: "session", resourceId: "", action: "sign-in-failed", summary: String(email.prefix(254)), on: connection)
+        }
+    }
+
+    public func recordSignIn(userId: String) async throws {
+        try await client.transaction(logger: logger) { connection in
+            try await self.appendAudit(appId: nil, kind: "session", resourceId: userId, action: "sign-in", summary: "", on: connection)
+        }
+    }
+
+    // MARK: Links
+
+    /// A one-time link's secret (returned once; only its hash is kept).
+    public func createLink(
+        kind: OneTimeLink.Kind, email: String, appId: String? = nil, role: Role? = nil, createdBy: String
+    ) async throws -> (secret: String, link: OneTimeLink) {
+        let secret = Secret.make("rvl_"), id = UUIDText.random(), email = email.lowercased()
+        let lifetime = Self.linkLifetime
+        let created = try await client.transaction(logger: logger) { connection in
+            let row = try await connection.query(
+            """
+            INSERT INTO links (secret_hash, id, kind, email, app_id, role, created_by, expires_at)
+            VALUES (\(Self.hash(secret)), \(id)::uuid, \(kind.rawValue), \(email), CAST(\(appId) AS uuid), \(role?.rawValue), \(createdBy),
+                    now() + make_interval(secs => \(lifetime)))
+            RETURNING created_at, expires_at
+            """, logger: self.logger).collect().first?.decode((Date, Date).self)
+            if kind == .setPassword {
+                try await self.appendAudit(appId: nil, kind: "account", resourceId: id, action: "password-link", summary: email, on: connection)
+            }
+            return row
+        }
+        guard let (createdAt, expires) = created else { throw StoreError.notFound("link") }
+        var app: App?
+        if let appId { app = try await findApp(appId) }
+        return (secret, OneTimeLink(id: id, kind: kind, email: email, app: app, role: role, createdBy: createdBy, createdAt: createdAt, expiresAt: expires))
+    }
+
+    static let linkColumns = """
+        l.id::text, l.kind, l.email, a.id::text, a.slug, a.name, a.created_at, l.role, l.created_by, l.created_at, l.expires_at, l.used_at
+        """
+
+    private func links(_ rows: PostgresRowSequence) async throws -> [OneTimeLink] {
+        var list: [OneTimeLink] = []
+        for try await (id, kind, email, appId, slug, appName, appCreated, role, by, created, expires, used) in rows.decode(
+            (String, String, String, String?, String?, String?, Date?, String?, String, Date, Date, Date?).self)
+        {
+            var app: App?
+            if let appId, let slug, let appName, let appCreated { app = App(id: appId, slug: slug, name: appName, createdAt: appCreated) }
+            list.append(OneTimeLink(
+                id: id, kind: OneTimeLink.Kind(rawValue: kind) ?? .setPassword, email: email, app: app, role: role.flatMap(Role.init),
+                createdBy: by, createdAt: created, expiresAt: expires, usedAt: used))
+        }
+        return list
+    }
+
+    /// The link a secret names, whatever its state (the caller tells used and expired apart).
+    public func link(secret: String) async throws -> OneTimeLink? {
+        try await links(client.query(
+            "SELECT \(unescaped: Self.linkColumns) FROM links l LEFT JOIN apps a ON a.id = l.app_id WHERE l.secret_hash = \(Self.hash(secret))",
+            logger: logger)).first
+    }
+
+    /// Invitations to an app not yet used nor expired.
+    public func pendingInvitations(appId: String) async throws -> [OneTimeLink] {
+        try await links(client.query(
+            """
+            SELECT \(unescaped: Self.linkColumns) FROM links l LEFT JOIN apps a ON a.id = l.app_id
+            WHERE l.app_id = \(appId)::uuid AND l.kind = 'invitation' AND l.used_at IS NULL AND l.expires_at > now()
+            ORDER BY l.created_at DESC LIMIT 200
+            """, logger: logger))
+    }
+
+    public func deleteInvitation(appId: String, id: String) async throws {
+        guard UUIDText.normalize(id) != nil,
+            try await changedRows(
+                "DELETE FROM links WHERE app_id = \(appId)::uuid AND id = \(id)::uuid AND kind = 'invitation' AND used_at IS NULL RETURNING 1") > 0
+        else { throw StoreError.notFound("no pending invitation \(id)") }
+    }
+
+    public enum LinkUse: Sendable {
+        /// Sets this password (hashed) on the account: a new one, or one without a password.
+        case setPassword(hash: String, name: String?)
+        /// The account exists with a password, checked by the caller: only the invitation is taken.
+        case existingAccount
+    }
+
+    /// Uses a link once, in one transaction: marks it used (a second use finds it used), sets the
+    /// password or creates the account, and adds the membership of an invitation. Returns the
+    /// account, or nil when the link is unknown, used or expired.
+    public func useLink(secret: String, _ use: LinkUse) async throws -> User? {
+        let hash = Self.hash(secret)
+        return try await client.transaction(logger: logger) { connection -> User? in
+            let rows = try await connection.query(
+                """
+                UPDATE links SET used_at = now() WHERE secret_hash = \(hash) AND used_at IS NULL AND expires_at > now()
+                RETURNING kind, email, app_id::text, role
+                """, logger: self.logger)
+            var found: (String, String, String?, String?)?
+            for try await row in rows.decode((String, String, String?, String?).self) { found = row }
+            guard let (kind, email, appId, role) = found else { return nil }
+            var userId: String?
+            for try await id in try await connection.query("SELECT id::text FROM users WHERE email = \(email)", logger: self.logger).decode(String.self) {
+                userId = id
+            }
+            if userId == nil {
+                // Rolled back: the link stays as it was.
+                guard kind == "invitation" else { throw StoreError.notFound("the account of this link no longer exists") }
+                let id = UUIDText.random()
+                var name = ""
+                if case .setPassword(_, let n?) = use { name = String(n.prefix(200)) }
+                try await connection.query("INSERT INTO users (id, email, name) VALUES (\(id)::uuid, \(email), \(name))", logger: self.logger)
+                userId = id
+            }
+            guard let userId else { return nil }
+            if case .setPassword(let passwordHash, let name) = use {
+                try await self.setPassword(userId: userId, hash: passwordHash, on: connection)
+                if let name, !name.isEmpty {
+                    try await connection.query("UPDATE users SET name = \(String(name.prefix(200))) WHERE id = \(userId)::uuid", logger: self.logger)
+                }
+            }
+            if let appId, let role {
+                try await connection.query(
+                    """
+                    INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role))
+                    ON CONFLICT (app_id, user_id) DO UPDATE SET role = EXCLUDED.role
+                    """, logger: self.logger)
+            }
+            return try await self.users(connection.query(
+                "SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(userId)::uuid", logger: self.logger)).first
+        }
+    }
+
+    // MARK: Members
+
+    /// The person's role in the app (nil: not a member).
+    public func role(userId: String, appId: String) async throws -> Role? {
+        let rows = try await client.query(
+            "SELECT role FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid", logger: logger)
+        for try await role in rows.decode(String.self) { return Role(rawValue: role) }
+        return nil
+    }
+
+    public func members(appId: String) async throws -> [(user: User, role: Role)] {
+        let rows = try await client.query(
+            """
+            SELECT u.id::text, u.email, u.name, u.is_admin, u.password_hash IS NOT NULL, u.created_at, m.role
+            FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.app_id = \(appId)::uuid ORDER BY u.email LIMIT 1000
+            """, logger: logger)
+        var list: [(User, Role)] = []
+        for try await (id, email, name, admin, hasPassword, created, role) in rows.decode((String, String, String, Bool, Bool, Date, String).self) {
+            list.append((User(id: id, email: email, name: name, isAdmin: admin, hasPassword: hasPassword, createdAt: created), Role(rawValue: role) ?? .viewer))
+        }
+        return list
+    }
+
+    /// Adds a member with a role (or changes the role of one).
+    public func addMember(appId: String, userId: String, role: Role) async throws {
+        try await client.transaction(logger: logger) { connection in
+            if role != .admin { try await self.keepAnAdmin(appId: appId, leaving: userId, on: connection) }
+            try await connection.query(
+                """
+                INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role.rawValue))
+                ON CONFLICT (app_id, user_id) DO UPDATE SET role = EXCLUDED.role
+                """, logger: self.logger)
+        }
+    }
+
+    public func removeMember(appId: String, userId: String) async throws {
+        guard UUIDText.normalize(userId) != nil else { throw StoreError.notFound("no member \(userId) in this app") }
+        let removed = try await client.transaction(logger: logger) { connection -> Int in
+            try await self.keepAnAdmin(appId: appId, leaving: userId, on: connection)
+            var n = 0
+            for try await _ in try await connection.query(
+                "DELETE FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid RETURNING 1", logger: self.logger
+            ).decode(Int.self) { n += 1 }
+            return n
+        }
+        if removed == 0 { throw StoreError.notFound("no member \(userId) in this app") }
+    }
+
+    /// 409 when `userId` is the app's last admin member: someone must stay able to manage it.
+    /// (The members' rows are locked, so two such changes run one after the other.)
+    private func keepAnAdmin(appId: String, leaving userId: String, on connection: PostgresConnection) async throws {
+        var admins: [String] = []
+        for try await id in try await connection.query(
+            "SELECT user_id::text FROM memberships WHERE app_id = \(appId)::uuid AND role = 'admin' FOR UPDATE", logger: logger
+        ).decode(String.self) { admins.append(id) }
+        if admins == [userId] {
+            throw StoreError.conflict("this is the app's last admin: make someone else admin first", usedBy: [])
+        }
+    }
+
+    /// Runs one audited statement in a transaction of its own (the audit triggers read who acts
+    /// from the transaction's settings) and counts the rows it returned.
+    func changedRows(_ statement: PostgresQuery) async throws -> Int {
+        try await client.transaction(logger: logger) { connection in
+            var n = 0
+            for try await _ in try await connection.query(statement, logger: self.logger).decode(Int.self) { n += 1 }
+            return n
+        }
+    }
+
+    // MARK: Apps a caller can see
+
+    /// Apps in slug order: all of them (instance admins), or those `userId` is a member of, with
+    /// the caller's role in each.
+    public func apps(visibleTo userId: String?, limit: Int, offset: Int) async throws -> (apps: [(app: App, role: Role?)], total: Int) {
+        let rows = try await client.query(
+            """
+            SELECT a.id::text, a.slug, a.name, a.created_at, m.role, count(*) OVER ()
+            FROM apps a LEFT JOIN memberships m ON m.app_id = a.id AND m.user_id = CAST(\(userId) AS uuid)
+            WHERE a.archived_at IS NULL AND (\(userId == nil) OR m.user_id IS NOT NULL)
+            ORDER BY a.slug LIMIT \(limit) OFFSET \(offset)
+            """, logger: logger)
+        var list: [(App, Role?)] = []
+        var total = 0
+        for try await (id, slug, name, created, role, count) in rows.decode((String, String, String, Date, String?, Int).self) {
+            list.append((App(id: id, slug: slug, name: name, createdAt: created), role.flatMap(Role.init)))
+            total = count
+        }
+        return (list, total)
+    }
+
+    // MARK: App settings, archive, restore, purge
+
+    /// Former slugs keep answering (301) this long.
+    public static let slugRedirectLifetime: TimeInterval = 90 * 24 * 3600
+
+    /// Renames an app and/or changes its slug; the old slug then redirects for 90 days. Every
+    /// server process hears of it (LISTEN/NOTIFY) and serves the change at once.
+    public func updateApp(appId: String, name: String?, slug: String?) async throws -> App {
+        if let slug, !Self.isValidSlug(slug) {
+            throw StoreError.invalid([FieldError("/slug", "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters, and not shaped like a UUID")])
+        }
+        let lifetime = Self.slugRedirectLifetime
+        do {
+            return try await client.transaction(logger: logger) { connection in
+                var current: App?
+                for try await (id, oldSlug, oldName, created) in try await connection.query(
+                    "SELECT id::text, slug, name, created_at FROM apps WHERE id = \(appId)::uuid AND archived_at IS NULL FOR UPDATE", logger: self.logger
+                ).decode((String, String, String, Date).self) {
+                    current = App(id: id, slug: oldSlug, name: oldName, createdAt: created)
+                }
+                guard var app = current else { throw StoreError.notFound("no app \(appId)") }
+                let oldSlug = app.slug
+                if let name { app.name = name }
+                if let slug { app.slug = slug }
+                try await connection.query(
+                    "UPDATE apps SET name = \(app.name), slug = \(app.slug) WHERE id = \(appId)::uuid", logger: self.logger)
+                if app.slug != oldSlug {
+                    // The new slug is this app's now, whoever it redirected for.
+                    try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(app.slug)", logger: self.logger)
+                    try await connection.query(
+                        """
+                        INSERT INTO slug_redirects (old_slug, app_id, expires_at) VALUES (\(oldSlug), \(appId)::uuid, now() + make_interval(secs => \(lifetime)))
+                        ON CONFLICT (old_slug) DO UPDATE SET app_id = EXCLUDED.app_id, expires_at = EXCLUDED.expires_at
+                        """, logger: self.logger)
+                    for changed in [oldSlug, app.slug] {
+                        try await connection.query("SELECT pg_notify(\(publishedChannel), \(changed))", logger: self.logger)
+                    }
+                }
+                return app
+            }
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw StoreError.conflict("an app with slug \"\(slug ?? "")\" exists already", usedBy: [])
+        }
+    }
+
+    /// Archives an app: nothing is removed, but its API and tokens stop answering and its public
+    /// URLs answer 410 Gone until an instance admin restores it.
+    public func archiveApp(appId: String) async throws {
+        try await setArchived(appId: appId, archived: true)
+    }
+
+    /// Restores an archived app (nil when there is no archived app with this id or slug).
+    public func restoreApp(_ idOrSlug: String) async throws -> App? {
+        guard let app = try await archivedApps().first(where: { $0.id == UUIDText.normalize(idOrSlug) || $0.slug == idOrSlug }) else { return nil }
+        try await setArchived(appId: app.id, archived: false)
+        return app
+    }
+
+    private func setArchived(appId: String, archived: Bool) async throws {
+        let changed = try await client.transaction(logger: logger) { connection -> Bool in
+            var slug: String?
+            for try await s in try await connection.query(
+                """
+                UPDATE apps SET archived_at = CASE WHEN \(archived) THEN now() END
+                WHERE id = \(appId)::uuid AND (archived_at IS NULL) = \(archived) RETURNING slug
+                """, logger: self.logger
+            ).decode(String.self) { slug = s }
+            guard let slug else { return false }
+            try await connection.query("SELECT pg_notify(\(publishedChannel), \(slug))", logger: self.logger)
+            return true
+        }
+        if !changed { throw StoreError.notFound("no \(archived ? "" : "archived ")app \(appId)") }
+    }
+
+    /// Archived apps, newest archived first (at most 1000).
+    public func archivedApps() async throws -> [App] {
+        let rows = try await client.query(
+            "SELECT id::text, slug, name, created_at FROM apps WHERE archived_at IS NOT NULL ORDER BY archived_at DESC LIMIT 1000", logger: logger)
+        var list: [App] = []
+        for try await (id, slug, name, created) in rows.decode((String, String, String, Date).self) {
+            list.append(App(id: id, slug: slug, name: name, createdAt: created))
+        }
+        return list
+    }
+
+    /// Removes an archived app for good, with its versions and its audit entries. Only an
+    /// archived app can be purged, so nothing in use disappears by a slip.
+    public func purgeApp(_ idOrSlug: String) async throws -> App? {
+        guard let app = try await archivedApps().first(where: { $0.id == UUIDText.normalize(idOrSlug) || $0.slug == idOrSlug }) else { return nil }
+        try await client.transaction(logger: logger) { connection in
+            try await connection.query("SELECT set_config('rivers.purging', 'on', true)", logger: self.logger)
+            try await connection.query("DELETE FROM audit_log WHERE app_id = \(app.id)::uuid", logger: self.logger)
+            try await connection.query("DELETE FROM apps WHERE id = \(app.id)::uuid AND archived_at IS NOT NULL", logger: self.logger)
+            try await connection.query("SELECT pg_notify(\(publishedChannel), \(app.slug))", logger: self.logger)
+        }
+        return app
+    }
+
+    // MARK: Audit log
+
+    /// Appends an entry outside the triggers (sign-ins, passwords), in the caller's transaction.
+    func appendAudit(appId: String?, kind: String, resourceId: String, action: String, summary: String, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "SELECT audit_append(CAST(\(appId) AS uuid), \(kind), \(resourceId), \(action), NULL, NULL, \(summary))", logger: logger)
+    }
+
+    /// Entries of one app (or, with nil, those of no app: sign-ins and accounts), newest first.
+    public func auditEntries(appId: String?, filter: AuditFilter, limit: Int, offset: Int) async throws -> (entries: [AuditEntry], total: Int) {
+        let rows = try await client.query(
+            """
+            SELECT id, at, actor, actor_kind, kind, resource_id, action, revision_before, revision_after, summary, request_id, address,
+                   count(*) OVER ()
+            FROM audit_log
+            WHERE app_id IS NOT DISTINCT FROM CAST(\(appId) AS uuid)
+              AND (CAST(\(filter.actor) AS text) IS NULL OR actor = \(filter.actor))
+              AND (CAST(\(filter.kind) AS text) IS NULL OR kind = \(filter.kind))
+              AND (CAST(\(filter.resourceId) AS text) IS NULL OR resource_id = \(filter.resourceId))
+              AND (CAST(\(filter.since) AS timestamptz) IS NULL OR at >= \(filter.since))
+              AND (CAST(\(filter.until) AS timestamptz) IS NULL OR at < \(filter.until))
+            ORDER BY id DESC LIMIT \(limit) OFFSET \(offset)
+            """, logger: logger)
+        var entries: [AuditEntry] = []
+        var total = 0
+        for try await (id, at, actor, actorKind, kind, resource, action, before, after, summary, requestId, address, count) in rows.decode(
+            (Int, Date, String, String, String, String, String, Int?, Int?, String, String, String, Int).self)
+        {
+            entries.append(AuditEntry(
+                id: id, at: at, actor: actor, actorKind: actorKind, kind: kind, resourceId: resource, action: action, revisionBefore: before,
+                revisionAfter: after, summary: summary, requestId: requestId, address: address))
+            total = count
+        }
+        return (entries, total)
+    }
+
+    // MARK: Tokens
+
+    public func tokens(appId: String) async throws -> [TokenInfo] {
+        let rows = try await client.query(
+            """
+            SELECT id::text, name, role, created_by, created_at, expires_at, last_used_at FROM api_tokens
+            WHERE app_id = \(appId)::uuid ORDER BY created_at LIMIT 1000
+            """, logger: logger)
+        var list: [TokenInfo] = []
+        for try await (id, name, role, by, created, expires, used) in rows.decode((String, String, String, String, Date, Date?, Date?).self) {
+            list.append(TokenInfo(
+                id: id, name: name, role: Role(rawValue: role) ?? .viewer, createdBy: by, createdAt: created, expiresAt: expires, lastUsedAt: used))
+        }
+        return list
+    }
+
+    public func revokeToken(appId: String, id: String) async throws {
+        guard UUIDText.normalize(id) != nil,
+            try await changedRows("DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1") > 0
+        else { throw StoreError.notFound("no token \(id) in this app") }
+    }
+}
