@@ -25,13 +25,17 @@ name=test
 ensure_venv "$PWD/.venv-test" 'import jsonschema_rs' jsonschema-rs
 swift test --skip-build "$@"
 .venv-test/bin/python scripts/validate-api-responses.py "$RIVERS_API_RESPONSE_LOG"
+# The suites below each get a database of their own on this server: they all sign in from
+# 127.0.0.1, and failed sign-ins are throttled per address, so one suite's deliberate failures
+# must not throttle the next.
+for db in hostile schemathesis browser; do PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$port" "$db"; done
 # Hostile clients against a real `rivers serve`: every request that once crashed, stalled or
 # exhausted the server gets a small 4xx problem, fast, and the process stays alive and small.
-scripts/hostile-tests.sh
+DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" hostile) scripts/hostile-tests.sh
 # The API against its own OpenAPI document (schemathesis, all checks, fixed seed, seeded data).
-scripts/schemathesis.sh
-# The editor, in a real browser against a real server on the same throwaway database.
-scripts/browser-tests.sh
+DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" schemathesis) scripts/schemathesis.sh
+# The editor, in a real browser against a real server.
+DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" browser) scripts/browser-tests.sh
 # Failover: three servers behind nginx, killed and restarted under load, on a PostgreSQL of the
 # suite's own that it stops and starts (not the one above).
 scripts/fault-tests.sh

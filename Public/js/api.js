@@ -1,5 +1,7 @@
-// The JSON API client: one place that adds the token, reads ETags and turns every failure into an
-// ApiError carrying the server's problem+json (type, title, detail, errors[{pointer, message}], …).
+// The JSON API client: one place that adds the credentials (an API token as Bearer, or the
+// session cookie the browser sends with the session's CSRF token on every write), reads ETags and
+// turns every failure into an ApiError carrying the server's problem+json (type, title, detail,
+// errors[{pointer, message}], …).
 
 export class ApiError extends Error {
   /**
@@ -25,6 +27,13 @@ export class ApiError extends Error {
   /** True when the route itself does not exist (a feature the server does not have yet), told
    *  apart from a missing resource by the problem's type. */
   get isMissingRoute() { return this.status === 404 && this.type === '/problems/no-route'; }
+  /** 403 for too few rights: the role it needs (viewer, editor, publisher, admin, …). */
+  get needs() { return this.status === 403 ? (this.problem.needs || null) : null; }
+  /** Seconds to wait before trying again (429 Retry-After), or null. */
+  get retryAfter() {
+    const n = Number(this.problem.retry_after ?? this.request?.retryAfter);
+    return Number.isFinite(n) && n > 0 ? Math.ceil(n) : null;
+  }
 }
 
 const BASE = '/api/v1';
@@ -36,11 +45,15 @@ function etagOf(response, body) {
   return null;
 }
 
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export class Api {
   constructor(token = null) {
     this.token = token;
-    this.app = null; // slug or id of the app the token sees
-    /** Called with every ApiError of status 401 (the token stopped working). */
+    /** The signed-in session's CSRF token (kept in memory only), sent on writes made with the cookie. */
+    this.csrf = null;
+    this.app = null; // slug or id of the app being edited
+    /** Called with every ApiError of status 401 (the token or the session stopped working). */
     this.onUnauthorized = null;
   }
 
@@ -48,12 +61,14 @@ export class Api {
    * Sends one request. Resolves to {data, etag, status, response}; rejects with ApiError.
    * @param {string} method
    * @param {string} path below /api/v1, or absolute when it starts with '/'
-   * @param {{body?: any, etag?: string|null, signal?: AbortSignal, text?: boolean, auth?: boolean}} options
+   * @param {{body?: any, etag?: string|null, signal?: AbortSignal, text?: boolean, auth?: boolean, quiet401?: boolean}} options
+   *   quiet401: a 401 is an answer here (signing in, asking whether a session is on), not a sign-out.
    */
-  async request(method, path, { body, etag, signal, text = false, auth = true } = {}) {
+  async request(method, path, { body, etag, signal, text = false, auth = true, quiet401 = false } = {}) {
     const url = /^(https?:\/)?\//.test(path) ? path : `${BASE}/${path}`;
     const headers = { Accept: text ? 'image/svg+xml, application/problem+json' : 'application/json, application/problem+json' };
     if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;
+    else if (auth && this.csrf && !SAFE.has(method)) headers['X-CSRF-Token'] = this.csrf;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (etag) headers['If-Match'] = etag;
     const request = { method, path: url };
@@ -85,8 +100,9 @@ export class Api {
     if (!response.ok) {
       const problem = data && typeof data === 'object' ? data
         : { title: `${response.status} ${response.statusText}`, detail: typeof data === 'string' ? data.slice(0, 500) : '' };
+      request.retryAfter = response.headers.get('Retry-After');
       const error = new ApiError(response.status, problem, request);
-      if (response.status === 401 && this.onUnauthorized) this.onUnauthorized(error);
+      if (response.status === 401 && !quiet401 && this.onUnauthorized) this.onUnauthorized(error);
       throw error;
     }
     return { data, etag: etagOf(response, data), status: response.status, response };
@@ -94,9 +110,42 @@ export class Api {
 
   appPath(rest) { return `apps/${encodeURIComponent(this.app)}/${rest}`; }
 
+  /** Every item of a paged list (`path` below /api/v1, without limit and offset), following the pages. */
+  async all(path) {
+    const items = [];
+    let offset = 0;
+    const join = path.includes('?') ? '&' : '?';
+    for (;;) {
+      const { data } = await this.request('GET', `${path}${join}limit=200&offset=${offset}`);
+      items.push(...data.items);
+      if (data.next_offset === null || data.next_offset === undefined || data.items.length === 0) break;
+      offset = data.next_offset;
+    }
+    return items;
+  }
+
+  // Signing in ----------------------------------------------------------------------------------
+  /** The session of the cookie ({user, session_id, csrf_token}); rejects with a 401 when there is none. */
+  async session() { return (await this.request('GET', 'session', { auth: false, quiet401: true })).data; }
+  async signIn(email, password) {
+    return (await this.request('POST', 'session', { body: { email, password }, auth: false, quiet401: true })).data;
+  }
+  signOut() { return this.request('DELETE', 'session', { quiet401: true }); }
+  /** What a one-time link is (no credentials needed). */
+  async link(secret) { return (await this.request('GET', `links/${encodeURIComponent(secret)}`, { auth: false, quiet401: true })).data; }
+  /** Uses a one-time link ({password, name?}): answers like signIn. */
+  async useLink(secret, body) {
+    return (await this.request('POST', `links/${encodeURIComponent(secret)}`, { body, auth: false, quiet401: true })).data;
+  }
+
   // Apps and catalogs -------------------------------------------------------------------------
-  async apps() { return (await this.request('GET', 'apps')).data.items; }
+  /** The apps the caller can open, each with the caller's `role` there. */
+  apps() { return this.all('apps'); }
   async getApp() { return (await this.request('GET', `apps/${encodeURIComponent(this.app)}`)).data; }
+  /** Renames the app or changes its slug ({name?, slug?}); answers the app. */
+  async updateApp(body) { return (await this.request('PATCH', `apps/${encodeURIComponent(this.app)}`, { body })).data; }
+  /** Deletes (archives) the app. */
+  archiveApp() { return this.request('DELETE', `apps/${encodeURIComponent(this.app)}`); }
   /** The app's catalog (built-in types and its ui_component plugins); the global one on older servers. */
   async componentTypes() {
     if (this.app) {
@@ -110,19 +159,30 @@ export class Api {
   }
   async devices() { return (await this.request('GET', 'devices')).data.items; }
 
+  // Members, invitations, tokens, activity (the app's admins) ----------------------------------
+  async members() { return (await this.request('GET', this.appPath('members'))).data.items; }
+  setMemberRole(userId, role) { return this.request('PUT', this.appPath(`members/${encodeURIComponent(userId)}`), { body: { role } }); }
+  removeMember(userId) { return this.request('DELETE', this.appPath(`members/${encodeURIComponent(userId)}`)); }
+  async invitations() { return (await this.request('GET', this.appPath('invitations'))).data.items; }
+  /** Answers {invitation, url}: the link to pass on, shown this once. */
+  async invite(body) { return (await this.request('POST', this.appPath('invitations'), { body })).data; }
+  revokeInvitation(id) { return this.request('DELETE', this.appPath(`invitations/${encodeURIComponent(id)}`)); }
+  async tokens() { return (await this.request('GET', this.appPath('tokens'))).data.items; }
+  /** Answers the token's info with `token`, the secret itself, shown this once. */
+  async createToken(body) { return (await this.request('POST', this.appPath('tokens'), { body })).data; }
+  revokeToken(id) { return this.request('DELETE', this.appPath(`tokens/${encodeURIComponent(id)}`)); }
+  /** One page of the audit log, newest first; `filter` {actor, kind, id, since, until}. */
+  async audit(filter = {}, limit = 50, offset = 0) {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(filter)) if (value) query.set(key, value);
+    query.set('limit', String(limit));
+    query.set('offset', String(offset));
+    return (await this.request('GET', this.appPath(`audit?${query}`))).data;
+  }
+
   // Families, layouts, screens ------------------------------------------------------------------
   /** Every item of a collection, following the pages. */
-  async list(kind) {
-    const items = [];
-    let offset = 0;
-    for (;;) {
-      const { data } = await this.request('GET', this.appPath(`${kind}?limit=200&offset=${offset}`));
-      items.push(...data.items);
-      if (data.next_offset === null || data.next_offset === undefined || data.items.length === 0) break;
-      offset = data.next_offset;
-    }
-    return items;
-  }
+  list(kind) { return this.all(this.appPath(kind)); }
   get(kind, id) { return this.request('GET', this.appPath(`${kind}/${encodeURIComponent(id)}`)); }
   create(kind, body) { return this.request('POST', this.appPath(kind), { body }); }
   replace(kind, id, body, etag) { return this.request('PUT', this.appPath(`${kind}/${encodeURIComponent(id)}`), { body, etag }); }

@@ -1,8 +1,13 @@
-// The editor's entry point: sign-in, the top bar, and the routes of every area.
-import { api, state, loadApp, rememberToken, forgetToken, signedIn } from './state.js';
-import { initNotify, showError, clearMessages, explain } from './notify.js';
+// The editor's entry point: sign-in (email and password; an API token as the other way), the top
+// bar (the app switcher, the role, signing out), and the routes of every area.
+import {
+  api, state, loadApp, rememberToken, forgetToken, signedIn, useSession, resumeSession, rememberApp, can, subscribe,
+} from './state.js';
+import { initNotify, showError, clearMessages, explain, waitText } from './notify.js';
 import { route, startRouter, stopRouter, isDirty, discardCurrent } from './router.js';
 import { confirmDialog } from './dialogs.js';
+import { h } from './dom.js';
+import { clearFieldErrors, placeErrors } from './field-errors.js';
 
 route('/screens', () => import('./views/screens.js'), 'Screens');
 route('/screens/:id', () => import('./views/screens.js'), 'Screen');
@@ -11,32 +16,109 @@ route('/families/:id', () => import('./views/families.js'), 'Family');
 route('/layouts', () => import('./views/layouts.js'), 'Layouts');
 route('/layouts/:id', () => import('./views/layouts.js'), 'Layout');
 route('/publish', () => import('./views/publish.js'), 'Publish');
+route('/members', () => import('./views/members.js'), 'Members');
+route('/tokens', () => import('./views/tokens.js'), 'Tokens');
+route('/settings', () => import('./views/settings.js'), 'Settings');
+route('/activity', () => import('./views/activity.js'), 'Activity');
 
 const $ = (id) => document.getElementById(id);
+/** How this browser signed in last: the sign-in page opens on that way ('password' or 'token'). */
+const METHOD_KEY = 'rivers.sign-in-method';
+
+/** Shows one of the two sign-in forms. */
+function showMethod(method) {
+  const token = method === 'token';
+  $('sign-in-form').hidden = !token;
+  $('password-form').hidden = token;
+  $('use-token').textContent = token ? 'Use your email and password instead' : 'Use an API token instead';
+}
 
 function showSignIn(message = '') {
   stopRouter();
   $('outlet').replaceChildren();
   $('nav').hidden = true;
   $('session').hidden = true;
+  $('no-app').hidden = true;
   $('sign-in').hidden = false;
+  const method = localStorage.getItem(METHOD_KEY) === 'token' ? 'token' : 'password';
+  showMethod(method);
+  // The message goes where the user looks: under the token field, or above the password form.
   const error = $('sign-in-error');
-  error.hidden = !message;
-  error.textContent = message;
-  if (message) $('token').setAttribute('aria-invalid', 'true'); else $('token').removeAttribute('aria-invalid');
-  $('token').focus();
+  const tokenMessage = method === 'token' ? message : '';
+  error.hidden = !tokenMessage;
+  error.textContent = tokenMessage;
+  if (tokenMessage) $('token').setAttribute('aria-invalid', 'true'); else $('token').removeAttribute('aria-invalid');
+  const note = $('sign-in-message');
+  note.hidden = method === 'token' || !message;
+  note.textContent = method === 'token' ? '' : message;
+  (method === 'token' ? $('token') : ($('email').value ? $('password') : $('email'))).focus();
 }
 
-async function enter() {
+/** The top bar for the open app: its name or the switcher, the role, the person, the pages the role may use. */
+function showApp() {
+  const app = state.app;
+  const several = state.apps.length > 1;
+  $('app-single').hidden = several;
+  $('app-choice').hidden = !several;
+  $('app-name').textContent = app.name || app.slug;
+  // A name that is the slug is said once (the slug).
+  $('app-name').hidden = !app.name || app.name === app.slug;
+  $('app-slug').textContent = app.slug;
+  if (several) {
+    const switcher = $('app-switcher');
+    switcher.replaceChildren(...state.apps.map((a) => h('option', {
+      value: a.slug, text: a.name && a.name !== a.slug ? `${a.name} (${a.slug})` : a.slug, selected: a.slug === app.slug,
+    })));
+    switcher.value = app.slug;
+  }
+  const role = $('app-role');
+  role.hidden = !state.role;
+  role.textContent = state.role || '';
+  role.title = state.role ? `Your role in this app: ${state.role}` : '';
+  const user = $('user-name');
+  user.hidden = !state.user;
+  if (state.user) {
+    user.textContent = state.user.name || state.user.email;
+    user.title = `Signed in as ${state.user.email}${state.user.admin ? ' (instance administrator)' : ''}`;
+  }
+  for (const link of document.querySelectorAll('#nav [data-need]')) link.hidden = !can(link.dataset.need);
+}
+
+/** The pages of an area that only some roles may open: another role goes to the screens. */
+function allowedHash() {
+  const link = [...document.querySelectorAll('#nav [data-need]')]
+    .find((a) => (location.hash || '').replace(/^#/, '').startsWith(a.dataset.nav));
+  if (link && !can(link.dataset.need)) history.replaceState(null, '', '#/screens');
+}
+
+function showNoApp(text) {
+  stopRouter();
+  $('outlet').replaceChildren();
+  $('sign-in').hidden = true;
+  $('nav').hidden = true;
+  $('session').hidden = false;
+  $('app-single').hidden = true;
+  $('app-choice').hidden = true;
+  $('app-role').hidden = true;
+  $('user-name').hidden = !state.user;
+  if (state.user) $('user-name').textContent = state.user.name || state.user.email;
+  $('no-app-text').textContent = text;
+  $('no-app').hidden = false;
+}
+
+async function enter(key = null) {
   const button = $('sign-in-button');
   button.disabled = true;
+  // Read before asking: a 401 forgets the token (onUnauthorized) before it reaches the catch.
+  const wasToken = Boolean(api.token);
   try {
-    await loadApp();
+    await loadApp(key);
   } catch (error) {
     button.disabled = false;
+    if (error.noApps) { showNoApp(error.message); return; }
     if (error.status === 401) {
       forgetToken();
-      showSignIn('That token is not valid (the server answered 401). Check it and try again.');
+      showSignIn(wasToken ? 'That token is not valid (the server answered 401). Check it and try again.' : 'Your session ended. Sign in again.');
     } else {
       showSignIn(`Could not open the app: ${explain(error).detail}`);
       showError(error, 'Signing in');
@@ -45,18 +127,129 @@ async function enter() {
   }
   button.disabled = false;
   $('sign-in').hidden = true;
+  $('no-app').hidden = true;
   $('nav').hidden = false;
   $('session').hidden = false;
-  $('app-name').textContent = state.app.name || state.app.slug;
-  $('app-slug').textContent = state.app.slug;
+  showApp();
+  allowedHash();
   startRouter($('outlet'));
+}
+
+/** Asks first when the page has unsaved changes; true when it may go on (the changes dropped). */
+async function mayLeave(title, confirm, cancel, text) {
+  if (!isDirty()) return true;
+  const leave = await confirmDialog({ title, text, confirm, cancel, danger: true });
+  if (leave) discardCurrent();
+  return leave;
+}
+
+async function switchApp(slug) {
+  if (slug === state.app?.slug) return;
+  const ok = await mayLeave('Switch apps without saving?', 'Switch and drop changes', 'Stay in this app',
+    'This page has changes that are not saved. Opening another app drops them.');
+  if (!ok) { $('app-switcher').value = state.app.slug; return; }
+  rememberApp(slug);
+  clearMessages();
+  stopRouter();
+  // A page of one app's screen or family means nothing in another: its area's list instead.
+  const path = (location.hash || '#/screens').replace(/^#/, '').split('?')[0];
+  const area = path.split('/')[1] || 'screens';
+  history.replaceState(null, '', `#/${area}`);
+  await enter(slug);
+}
+
+async function signOut() {
+  const ok = await mayLeave('Sign out without saving?', 'Sign out and drop changes', 'Stay signed in',
+    'This page has changes that are not saved. Signing out drops them.');
+  if (!ok) return;
+  if (!api.token && api.csrf) {
+    try {
+      await api.signOut();
+    } catch (error) {
+      if (error.status !== 401) { showError(error, 'Signing out'); return; }
+    }
+  }
+  forgetToken();
+  rememberApp(null);
+  clearMessages();
+  $('token').value = '';
+  $('password').value = '';
+  showSignIn();
+}
+
+let waitTimer = null;
+/** 429: the button waits as long as the server says, counting down. */
+function waitBeforeRetry(seconds) {
+  const note = $('password-wait');
+  const button = $('password-sign-in');
+  clearInterval(waitTimer);
+  let left = seconds;
+  const tick = () => {
+    if (left <= 0) {
+      clearInterval(waitTimer);
+      note.hidden = true;
+      button.disabled = false;
+      return;
+    }
+    note.hidden = false;
+    note.textContent = `Too many failed sign-ins: try again in ${waitText(left)}.`;
+    button.disabled = true;
+    left -= 1;
+  };
+  tick();
+  waitTimer = setInterval(tick, 1000);
+}
+
+async function passwordSignIn(event) {
+  event.preventDefault();
+  const form = $('password-form');
+  const errorsHost = form.querySelector('.form-errors');
+  clearFieldErrors(form);
+  clearMessages();
+  $('sign-in-message').hidden = true;
+  const email = $('email').value.trim();
+  const password = $('password').value;
+  const local = [];
+  if (!email) local.push({ pointer: '/email', message: 'Enter your email address.' });
+  if (!password) local.push({ pointer: '/password', message: 'Enter your password.' });
+  if (local.length) {
+    placeErrors(form, local);
+    $(local[0].pointer.slice(1)).focus();
+    return;
+  }
+  const button = $('password-sign-in');
+  button.disabled = true;
+  try {
+    const session = await api.signIn(email, password);
+    useSession(session);
+    localStorage.setItem(METHOD_KEY, 'password');
+    $('password').value = '';
+    button.disabled = false;
+    await enter();
+  } catch (error) {
+    button.disabled = false;
+    if (error.status === 401) {
+      placeErrors(form, [{ pointer: '/password', message: 'The email or the password is wrong.' }]);
+      $('password').select();
+      $('password').focus();
+    } else if (error.status === 429) {
+      waitBeforeRetry(error.retryAfter || 60);
+    } else if (error.isValidation && error.errors.length) {
+      const unplaced = placeErrors(form, error.errors);
+      if (unplaced.length) showError(error, 'Signing in');
+    } else {
+      errorsHost.replaceChildren();
+      showError(error, 'Signing in');
+    }
+  }
 }
 
 function init() {
   initNotify();
   api.onUnauthorized = () => {
+    const wasToken = Boolean(api.token);
     forgetToken();
-    showSignIn('Your token stopped working (401). Sign in again.');
+    showSignIn(wasToken ? 'Your token stopped working (401). Sign in again.' : 'Your session ended (it expired, or you signed out elsewhere). Sign in again.');
   };
   $('sign-in-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -64,25 +257,33 @@ function init() {
     if (!token) { showSignIn('Enter an API token.'); return; }
     clearMessages();
     rememberToken(token);
+    localStorage.setItem(METHOD_KEY, 'token');
     enter();
   });
   $('token').addEventListener('input', () => { $('token').removeAttribute('aria-invalid'); $('sign-in-error').hidden = true; });
-  $('sign-out').addEventListener('click', async () => {
-    if (isDirty()) {
-      const leave = await confirmDialog({
-        title: 'Sign out without saving?', text: 'This page has changes that are not saved. Signing out drops them.',
-        confirm: 'Sign out and drop changes', cancel: 'Stay signed in', danger: true,
-      });
-      if (!leave) return;
-      discardCurrent();
-    }
-    forgetToken();
-    clearMessages();
-    $('token').value = '';
-    showSignIn();
+  $('password-form').addEventListener('submit', passwordSignIn);
+  $('use-token').addEventListener('click', () => {
+    const token = $('sign-in-form').hidden;
+    showMethod(token ? 'token' : 'password');
+    $('sign-in-message').hidden = true;
+    $(token ? 'token' : 'email').focus();
   });
+  $('sign-out').addEventListener('click', signOut);
+  $('app-switcher').addEventListener('change', (event) => switchApp(event.target.value));
+  subscribe((kind) => { if (kind === 'app' && state.app) showApp(); });
   window.addEventListener('unhandledrejection', (event) => showError(event.reason, 'Unexpected error'));
-  if (signedIn()) enter(); else showSignIn();
+  start();
+}
+
+/** A token kept for the tab signs in; else the session cookie, when it has one; else the sign-in page. */
+async function start() {
+  if (signedIn()) { enter(); return; }
+  try {
+    if (await resumeSession()) { enter(); return; }
+  } catch (error) {
+    showError(error, 'Checking whether you are signed in');
+  }
+  showSignIn();
 }
 
 init();

@@ -3,6 +3,7 @@
 import { h } from './dom.js';
 import { ApiError } from './api.js';
 import { unescapePointer, withNames } from './field-errors.js';
+import { api, roleReason, state } from './state.js';
 
 let errorRegion = null;
 let statusRegion = null;
@@ -29,7 +30,7 @@ export function announce(text) {
 export function info(text, { timeout = 5000, action = null } = {}) {
   if (!statusRegion) return;
   // One line in the top bar, never over the work: the newest replaces the one before.
-  const item = h('span', { class: ['status-message', action && 'with-action'] }, h('span', { class: 'status-text', text }),
+  const item = h('span', { class: ['status-message', action && 'with-action'] }, h('span', { class: 'status-text', title: text, text }),
     action ? h('button', {
       type: 'button', class: 'status-action', 'data-action': 'status-action', text: action.label,
       onclick: () => { item.remove(); action.run(); },
@@ -54,6 +55,13 @@ function describeUser(u) {
   return how ? `The ${what} ${how}.` : `The ${what}.`;
 }
 
+/** "45 seconds", "3 minutes". */
+export function waitText(seconds) {
+  if (seconds < 90) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 /** What went wrong, in words for the people using the editor: no ids, methods or addresses. */
 export function explain(error) {
   if (!(error instanceof ApiError)) return { title: 'Something went wrong', detail: String(error?.message || error) };
@@ -62,7 +70,7 @@ export function explain(error) {
   if (error.isConflict) {
     return { title: 'Someone else changed it first', detail: 'Nothing was changed. Reload to see their version, then make your change again.' };
   }
-  if (error.status === 409) {
+  if (error.status === 409 && usedBy.length) {
     const more = (error.problem.used_by_count ?? usedBy.length) - usedBy.length;
     return {
       title: 'Still in use',
@@ -72,7 +80,21 @@ export function explain(error) {
   }
   if (error.isMissingRoute) return { title: 'Not available', detail: 'This server does not offer this yet.' };
   if (error.isNotFound) return { title: 'Not found', detail: 'It is not there any more: someone may have deleted it. Reload to see what is there now.' };
-  if (error.status === 401) return { title: 'Signed out', detail: 'The token stopped working. Sign in again.' };
+  if (error.status === 401) {
+    return { title: 'Signed out', detail: api.token ? 'The token stopped working. Sign in again.' : 'Your session ended. Sign in again.' };
+  }
+  if (error.needs) {
+    const reason = state.role && roleReason(error.needs);
+    const said = withNames(error.detail);
+    return { title: 'Not allowed', detail: reason || `${said.charAt(0).toUpperCase()}${said.slice(1)}. Your role in this app may have changed: reload the page to see what you may do.` };
+  }
+  if (error.status === 403 && error.type === '/problems/csrf') {
+    return { title: 'Not allowed', detail: 'The page lost its sign-in: reload it and try again.' };
+  }
+  if (error.status === 429) {
+    const wait = error.retryAfter;
+    return { title: 'Too many attempts', detail: wait ? `Wait ${waitText(wait)}, then try again.` : 'Wait a while, then try again.' };
+  }
   if (error.status === 413) return { title: 'Too large', detail: 'This is more than the server takes in one go. Make it smaller and try again.' };
   if (error.status >= 500) {
     return {

@@ -1,6 +1,7 @@
 // Hash routes (#/screens/<id>?focus=/name). A view is mounted into the outlet and may say it has
 // unsaved changes; leaving it then asks first.
 import { choiceDialog } from './dialogs.js';
+import { can } from './state.js';
 
 const routes = [];
 let outlet = null;
@@ -50,7 +51,8 @@ async function render(force = false) {
     guarding = true;
     const target = hash;
     history.replaceState(null, '', lastHash); // stay until the user says so
-    const canSave = typeof current.controller?.save === 'function';
+    // A role that may not save is not offered to (the editing views save families, screens, layouts).
+    const canSave = typeof current.controller?.save === 'function' && can('editor');
     const choice = await choiceDialog({
       title: 'Save your changes before leaving?',
       text: 'This page has changes that are not saved.',

@@ -1,15 +1,25 @@
-// What the editor knows about the app: the signed-in token, the app, and lists of families,
+// What the editor knows about the app: who is signed in (a person with the session cookie, or an
+// API token), the apps they can open and their role in the one open, and lists of families,
 // screens and layouts (refreshed after every change), plus the catalogs. Views subscribe to
-// changes; each view keeps its own unsaved draft.
+// changes; each view keeps its own unsaved draft. What a role may do is decided here, once
+// (`can`, `gate`).
 import { Api } from './api.js';
+import { h, uid } from './dom.js';
 
 const TOKEN_KEY = 'rivers.token';
 const DEVICE_KEY = 'rivers.device';
+const APP_KEY = 'rivers.app';
 
 export const api = new Api(sessionStorage.getItem(TOKEN_KEY));
 
 export const state = {
+  /** The signed-in person ({id, email, name, admin, …}); null when an API token is used. */
+  user: null,
+  /** The apps the person (or the token) can open, each with the `role` there. */
+  apps: [],
   app: null,
+  /** The role in the open app: viewer, editor, publisher or admin. */
+  role: null,
   families: [],
   screens: [],
   layouts: [],
@@ -27,6 +37,7 @@ export function subscribe(fn) {
 }
 function emit(kind) { for (const fn of listeners) fn(kind); }
 
+/** True when an API token is kept for this tab (a cookie session is asked for with `resumeSession`). */
 export function signedIn() { return Boolean(api.token); }
 
 export function rememberToken(token) {
@@ -34,24 +45,126 @@ export function rememberToken(token) {
   sessionStorage.setItem(TOKEN_KEY, token);
 }
 
+/** Forgets every credential the editor holds (the token, the session's CSRF token) and the app. */
 export function forgetToken() {
   api.token = null;
+  api.csrf = null;
   api.app = null;
   state.app = null;
+  state.user = null;
+  state.role = null;
+  state.apps = [];
   sessionStorage.removeItem(TOKEN_KEY);
 }
+
+/** Takes a session answer ({user, csrf_token}) of signing in or of GET /session. */
+export function useSession(session) {
+  api.token = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+  api.csrf = session.csrf_token;
+  state.user = session.user;
+}
+
+/** Asks whether the browser's session cookie signs someone in; true when it does. */
+export async function resumeSession() {
+  try {
+    useSession(await api.session());
+    return true;
+  } catch (error) {
+    if (error.status === 401 || error.status === 403) return false;
+    throw error;
+  }
+}
+
+// Roles --------------------------------------------------------------------------------------------
+
+export const ROLES = ['viewer', 'editor', 'publisher', 'admin'];
+const PLURAL = { viewer: 'viewers', editor: 'editors', publisher: 'publishers', admin: 'admins' };
+/** What a role below the one named cannot do, in words. */
+const CANNOT = {
+  editor: 'cannot change it',
+  publisher: 'cannot publish or roll back',
+  admin: 'cannot manage its members, tokens or settings',
+};
+
+function rank(role) { return ROLES.indexOf(role); }
+
+/** True when the role in the open app is at least `role` (an app without roles: anything goes). */
+export function can(role) {
+  if (!state.role) return true;
+  return rank(state.role) >= rank(role);
+}
+
+/** Why the role in the open app cannot do what needs `role` ('' when it can). */
+export function roleReason(role) {
+  if (can(role)) return '';
+  return `Your role in this app is ${state.role}: ${PLURAL[state.role] || state.role} ${CANNOT[role] || `need the ${role} role for this`}.`;
+}
+
+/** A small note giving the reason a control is disabled (null when the role can use it). */
+export function roleNote(role) {
+  const reason = roleReason(role);
+  return reason ? h('span', { class: 'role-note', id: uid('role'), 'data-needs': role, text: reason }) : null;
+}
+
+/**
+ * The one way a control that needs a role is shown to roles below it: disabled (a link loses its
+ * address), the reason as its title and, unless `note` is false, in a small note beside it that
+ * the control is described by. Returns what to place: the control, or the control and its note.
+ * @param {HTMLElement} el a button or a link
+ * @param {'editor'|'publisher'|'admin'} role
+ */
+export function gate(el, role, { note = true } = {}) {
+  const reason = roleReason(role);
+  if (!reason) return el;
+  el.dataset.needs = role;
+  el.title = reason;
+  if (el.tagName === 'A') {
+    el.removeAttribute('href');
+    el.setAttribute('role', 'link');
+    el.setAttribute('aria-disabled', 'true');
+    el.onclick = null;
+    el.addEventListener('click', (event) => { event.preventDefault(); event.stopImmediatePropagation(); }, true);
+  } else {
+    el.disabled = true;
+  }
+  if (!note) return el;
+  const noteEl = roleNote(role);
+  const ids = (el.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+  el.setAttribute('aria-describedby', [...ids, noteEl.id].join(' '));
+  return [el, noteEl];
+}
+
+/** True when a control was disabled by `gate` (saves and re-enables leave it so). */
+export function isGated(el) { return Boolean(el?.dataset?.needs); }
 
 export function setDevice(id) {
   state.device = id;
   sessionStorage.setItem(DEVICE_KEY, id);
 }
 
-/** Finds the app the token sees and loads everything the views need. */
-export async function loadApp() {
+/**
+ * Finds the apps the person or token can open, opens `key` (a slug or id), else the one chosen
+ * before in this tab, else the first, and loads everything the views need.
+ */
+export async function loadApp(key = null) {
   const apps = await api.apps();
-  if (!apps.length) throw new Error('This token sees no app.');
-  state.app = apps[0];
+  state.apps = apps;
+  if (!apps.length) {
+    const error = new Error(state.user
+      ? 'You are not a member of any app yet: ask an app’s admin for an invitation.'
+      : 'This token sees no app.');
+    error.noApps = true;
+    throw error;
+  }
+  const wanted = key || sessionStorage.getItem(APP_KEY);
+  state.app = apps.find((a) => a.slug === wanted || a.id === wanted) || apps[0];
+  state.role = ROLES.includes(state.app.role) ? state.app.role : null;
   api.app = state.app.slug;
+  if (apps.length > 1) sessionStorage.setItem(APP_KEY, state.app.slug);
+  state.families = [];
+  state.screens = [];
+  state.layouts = [];
   const [componentTypes, devices] = await Promise.all([api.componentTypes(), api.devices(), refreshAll()]);
   state.componentTypes = componentTypes;
   state.devices = devices;
@@ -59,6 +172,21 @@ export async function loadApp() {
   // The app object may carry more (public_url) than the list does.
   try { state.app = { ...state.app, ...(await api.getApp()) }; } catch { /* the list entry is enough */ }
   emit('app');
+}
+
+/** Takes the app as the server answers it after a change of name or slug. */
+export function appChanged(app) {
+  const before = state.app;
+  state.app = { ...before, ...app };
+  api.app = state.app.slug;
+  state.apps = state.apps.map((a) => (a.id === state.app.id ? { ...a, ...app, role: a.role } : a));
+  if (sessionStorage.getItem(APP_KEY) === before.slug) sessionStorage.setItem(APP_KEY, state.app.slug);
+  emit('app');
+}
+
+/** The app chosen for this tab (the switcher); forgotten with `null`. */
+export function rememberApp(slug) {
+  if (slug) sessionStorage.setItem(APP_KEY, slug); else sessionStorage.removeItem(APP_KEY);
 }
 
 export async function refresh(kind) {

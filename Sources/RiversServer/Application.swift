@@ -32,6 +32,12 @@ public struct ServerConfiguration: Sendable {
     /// On SIGTERM or SIGINT the server stops accepting connections and lets requests in flight
     /// finish for at most this long, then cancels what is left and closes the database pool.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// How many proxies in front of the server append to `X-Forwarded-For` (0: none, the TCP peer
+    /// is the client). The client's address (sign-in throttling, sessions, the audit log) is the
+    /// entry that many places from the right.
+    public var trustedProxyHops = 0
+    /// Who else receives one-time links (the hook for mail; by default nobody).
+    public var linkDelivery: any LinkDelivery = NoLinkDelivery()
 
     public init() {}
 
@@ -85,6 +91,12 @@ public struct ServerConfiguration: Sendable {
         if let v = env["METRICS_PORT"], !v.isEmpty {
             guard let p = Int(v), (1...65535).contains(p) else { throw ConfigurationError("METRICS_PORT must be a port number (got \"\(v)\")") }
             c.metricsPort = p
+        }
+        if let v = env["TRUSTED_PROXY_HOPS"], !v.isEmpty {
+            guard let n = Int(v), (0...10).contains(n) else {
+                throw ConfigurationError("TRUSTED_PROXY_HOPS must be a whole number from 0 to 10 (got \"\(v.prefix(40))\")")
+            }
+            c.trustedProxyHops = n
         }
         if let v = env["AUTO_MIGRATE"], !v.isEmpty { c.autoMigrate = ["1", "true", "yes"].contains(v.lowercased()) }
         return c
@@ -141,11 +153,12 @@ public func buildRouter(
     let cookies = SessionCookies(publicBaseURL: configuration.publicBaseURL)
     let api = router.group("api/v1")
         .add(middleware: DatabaseAvailabilityMiddleware(availability: availability))
-        .add(middleware: AuthMiddleware(store: store, sessions: cookies))
+        .add(middleware: AuthMiddleware(store: store, sessions: cookies, proxyHops: configuration.trustedProxyHops))
         .add(middleware: AppAccessMiddleware(store: store))
     let helpers = APIHelpers(bodyLimit: configuration.maxBodyBytes)
     let routes = RouteRegistrar(group: api, prefix: "api/v1", log: routeLog)
-    TeamController(store: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies).register(on: routes)
+    TeamController(store: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies, delivery: configuration.linkDelivery)
+        .register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
     return router

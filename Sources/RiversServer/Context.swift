@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdBcrypt
 import NIOCore
+import NIOConcurrencyHelpers
 import NIOPosix
 import RiversCore
 import RiversStore
@@ -36,8 +37,9 @@ public struct RiversContext: RequestContext, Authorizing {
     public var refused: Problem?
     /// The app named by `{app}` and the caller's role in it.
     public var access: (app: App, role: Role)?
-    /// The peer's address, for sessions, throttling and the audit log.
-    public let remoteAddress: String
+    /// The client's address, for sessions, throttling and the audit log: the TCP peer, or what
+    /// trusted proxies say (`AuthMiddleware`, `TRUSTED_PROXY_HOPS`).
+    public var remoteAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -84,9 +86,13 @@ struct AuthMiddleware: RouterMiddleware {
     typealias Context = RiversContext
     let store: Store
     let sessions: SessionCookies
+    var proxyHops = 0
 
     func handle(_ request: Request, context: RiversContext, next: (Request, RiversContext) async throws -> Response) async throws -> Response {
         var context = context
+        if proxyHops > 0 {
+            context.remoteAddress = Self.clientAddress(forwardedFor: request.headers[values: .xForwardedFor], peer: context.remoteAddress, hops: proxyHops)
+        }
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw Problem.unauthorized }
@@ -136,6 +142,20 @@ struct AuthMiddleware: RouterMiddleware {
         return try await AuditActor.$current.withValue(actor) { try await body() }
     }
 
+    /// The client's address behind `hops` proxies that each append the address they saw to
+    /// `X-Forwarded-For`: the entry `hops` places from the right (what the nearest trusted proxy
+    /// saw; entries further left are the client's word). Without enough entries the request did
+    /// not come through them: the TCP peer.
+    static func clientAddress(forwardedFor fields: [String], peer: String, hops: Int) -> String {
+        let joined = fields.joined(separator: ",")
+        guard hops > 0, joined.utf8.count <= 4096 else { return peer }
+        let entries = joined.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard entries.count >= hops else { return peer }
+        let entry = entries[entries.count - hops]
+        guard !entry.isEmpty, entry.utf8.count <= 100 else { return peer }
+        return entry
+    }
+
     static func isSafe(_ method: HTTPRequest.Method) -> Bool { method == .get || method == .head || method == .options }
 
     /// Compares two secrets in time that depends on their lengths only.
@@ -176,6 +196,10 @@ struct AppAccessMiddleware: RouterMiddleware {
         }
         return try await next(request, context)
     }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
 }
 
 /// The session cookie: its name and attributes, and the origin check of cookie-authenticated writes.
@@ -234,12 +258,33 @@ enum Passwords {
     static let minimumLength = 10
     static let maximumBytes = 72  // bcrypt reads no further
 
+    /// Hashes waiting or running at most; past that, 503 with Retry-After at once. A flood of
+    /// sign-ins (each a quarter second of CPU) then costs a bounded amount of work, and the
+    /// API and public documents of everyone else stay fast.
+    static let maxQueued = 16
+    private static let queued = NIOLockedValueBox(0)
+
     static func hash(_ password: String) async throws -> String {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        try await bounded { Bcrypt.hash(password, cost: cost) }
     }
 
     static func verify(_ password: String, hash: String) async throws -> Bool {
-        try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash) }
+        try await bounded { Bcrypt.verify(password, hash: hash) }
+    }
+
+    private static func bounded<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+        let admitted = queued.withLockedValue { n -> Bool in
+            guard n < maxQueued else { return false }
+            n += 1
+            return true
+        }
+        guard admitted else {
+            ServerMetrics.passwordChecksRefused.increment()
+            throw Problem(.serviceUnavailable, type: "busy", title: "Too busy",
+                          detail: "too many sign-ins are being checked right now; retry in a moment", headers: [.retryAfter: "1"])
+        }
+        defer { queued.withLockedValue { $0 -= 1 } }
+        return try await NIOThreadPool.singleton.runIfActive(work)
     }
 
     /// A hash of no one's password: verifying against it costs the same time as a real check, so

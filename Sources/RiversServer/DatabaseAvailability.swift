@@ -10,20 +10,64 @@ import ServiceLifecycle
 /// second; requests read it without a query, so `/health` and an API request during an outage
 /// answer at once instead of waiting on the pool.
 public final class DatabaseAvailability: Sendable {
-    private let state = NIOLockedValueBox<(ready: Bool, since: Date)>((false, Date()))
-    public init(ready: Bool = false) { state.withLockedValue { $0 = (ready, Date()) } }
+    private struct State {
+        var ready: Bool
+        var since = Date()
+        /// Requests in flight waiting to hear of an outage (`outage()`), resumed when it comes.
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Waits cancelled before they were registered.
+        var cancelledEarly: Set<Int> = []
+        var lastWaiter = 0
+    }
+
+    private let state: NIOLockedValueBox<State>
+    public init(ready: Bool = false) { state = NIOLockedValueBox(State(ready: ready)) }
 
     public var isReady: Bool { state.withLockedValue { $0.ready } }
 
-    /// Records what was seen; true when that changes what was known.
+    /// Records what was seen; true when that changes what was known. Going down wakes every
+    /// request waiting in `outage()`.
     @discardableResult
     public func record(ready: Bool) -> Bool {
         ServerMetrics.databaseReady.record(ready ? 1 : 0)
-        return state.withLockedValue { current in
-            guard current.ready != ready else { return false }
-            current = (ready, Date())
-            return true
+        let (changed, woken) = state.withLockedValue { current -> (Bool, [CheckedContinuation<Void, Never>]) in
+            guard current.ready != ready else { return (false, []) }
+            current.ready = ready
+            current.since = Date()
+            guard !ready else { return (true, []) }
+            defer { current.waiters.removeAll() }
+            return (true, Array(current.waiters.values))
         }
+        for waiter in woken { waiter.resume() }
+        return changed
+    }
+
+    /// Returns once the database is seen down (at once if it is), or when the task is cancelled.
+    /// No timer and no polling: a request in flight costs one entry in a table.
+    func outage() async {
+        let id = state.withLockedValue { s -> Int in
+            s.lastWaiter &+= 1
+            return s.lastWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLockedValue { s -> Bool in
+                    if !s.ready || s.cancelledEarly.remove(id) != nil { return true }
+                    s.waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLockedValue { s -> CheckedContinuation<Void, Never>? in
+                if let waiter = s.waiters.removeValue(forKey: id) { return waiter }
+                s.cancelledEarly.insert(id)
+                return nil
+            }
+            waiter?.resume()
+        }
+        // A cancellation that came after the wait ended leaves nothing behind.
+        state.withLockedValue { _ = $0.cancelledEarly.remove(id) }
     }
 
     /// Whether an error means the database cannot be reached (the connection failed or was closed,
@@ -73,7 +117,7 @@ struct DatabaseAvailabilityMiddleware<Context: RequestContext>: RouterMiddleware
                     group.addTask {
                         // Gives up on the request as soon as the monitor sees the database go down
                         // (it checks twice a second), after a moment for an answer already on its way.
-                        while availability.isReady { try await Task.sleep(for: .milliseconds(50)) }
+                        await availability.outage()
                         try await Task.sleep(for: .milliseconds(300))
                         return nil
                     }

@@ -9,6 +9,7 @@ struct TeamController {
     let helpers: APIHelpers
     let baseURL: String
     let cookies: SessionCookies
+    var delivery: any LinkDelivery = NoLinkDelivery()
 
     /// Failed sign-ins allowed per account and per address within `throttleWindow`.
     static let failuresPerAccount = 5
@@ -25,6 +26,14 @@ struct TeamController {
     /// Where a one-time link is opened: an editor page that reads the secret from the fragment
     /// (a fragment never reaches a server log or a Referer).
     func linkURL(_ secret: String) -> String { "\(baseURL)/link.html#\(secret)" }
+
+    /// A new link's URL, after handing it to the delivery hook (by default, nobody: the answer
+    /// shows it to whoever made it).
+    func deliver(_ secret: String, _ link: OneTimeLink) async -> String {
+        let url = linkURL(secret)
+        await delivery.deliver(link, url: url)
+        return url
+    }
 
     func register(on routes: RouteRegistrar<RiversContext>) {
         registerSessions(on: routes)
@@ -129,7 +138,11 @@ struct TeamController {
                 try Passwords.check(password)
                 use = .setPassword(hash: try await Passwords.hash(password), name: name)
             }
-            guard let user = try await store.useLink(secret: secret, use) else { throw Problem.linkGone }
+            // The person the link is for is who acts (the audit log names them, not "anonymous").
+            let actor = AuditActor(name: link.email, kind: .user, requestId: context.id, address: context.remoteAddress)
+            guard let user = try await AuditActor.$current.withValue(actor, operation: { try await store.useLink(secret: secret, use) }) else {
+                throw Problem.linkGone
+            }
             return try await signIn(user, request: request, context: context, status: .created)
         }
     }
@@ -217,13 +230,13 @@ struct TeamController {
             guard problems.isEmpty, let email else { throw Problem.invalid(problems.errors, count: problems.count) }
             let user = try await store.createUser(email: email, name: name ?? "", isAdmin: admin ?? false)
             let (secret, link) = try await store.createLink(kind: .setPassword, email: user.email, createdBy: context.principal?.displayName ?? "")
-            return JSONResponse(["user": user.json, "link": link.json, "url": .string(linkURL(secret))], status: .created)
+            return JSONResponse(["user": user.json, "link": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.post, "users/{id}/password-link", need: .instanceAdmin) { _, context in
             let id = try context.pathParameter("id")
             guard let user = try await store.user(id: id) else { throw Problem.notFound("no account \(id)") }
             let (secret, link) = try await store.createLink(kind: .setPassword, email: user.email, createdBy: context.principal?.displayName ?? "")
-            return JSONResponse(["user": user.json, "link": link.json, "url": .string(linkURL(secret))], status: .created)
+            return JSONResponse(["user": user.json, "link": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.get, "audit", need: .instanceAdmin) { request, _ in
             try await auditPage(appId: nil, request)
@@ -284,7 +297,7 @@ struct TeamController {
             guard problems.isEmpty, let email, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
             let (secret, link) = try await store.createLink(
                 kind: .invitation, email: email, appId: context.app.id, role: role, createdBy: context.principal?.displayName ?? "")
-            return JSONResponse(["invitation": link.json, "url": .string(linkURL(secret))], status: .created)
+            return JSONResponse(["invitation": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.delete, "invitations/{id}", need: .role(.admin)) { _, context in
             try await store.deleteInvitation(appId: context.app.id, id: try context.pathParameter("id"))
@@ -365,4 +378,17 @@ extension ObjectReader {
 extension Problem {
     static let linkGone = Problem(.gone, type: "link-gone", title: "Link used or expired",
                                   detail: "this link has been used or has expired: ask for a new one")
+}
+
+/// Where one-time links (set-password links, invitations) go besides the answer that made them.
+/// Rivers sends no mail itself; to mail them, implement this (post to your mail service; never log
+/// the URL: it is a credential until used) and set `ServerConfiguration.linkDelivery`.
+public protocol LinkDelivery: Sendable {
+    func deliver(_ link: OneTimeLink, url: String) async
+}
+
+/// The default: links are only shown to whoever made them.
+public struct NoLinkDelivery: LinkDelivery {
+    public init() {}
+    public func deliver(_ link: OneTimeLink, url: String) async {}
 }

@@ -208,6 +208,8 @@ struct TeamTests {
             #expect(apps["items"]?.arrayValue?.first?["role"] == "editor")
             #expect(try await api.request(.post, "families", json: phoneFamily, headers: person.headers, authorized: false).status == .created)
             #expect(try await api.request(.post, "publish", json: [:], headers: person.headers, authorized: false).status == .forbidden)
+            let accepted2 = try await api.request(.get, "audit?kind=invitation")["items"]?.arrayValue?.first
+            #expect(accepted2?["action"] == "accept" && accepted2?["actor"]?.stringValue == person.email, "the invitee accepted, by name")
             let members = try await api.request(.get, "members")
             #expect(members["items"]?.arrayValue?.first?["role"] == "editor")
             // The admin makes them a viewer: writes are refused from then on.
@@ -328,6 +330,48 @@ struct TeamTests {
                 #expect(try await status("/rivers/\(old)/rivers.json").0 == .notFound)
             }
         }
+    }
+
+    /// Links go to the delivery hook too (where an operator plugs in mail).
+    @Test func newLinksReachTheDeliveryHook() async throws {
+        final class Recorder: LinkDelivery, @unchecked Sendable {
+            let lock = NSLock()
+            var seen: [(String, String)] = []
+            func deliver(_ link: OneTimeLink, url: String) async {
+                lock.withLock { seen.append((link.email, url)) }
+            }
+        }
+        let recorder = Recorder()
+        try await withAPI { api in
+            var configuration = testConfiguration()
+            configuration.linkDelivery = recorder
+            let router = buildRouter(store: api.store, configuration: configuration, documents: PublishedDocuments(store: api.store))
+            try await Application(router: router, logger: testLogger).test(.router) { client in
+                let url = try await client.execute(
+                    uri: "\(api.base)/invitations", method: .post,
+                    headers: [.authorization: "Bearer \(api.token)", .contentType: "application/json"],
+                    body: ByteBuffer(string: #"{"email": "mailed@example.com", "role": "viewer"}"#)
+                ) { response in
+                    #expect(response.status == .created)
+                    return try JSONValue.parse(Array(String(buffer: response.body).utf8))["url"]?.stringValue
+                }
+                #expect(recorder.lock.withLock { recorder.seen.map(\.0) } == ["mailed@example.com"])
+                #expect(recorder.lock.withLock { recorder.seen.map(\.1) } == [url])
+            }
+        }
+    }
+
+    /// Behind proxies (`TRUSTED_PROXY_HOPS`), the client is what the nearest trusted proxy saw.
+    @Test func theClientAddressBehindProxies() throws {
+        typealias A = AuthMiddleware
+        #expect(A.clientAddress(forwardedFor: ["203.0.113.9"], peer: "10.0.0.1", hops: 1) == "203.0.113.9")
+        #expect(A.clientAddress(forwardedFor: ["1.1.1.1, 203.0.113.9"], peer: "10.0.0.1", hops: 1) == "203.0.113.9", "the client's own claim is not trusted")
+        #expect(A.clientAddress(forwardedFor: ["1.1.1.1", "203.0.113.9, 10.0.0.2"], peer: "10.0.0.1", hops: 2) == "203.0.113.9")
+        #expect(A.clientAddress(forwardedFor: [], peer: "10.0.0.1", hops: 1) == "10.0.0.1", "not through the proxy")
+        #expect(A.clientAddress(forwardedFor: ["203.0.113.9"], peer: "10.0.0.1", hops: 0) == "10.0.0.1")
+        #expect(A.clientAddress(forwardedFor: [String(repeating: "1,", count: 3000)], peer: "10.0.0.1", hops: 1) == "10.0.0.1")
+        #expect(try ServerConfiguration.fromEnvironment(["TRUSTED_PROXY_HOPS": "1"]).trustedProxyHops == 1)
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["TRUSTED_PROXY_HOPS": "-1"]) }
     }
 
     /// A fresh session's cookie and CSRF header (a route may end the session it is called with).

@@ -131,6 +131,7 @@ def reset(driver):
     except WebDriverException:
         pass
     driver.execute_script("localStorage.clear(); sessionStorage.clear();")
+    driver.delete_all_cookies()  # a session cookie is the next test's business
     driver.get("about:blank")
     driver.set_window_size(1280, 800)
     browser_log(driver)  # the console so far is not the next test's
@@ -216,9 +217,17 @@ def visible(driver, selector, timeout=WAIT):
     return wait(driver, lambda d: next((e for e in all_css(d, selector) if e.is_displayed()), False), timeout, f"{selector} not visible")
 
 
+def token_form(driver):
+    """The sign-in page's token field: the page opens on email and password; a link switches."""
+    wait(driver, lambda d: css(d, "#sign-in-form").is_displayed() or css(d, "#use-token").is_displayed(), message="sign-in page")
+    if not css(driver, "#token").is_displayed():
+        css(driver, "#use-token").click()
+    return visible(driver, "#token")
+
+
 def sign_in(driver, api, path="#/screens"):
     driver.get(f"{BASE_URL}/")
-    field = visible(driver, "#token")
+    field = token_form(driver)
     field.send_keys(api.token)
     css(driver, "#sign-in-button").click()
     visible(driver, "#nav a[data-nav='/screens']")

@@ -1,13 +1,13 @@
 """Signing in, and creating a family with live cell sizes."""
 import os
 
-from conftest import BASE_URL, Api, all_css, browser_errors, css, set_value, shot, sign_in, unlabelled_controls, visible, wait
+from conftest import BASE_URL, Api, all_css, browser_errors, css, set_value, shot, sign_in, token_form, unlabelled_controls, visible, wait
 
 
 def test_sign_in_rejects_a_bad_token_then_accepts_the_real_one(browser):
     api = Api(os.environ["RIVERS_TOKEN"], os.environ.get("RIVERS_APP", ""))
     browser.get(f"{BASE_URL}/")
-    visible(browser, "#token").send_keys("rvs_not_a_real_token")
+    token_form(browser).send_keys("rvs_not_a_real_token")
     css(browser, "#sign-in-button").click()
     error = visible(browser, "#sign-in-error")
     assert "401" in error.text

@@ -172,9 +172,9 @@ def test_a_hooks_screen_is_picked_by_name_and_cleared(browser, api):
 
     go(browser, "#/screens")
     go(browser, f"#/screens/{home['id']}")
-    assert Select(visible(browser, "#hook-preload_plugins-0-screen")).first_selected_option.text == "Sign in"
-    clear = visible(browser, "button[aria-label='Clear the screen of login_gate']")
-    click(browser, clear)
+    # The hooks are drawn again once the app's plugins are loaded: wait through that (stale elements retried).
+    wait(browser, lambda d: Select(css(d, "#hook-preload_plugins-0-screen")).first_selected_option.text == "Sign in", message="hook screen kept")
+    wait(browser, lambda d: click(d, css(d, "button[aria-label='Clear the screen of login_gate']")) or True, message="screen cleared")
     assert Select(css(browser, "#hook-preload_plugins-0-screen")).first_selected_option.get_attribute("value") == ""
     click(browser, css(browser, "#save-screen"))
     wait_saved(browser)

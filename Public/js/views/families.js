@@ -3,7 +3,7 @@
 // after a save. Every length (insets, spacing, a width or height in points) is scalable or fixed
 // (length-field.js); a cell style's content is built in its designer (cell-designer.js), which
 // draws the cell as the server lays it out.
-import { api, state, subscribe, putItem, dropItem, refresh } from '../state.js';
+import { api, state, subscribe, putItem, dropItem, refresh, gate, roleNote } from '../state.js';
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
 import { cellSize, formatSize, parseRatio, formatRatio, availableWidth, round } from '../family-math.js';
 import { lengthField } from '../length-field.js';
@@ -45,7 +45,7 @@ function sidebar(selectedId) {
   const aside = h('aside', { class: 'sidebar', 'aria-labelledby': 'families-heading' },
     h('div', { class: 'sidebar-head' },
       h('h2', { id: 'families-heading', text: 'Families' }),
-      h('a', { class: 'button small primary', href: '#/families/new', text: 'New family' })),
+      gate(h('a', { class: 'button small primary', href: '#/families/new', id: 'new-family-button', text: 'New family' }), 'editor', { note: false })),
     list);
   return { aside, unsubscribe };
 }
@@ -100,12 +100,13 @@ function overview() {
   return h('div', { class: 'pane-body' },
     h('h1', { text: 'Families' }),
     h('p', { class: 'lede', text: 'A family holds the flow-layout rules of its screens: the reference size, insets, spacing and the cell styles components use.' }),
+    roleNote('editor'),
     state.families.length
       ? h('table', { class: 'data-table' },
         h('caption', { class: 'visually-hidden', text: 'Families of this app' }),
         h('thead', {}, h('tr', {}, ['Name', 'ID', 'Reference size', 'Cell styles (size)'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, rows))
-      : h('p', {}, 'No families yet. ', h('a', { href: '#/families/new', text: 'Create the first family' }), ' — screens need one.'));
+      : h('p', {}, 'No families yet. ', gate(h('a', { href: '#/families/new', text: 'Create the first family' }), 'editor', { note: false }), ' — screens need one.'));
 }
 
 class FamilyForm {
@@ -183,8 +184,8 @@ class FamilyForm {
       h('div', { class: 'toolbar-actions' },
         this.status,
         (this.undoUi = undoButtons(this.history, h)).el,
-        isNew ? null : h('button', { type: 'button', class: 'button danger', text: 'Delete family', onclick: () => this.remove() }),
-        this.saveButton));
+        isNew ? null : gate(h('button', { type: 'button', class: 'button danger', text: 'Delete family', onclick: () => this.remove() }), 'editor', { note: false }),
+        gate(this.saveButton, 'editor')));
 
     this.errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
     const general = h('fieldset', { class: 'group' },

@@ -1,7 +1,7 @@
 // Layouts: templates of components that new screens start from. Made with "Save as layout" in a
 // screen; here they are listed (with a small preview), edited (name, family, components),
 // deleted, and used to start new screens.
-import { api, state, subscribe, find, refresh, putItem } from '../state.js';
+import { api, state, subscribe, find, refresh, putItem, gate, can, roleNote } from '../state.js';
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar, stableStringify } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info, explain } from '../notify.js';
@@ -32,6 +32,7 @@ export async function mount(root, params) {
   root.append(h('div', { class: 'pane-body' },
     h('h1', { text: 'Layouts' }),
     h('p', { class: 'lede', text: 'A layout is a set of components with a family. Start new screens from one; each screen gets its own copy.' }),
+    roleNote('editor'),
     list));
   refresh('layouts').catch((error) => showError(error, 'Loading layouts'));
   return { title: 'Layouts', unmount: unsubscribe };
@@ -71,9 +72,9 @@ function card(layout) {
         typeName(c.component_type),
         c.cell_styles?.length ? h('span', { class: 'muted', text: ` · ${c.cell_styles.join(', ')}` }) : null))),
       h('div', { class: 'card-actions' },
-        h('a', { class: 'button primary', href: `#/screens?layout=${encodeURIComponent(layout.id)}`, 'aria-label': `New screen from layout ${layout.name}`, text: 'New screen from it' }),
-        h('a', { class: 'button', href: `#/layouts/${encodeURIComponent(layout.id)}`, 'aria-label': `Edit layout ${layout.name}`, text: 'Edit' }),
-        h('button', { type: 'button', class: 'button danger', 'aria-label': `Delete layout ${layout.name}`, text: 'Delete', onclick: () => remove(layout) }))));
+        gate(h('a', { class: 'button primary', href: `#/screens?layout=${encodeURIComponent(layout.id)}`, 'aria-label': `New screen from layout ${layout.name}`, text: 'New screen from it' }), 'editor', { note: false }),
+        h('a', { class: 'button', href: `#/layouts/${encodeURIComponent(layout.id)}`, 'aria-label': `${can('editor') ? 'Edit' : 'Open'} layout ${layout.name}`, text: can('editor') ? 'Edit' : 'Open' }),
+        gate(h('button', { type: 'button', class: 'button danger', 'aria-label': `Delete layout ${layout.name}`, text: 'Delete', onclick: () => remove(layout) }), 'editor', { note: false }))));
 }
 
 function remove(layout, etag) {
@@ -185,12 +186,12 @@ class LayoutEditor {
       h('div', { class: 'toolbar-actions' },
         this.status,
         this.undoUi.el,
-        h('a', { class: 'button', href: `#/screens?layout=${encodeURIComponent(d.id)}`, text: 'New screen from it' }),
-        h('button', {
+        gate(h('a', { class: 'button', href: `#/screens?layout=${encodeURIComponent(d.id)}`, text: 'New screen from it' }), 'editor', { note: false }),
+        gate(h('button', {
           type: 'button', class: 'button danger', text: 'Delete',
           onclick: async () => { if (await remove(this.editor.record, this.editor.etag)) { this.editor.draft = clone(this.editor.base); navigate('/layouts'); } },
-        }),
-        this.saveButton));
+        }), 'editor', { note: false }),
+        gate(this.saveButton, 'editor')));
     const form = h('form', { class: 'resource-form', novalidate: true, 'aria-labelledby': 'layout-heading', onsubmit: (e) => { e.preventDefault(); this.save(); } },
       toolbar,
       conflictBanner(this.editor, {

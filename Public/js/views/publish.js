@@ -1,8 +1,9 @@
 // Publishing: what keeps the app from publishing (each problem jumps to its field), publish with a
 // note, the version history with rollback, the diff of two versions, and the public URL apps read.
-import { api, state, find, publicUrl, refresh } from '../state.js';
+import { api, state, find, publicUrl, refresh, gate, can, roleNote } from '../state.js';
 import { h, select, formatDate, formatBytes } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
+import { copyText } from '../copy.js';
 import { showError, info, announce, explain } from '../notify.js';
 import { typeName } from './components.js';
 import { loadLive, liveName } from '../live.js';
@@ -101,10 +102,11 @@ class PublishView {
           this.changesBox,
           h('form', { class: 'resource-form', novalidate: true, onsubmit: (e) => { e.preventDefault(); this.publish(); } },
             h('div', { class: 'field' }, h('label', { for: 'publish-note', text: 'Note' }), this.note),
-            h('div', { class: 'form-actions' }, this.publishButton)),
+            h('div', { class: 'form-actions' }, gate(this.publishButton, 'publisher'))),
           this.result)),
       h('section', { class: 'panel', 'aria-labelledby': 'versions-heading' },
         h('h2', { id: 'versions-heading', text: 'Versions' }),
+        roleNote('publisher'),
         this.versionsBox),
       h('section', { class: 'panel', 'aria-labelledby': 'diff-heading' },
         h('h2', { id: 'diff-heading', text: 'Compare two versions' }),
@@ -206,7 +208,7 @@ class PublishView {
   }
 
   async publish() {
-    if (this.unavailable) return;
+    if (this.unavailable || !can('publisher')) return;
     this.publishButton.disabled = true;
     this.result.replaceChildren(h('p', { class: 'hint', text: 'Publishing…' }));
     try {
@@ -231,7 +233,7 @@ class PublishView {
         showError(error, 'Publishing');
       }
     } finally {
-      if (!this.unavailable) this.publishButton.disabled = false;
+      if (!this.unavailable && can('publisher')) this.publishButton.disabled = false;
     }
   }
 
@@ -272,10 +274,10 @@ class PublishView {
         h('td', {}, h('code', { title: v.sha256, text: (v.sha256 || '').slice(0, 12) })),
         h('td', {}, h('div', { class: 'actions' },
           v.url ? h('a', { href: v.url, target: '_blank', rel: 'noopener', 'aria-label': `Open version ${v.number}`, text: 'JSON' }) : null,
-          v.number === current ? null : h('button', {
+          v.number === current ? null : gate(h('button', {
             type: 'button', class: 'button small', 'aria-label': `Roll back to version ${v.number}`, text: 'Roll back to this',
             onclick: () => this.rollback(v),
-          }))))))),
+          }), 'publisher', { note: false }))))))),
     hasMore ? h('button', { type: 'button', class: 'button small', text: 'Show older versions', onclick: () => this.loadVersions(true) }) : null].filter(Boolean));
   }
 
@@ -315,16 +317,5 @@ class PublishView {
     }
   }
 
-  async copy() {
-    const text = this.urlInput.value;
-    try {
-      await navigator.clipboard.writeText(text);
-      info('Public URL copied.');
-    } catch {
-      this.urlInput.select();
-      const ok = document.execCommand && document.execCommand('copy');
-      if (ok) info('Public URL copied.');
-      else info('Select the URL and copy it (Ctrl+C): the browser refused to copy it.');
-    }
-  }
+  copy() { return copyText(this.urlInput, 'Public URL'); }
 }

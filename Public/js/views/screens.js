@@ -1,7 +1,7 @@
 // Screens: the tree of screens (home marked; root, connected and plugin screens told apart), a
 // form to create one (blank, from a layout, or connected under a parent), and the screen editor
 // (form, components, live preview).
-import { api, state, subscribe, find, refresh, screenKind } from '../state.js';
+import { api, state, subscribe, find, refresh, screenKind, gate, isGated } from '../state.js';
 import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
 import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
@@ -61,7 +61,7 @@ function sidebar(selectedId) {
   const aside = h('aside', { class: 'sidebar', 'aria-labelledby': 'screens-heading' },
     h('div', { class: 'sidebar-head' },
       h('h2', { id: 'screens-heading', text: 'Screens' }),
-      h('a', {
+      gate(h('a', {
         class: 'button small primary', href: '#/screens', id: 'new-screen-button', text: 'New screen',
         onclick: (event) => {
           // Already on the page that makes screens: go to its first field (or to what to do first).
@@ -71,7 +71,7 @@ function sidebar(selectedId) {
           target?.scrollIntoView({ block: 'center' });
           target?.focus();
         },
-      })),
+      }), 'editor', { note: false })),
     body);
   return { aside, unsubscribe };
 }
@@ -182,6 +182,7 @@ function createPanel(query) {
       if (mode === 'layout' && !body.from_layout) local.push({ pointer: '/from_layout', message: 'choose a layout' });
       if (mode === 'connected' && !body.parent) local.push({ pointer: '/parent', message: 'choose the parent screen' });
       if (local.length) { placeErrors(form, local); focusPointer(form, local[0].pointer); return; }
+      if (isGated(button)) return;
       button.disabled = true;
       try {
         const { data } = await api.create('screens', body);
@@ -190,14 +191,14 @@ function createPanel(query) {
         navigate(`/screens/${data.id}`);
       } catch (error) {
         showRequestError(error, { root: form, errorsHost, context: 'Creating the screen' });
-      } finally { button.disabled = false; }
+      } finally { if (!isGated(button)) button.disabled = false; }
     },
   },
   h('h2', { id: 'create-screen-heading', text: 'New screen' }),
   errorsHost,
   field('Name', name, { pointer: '/name' }),
   radios, typeField, familyField, layoutField, layoutFamilyField, parentField,
-  h('div', { class: 'form-actions' }, button));
+  h('div', { class: 'form-actions' }, gate(button, 'editor')));
 
   const rows = state.screens.map((s) => h('tr', {},
     h('th', { scope: 'row' }, h('a', { href: `#/screens/${s.id}`, text: s.name })),
@@ -213,7 +214,7 @@ function createPanel(query) {
       h('ol', {},
         h('li', { text: 'Create a family (it starts with a one-column cell style; add a two-column one for grids).' }),
         h('li', { text: 'Come back here and create the screen with it.' })),
-      h('a', { class: 'button primary', id: 'first-family-link', href: '#/families/new', text: 'Create a family' })),
+      gate(h('a', { class: 'button primary', id: 'first-family-link', href: '#/families/new', text: 'Create a family' }), 'editor')),
     state.screens.length ? h('table', { class: 'data-table' },
       h('caption', { text: 'All screens' }),
       h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
@@ -394,10 +395,10 @@ class ScreenEditor {
       h('div', { class: 'toolbar-actions' },
         this.status,
         this.undoUi.el,
-        h('button', { type: 'button', class: 'button', 'data-focus-key': 'as-layout', text: 'Save as layout', onclick: () => this.saveAsLayout() }),
-        h('a', { class: 'button', href: `#/screens?parent=${encodeURIComponent(d.id)}`, text: 'Add connected screen' }),
-        h('button', { type: 'button', class: 'button danger', text: 'Delete', 'aria-label': 'Delete screen', onclick: () => this.remove() }),
-        this.saveButton));
+        gate(h('button', { type: 'button', class: 'button', 'data-focus-key': 'as-layout', text: 'Save as layout', onclick: () => this.saveAsLayout() }), 'editor', { note: false }),
+        gate(h('a', { class: 'button', href: `#/screens?parent=${encodeURIComponent(d.id)}`, text: 'Add connected screen' }), 'editor', { note: false }),
+        gate(h('button', { type: 'button', class: 'button danger', text: 'Delete', 'aria-label': 'Delete screen', onclick: () => this.remove() }), 'editor', { note: false }),
+        gate(this.saveButton, 'editor')));
 
     this.errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
     const banner = conflictBanner(this.editor, {
