@@ -55,11 +55,15 @@ CREATE TABLE links (
 CREATE INDEX links_app ON links (app_id) WHERE app_id IS NOT NULL;
 
 -- Failed sign-ins, by account and by address, for throttling (rows older than a day are dropped).
+-- An attempt is written before its password is checked, so concurrent guesses count each other,
+-- and removed again if it succeeds.
 CREATE TABLE sign_in_failures (
+    id bigserial PRIMARY KEY,
     key text NOT NULL,
     at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX sign_in_failures_key ON sign_in_failures (key, at);
+CREATE INDEX sign_in_failures_at ON sign_in_failures (at);
 
 -- Tokens get a name, a role, an optional expiry and who made them; the existing ones keep full
 -- rights over their app.
@@ -102,6 +106,7 @@ CREATE TABLE audit_log (
     address text NOT NULL DEFAULT ''
 );
 CREATE INDEX audit_log_app ON audit_log (app_id, id);
+CREATE INDEX audit_log_instance ON audit_log (id) WHERE app_id IS NULL;
 
 -- Entries are never changed; they are removed only with their app, by `rivers app purge`, which
 -- sets rivers.purging for its transaction.
@@ -156,7 +161,10 @@ BEGIN
             coalesce(o -> 'body', '{}') || (o - 'body' - 'revision' - 'updated_at' - 'position' - 'created_at'),
             coalesce(n -> 'body', '{}') || (n - 'body' - 'revision' - 'updated_at' - 'position' - 'created_at'));
         IF changed = '' THEN
-            IF o -> 'position' IS DISTINCT FROM n -> 'position' THEN
+            IF o -> 'revision' IS DISTINCT FROM n -> 'revision' THEN
+                -- A new revision with no field of its own changed (a plugin manifest replaced in place).
+                PERFORM audit_append((r ->> 'app_id')::uuid, kind, resource, 'update', (o ->> 'revision')::integer, (n ->> 'revision')::integer, 'revision');
+            ELSIF o -> 'position' IS DISTINCT FROM n -> 'position' THEN
                 PERFORM audit_append((r ->> 'app_id')::uuid, kind, resource, 'reorder', (o ->> 'revision')::integer, (n ->> 'revision')::integer, '');
             END IF;
             RETURN NULL;

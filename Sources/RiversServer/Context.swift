@@ -234,9 +234,15 @@ struct SessionCookies: Sendable {
     /// A browser names the page a request comes from in `Origin`: it must be this server.
     func checkOrigin(_ request: Request) throws {
         guard let sent = request.headers[.origin] else { return }
-        let expected = origin ?? request.head.authority.map { "\(secure ? "https" : "http")://\($0)" }
-        let host = request.head.authority ?? ""
-        guard sent == expected || sent == "http://\(host)" || sent == "https://\(host)" else {
+        let allowed: Bool
+        if let origin {
+            // Configured: only that origin (the Host header is the client's to choose).
+            allowed = sent == origin
+        } else {
+            let host = request.head.authority ?? ""
+            allowed = !host.isEmpty && (sent == "http://\(host)" || sent == "https://\(host)")
+        }
+        guard allowed else {
             throw Problem(.forbidden, type: "cross-origin", title: "Cross-origin write refused",
                           detail: "writes with the session cookie are accepted only from this server's own pages", field: "Origin")
         }

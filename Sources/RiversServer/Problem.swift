@@ -146,7 +146,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch where DatabaseAvailability.isUnavailability(error) {
             throw Problem.databaseUnavailable
         } catch {
-            context.logger.error("unexpected error on \(request.method) \(request.uri.path): \(String(reflecting: error))")
+            // The route's pattern, not the path: a path may hold a one-time link's secret.
+            context.logger.error("unexpected error on \(request.method) \(context.endpointPath ?? "(no route)"): \(String(reflecting: error))")
             throw Problem(.internalServerError, type: "internal", title: "Internal error", detail: "the server failed; the error was logged")
         }
     }

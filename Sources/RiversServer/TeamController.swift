@@ -49,13 +49,8 @@ struct TeamController {
             let email = r.string("email", required: true, nonEmpty: true, maxLength: 254)?.lowercased()
             let password = r.string("password", required: true, nonEmpty: true, maxLength: 1000)
             guard problems.isEmpty, let email, let password else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let keys = ["account:\(email)", "address:\(context.remoteAddress)"]
-            try await throttle(keys: keys)
             let found = try await store.user(email: email)
-            // The same bcrypt work whether or not the account exists, so time tells nothing.
-            let ok = try await Passwords.verify(password, hash: found?.passwordHash ?? Passwords.decoy) && found?.passwordHash != nil
-            guard ok, let user = found?.user else {
-                try await store.recordSignInFailure(keys: keys, email: email)
+            guard try await checkPassword(password, hash: found?.passwordHash, email: email, context: context), let user = found?.user else {
                 throw Problem(.unauthorized, type: "sign-in-failed", title: "Sign-in failed", detail: "the email or the password is wrong", field: "/password")
             }
             return try await signIn(user, request: request, context: context, status: .created)
@@ -98,10 +93,8 @@ struct TeamController {
             let new = r.string("new_password", required: true, maxLength: 1000)
             guard problems.isEmpty, let current, let new else { throw Problem.invalid(problems.errors, count: problems.count) }
             try Passwords.check(new, field: "/new_password")
-            let keys = ["account:\(session.user.email)", "address:\(context.remoteAddress)"]
-            try await throttle(keys: keys)
-            guard let hash = try await store.passwordHash(userId: session.user.id), try await Passwords.verify(current, hash: hash) else {
-                try await store.recordSignInFailure(keys: keys, email: session.user.email)
+            let hash = try await store.passwordHash(userId: session.user.id)
+            guard try await checkPassword(current, hash: hash, email: session.user.email, context: context) else {
                 throw Problem(.forbidden, type: "wrong-password", title: "Wrong password", detail: "the current password is wrong", field: "/current_password")
             }
             try await store.setPassword(userId: session.user.id, hash: try await Passwords.hash(new))
@@ -126,10 +119,7 @@ struct TeamController {
             let use: Store.LinkUse
             if link.kind == .invitation, let hash = existing?.passwordHash {
                 // Someone with an account accepts with the password they have.
-                let keys = ["account:\(link.email)", "address:\(context.remoteAddress)"]
-                try await throttle(keys: keys)
-                guard try await Passwords.verify(password, hash: hash) else {
-                    try await store.recordSignInFailure(keys: keys, email: link.email)
+                guard try await checkPassword(password, hash: hash, email: link.email, context: context) else {
                     throw Problem(.forbidden, type: "wrong-password", title: "Wrong password",
                                   detail: "this account has a password already: enter it to accept", field: "/password")
                 }
@@ -147,18 +137,37 @@ struct TeamController {
         }
     }
 
-    /// 429 with Retry-After while an account or an address has failed too often lately.
-    private func throttle(keys: [String]) async throws {
-        let failures = try await store.signInFailures(keys: keys, window: Self.throttleWindow)
+    /// Checks a password under the sign-in throttle. The attempt counts against the account and
+    /// the address before the check, so concurrent guesses see each other: past the limit it is a
+    /// 429 with Retry-After (and not counted). A success takes the attempt back; a failure stays
+    /// counted and is audited. Without a hash (no account, or no password yet) a decoy is checked,
+    /// so the time taken tells nothing.
+    private func checkPassword(_ password: String, hash: String?, email: String, context: RiversContext) async throws -> Bool {
+        let keys = ["account:\(email)", "address:\(context.remoteAddress)"]
+        let attempt = try await store.beginSignInAttempt(keys: keys, window: Self.throttleWindow)
         for key in keys {
-            guard let (count, oldest) = failures[key] else { continue }
+            guard let (count, oldest) = attempt.counts[key] else { continue }
             let limit = key.hasPrefix("account:") ? Self.failuresPerAccount : Self.failuresPerAddress
-            if count >= limit {
+            if count > limit {
+                try await store.dropSignInAttempt(ids: attempt.ids)
                 let wait = max(1, Int((oldest.addingTimeInterval(Self.throttleWindow).timeIntervalSinceNow).rounded(.up)))
                 throw Problem(.tooManyRequests, type: "too-many-sign-ins", title: "Too many failed sign-ins",
                               detail: "too many failed attempts; try again in \(wait) seconds", headers: [.retryAfter: String(wait)])
             }
         }
+        let ok: Bool
+        do {
+            ok = try await Passwords.verify(password, hash: hash ?? Passwords.decoy) && hash != nil
+        } catch {
+            try await store.dropSignInAttempt(ids: attempt.ids)
+            throw error
+        }
+        if ok {
+            try await store.dropSignInAttempt(ids: attempt.ids)
+        } else {
+            try await store.recordSignInFailure(email: email)
+        }
+        return ok
     }
 
     private func liveLink(_ secret: String) async throws -> OneTimeLink {
@@ -170,9 +179,13 @@ struct TeamController {
     }
 
     private func signIn(_ user: User, request: Request, context: RiversContext, status: HTTPResponse.Status) async throws -> Response {
-        let (secret, session) = try await store.createSession(
-            userId: user.id, userAgent: request.headers[.userAgent] ?? "", address: context.remoteAddress)
-        try await store.recordSignIn(userId: user.id)
+        // The person signing in is who acts (not "anonymous").
+        let actor = AuditActor(name: user.email, kind: .user, requestId: context.id, address: context.remoteAddress)
+        let (secret, session) = try await AuditActor.$current.withValue(actor) {
+            let created = try await store.createSession(userId: user.id, userAgent: request.headers[.userAgent] ?? "", address: context.remoteAddress)
+            try await store.recordSignIn(userId: user.id)
+            return created
+        }
         var response = try JSONResponse(sessionJSON(session), status: status).response(from: request, context: context)
         response.headers[.setCookie] = cookies.setCookie(secret)
         response.headers[.cacheControl] = "no-store"
@@ -267,10 +280,11 @@ struct TeamController {
         }
         routes.on(.get, "members", need: .role(.admin)) { _, context in
             let members = try await store.members(appId: context.app.id)
+            // Who they are and their role here; not whether they are instance admins or have set a
+            // password (an app's admins need not know).
             return JSONResponse(["items": .array(members.map { m in
-                var o = m.user.json.objectValue ?? [:]
-                o["role"] = .string(m.role.rawValue)
-                return .object(o)
+                ["id": .string(m.user.id), "email": .string(m.user.email), "name": .string(m.user.name), "role": .string(m.role.rawValue),
+                 "created_at": .string(Timestamp.format(m.user.createdAt))]
             })])
         }
         routes.on(.put, "members/{user}", need: .role(.admin)) { request, context in

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Logging
 import PostgresNIO
 import RiversCore
 
@@ -173,8 +174,18 @@ extension Store {
         return users
     }
 
+    /// An email as accounts keep it: lower case, 3 to 254 characters once lowered (lower-casing
+    /// can lengthen a string).
+    public static func normalizedEmail(_ email: String, field: String = "/email") throws -> String {
+        let lowered = email.trimmingCharacters(in: .whitespaces).lowercased()
+        guard (3...254).contains(lowered.unicodeScalars.count) else {
+            throw StoreError.invalid([FieldError(field, "must be an email address of 3 to 254 characters")])
+        }
+        return lowered
+    }
+
     public func createUser(email: String, name: String, isAdmin: Bool) async throws -> User {
-        let email = email.lowercased()
+        let email = try Self.normalizedEmail(email)
         let id = UUIDText.random()
         do {
             return try await client.transaction(logger: logger) { connection in
@@ -305,24 +316,35 @@ extension Store {
 
     // MARK: Throttling sign-ins
 
-    /// Failures within `window` for each key, and when the oldest of them happened.
-    public func signInFailures(keys: [String], window: TimeInterval) async throws -> [String: (count: Int, oldest: Date)] {
-        let rows = try await client.query(
-            """
-            SELECT key, count(*)::int, min(at) FROM sign_in_failures
-            WHERE key = ANY(\(keys)) AND at > now() - make_interval(secs => \(window)) GROUP BY key
-            """, logger: logger)
-        var result: [String: (count: Int, oldest: Date)] = [:]
-        for try await (key, count, oldest) in rows.decode((String, Int, Date).self) { result[key] = (count, oldest) }
-        return result
+    /// Counts an attempt against each key before its password is checked (so concurrent guesses
+    /// see each other), and returns the attempt's rows and, per key, the attempts within `window`
+    /// (this one included) and when the oldest was made.
+    public func beginSignInAttempt(keys: [String], window: TimeInterval) async throws -> (ids: [Int], counts: [String: (count: Int, oldest: Date)]) {
+        try await client.transaction(logger: logger) { connection in
+            var ids: [Int] = []
+            for try await id in try await connection.query(
+                "INSERT INTO sign_in_failures (key) SELECT unnest(\(keys)::text[]) RETURNING id", logger: self.logger
+            ).decode(Int.self) { ids.append(id) }
+            var counts: [String: (count: Int, oldest: Date)] = [:]
+            for try await (key, count, oldest) in try await connection.query(
+                """
+                SELECT key, count(*)::int, min(at) FROM sign_in_failures
+                WHERE key = ANY(\(keys)) AND at > now() - make_interval(secs => \(window)) GROUP BY key
+                """, logger: self.logger
+            ).decode((String, Int, Date).self) { counts[key] = (count, oldest) }
+            return (ids, counts)
+        }
     }
 
-    /// Records a failed sign-in under each key, and the audit entry; drops failures older than a day.
-    public func recordSignInFailure(keys: [String], email: String) async throws {
+    /// Takes an attempt back (it succeeded, or was not checked at all).
+    public func dropSignInAttempt(ids: [Int]) async throws {
+        try await client.query("DELETE FROM sign_in_failures WHERE id = ANY(\(ids))", logger: logger)
+    }
+
+    /// An attempt failed: it stays counted; the audit entry is written, and failures older than a
+    /// day are dropped.
+    public func recordSignInFailure(email: String) async throws {
         try await client.transaction(logger: logger) { connection in
-            for key in keys {
-                try await connection.query("INSERT INTO sign_in_failures (key) VALUES (\(key))", logger: self.logger)
-            }
             try await connection.query("DELETE FROM sign_in_failures WHERE at < now() - interval '1 day'", logger: self.logger)
             try await self.appendAudit(appId: nil, kind: "session", resourceId: "", action: "sign-in-failed", summary: String(email.prefix(254)), on: connection)
         }
@@ -340,7 +362,7 @@ extension Store {
     public func createLink(
         kind: OneTimeLink.Kind, email: String, appId: String? = nil, role: Role? = nil, createdBy: String
     ) async throws -> (secret: String, link: OneTimeLink) {
-        let secret = Secret.make("rvl_"), id = UUIDText.random(), email = email.lowercased()
+        let secret = Secret.make("rvl_"), id = UUIDText.random(), email = try Self.normalizedEmail(email)
         let lifetime = Self.linkLifetime
         let created = try await client.transaction(logger: logger) { connection in
             let row = try await connection.query(
@@ -415,7 +437,16 @@ extension Store {
     /// account, or nil when the link is unknown, used or expired.
     public func useLink(secret: String, _ use: LinkUse) async throws -> User? {
         let hash = Self.hash(secret)
-        return try await client.transaction(logger: logger) { connection -> User? in
+        do {
+            return try await useLink(hash: hash, use)
+        } catch let error as PSQLError where error.isUniqueViolation {
+            // Two invitations of one new email accepted at the same moment: one made the account.
+            throw StoreError.conflict("this account was just created by another link: open this link again", usedBy: [])
+        }
+    }
+
+    private func useLink(hash: Data, _ use: LinkUse) async throws -> User? {
+        try await client.transaction(logger: logger) { connection -> User? in
             let rows = try await connection.query(
                 """
                 UPDATE links SET used_at = now() WHERE secret_hash = \(hash) AND used_at IS NULL AND expires_at > now()
@@ -435,7 +466,13 @@ extension Store {
                 var name = ""
                 if case .setPassword(_, let n?) = use { name = String(n.prefix(200)) }
                 try await connection.query("INSERT INTO users (id, email, name) VALUES (\(id)::uuid, \(email), \(name))", logger: self.logger)
+                try await self.appendAudit(appId: nil, kind: "account", resourceId: id, action: "create", summary: email, on: connection)
                 userId = id
+            } else if kind == "invitation", case .setPassword = use {
+                // An invitation never sets the password of an account that exists: whoever invited
+                // holds the link. (Rolled back: the link stays usable.)
+                throw StoreError.conflict(
+                    "this email has an account already: set its password with its own link first, then accept with it", usedBy: [])
             }
             guard let userId else { return nil }
             if case .setPassword(let passwordHash, let name) = use {
@@ -449,6 +486,7 @@ extension Store {
                     """
                     INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role))
                     ON CONFLICT (app_id, user_id) DO UPDATE SET role = EXCLUDED.role
+                    WHERE array_position(\(Role.allCases.map(\.rawValue)), EXCLUDED.role) > array_position(\(Role.allCases.map(\.rawValue)), memberships.role)
                     """, logger: self.logger)
             }
             return try await self.users(connection.query(
@@ -481,6 +519,7 @@ extension Store {
 
     /// Adds a member with a role (or changes the role of one).
     public func addMember(appId: String, userId: String, role: Role) async throws {
+        guard let userId = UUIDText.normalize(userId) else { throw StoreError.notFound("no account \(userId)") }
         try await client.transaction(logger: logger) { connection in
             if role != .admin { try await self.keepAnAdmin(appId: appId, leaving: userId, on: connection) }
             try await connection.query(
@@ -492,7 +531,7 @@ extension Store {
     }
 
     public func removeMember(appId: String, userId: String) async throws {
-        guard UUIDText.normalize(userId) != nil else { throw StoreError.notFound("no member \(userId) in this app") }
+        guard let userId = UUIDText.normalize(userId) else { throw StoreError.notFound("no member \(userId) in this app") }
         let removed = try await client.transaction(logger: logger) { connection -> Int in
             try await self.keepAnAdmin(appId: appId, leaving: userId, on: connection)
             var n = 0
@@ -574,7 +613,7 @@ extension Store {
                 try await connection.query(
                     "UPDATE apps SET name = \(app.name), slug = \(app.slug) WHERE id = \(appId)::uuid", logger: self.logger)
                 if app.slug != oldSlug {
-                    // The new slug is this app's now, whoever it redirected for.
+                    try await Self.refuseRedirectedSlug(app.slug, except: appId, on: connection, logger: self.logger)
                     try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(app.slug)", logger: self.logger)
                     try await connection.query(
                         """
@@ -589,6 +628,20 @@ extension Store {
             }
         } catch let error as PSQLError where error.isUniqueViolation {
             throw StoreError.conflict("an app with slug \"\(slug ?? "")\" exists already", usedBy: [])
+        }
+    }
+
+    /// 409 when `slug` still redirects to another app: taking it would hand that app's old public
+    /// URLs (still in apps out there) to this one.
+    static func refuseRedirectedSlug(_ slug: String, except appId: String?, on connection: PostgresConnection, logger: Logger) async throws {
+        for try await until in try await connection.query(
+            """
+            SELECT expires_at FROM slug_redirects
+            WHERE old_slug = \(slug) AND expires_at > now() AND app_id IS DISTINCT FROM CAST(\(appId) AS uuid)
+            """, logger: logger
+        ).decode(Date.self) {
+            throw StoreError.conflict(
+                "the slug \"\(slug)\" still redirects to another app (until \(Timestamp.format(until))): choose another", usedBy: [])
         }
     }
 
@@ -640,6 +693,9 @@ extension Store {
             try await connection.query("SELECT set_config('rivers.purging', 'on', true)", logger: self.logger)
             try await connection.query("DELETE FROM audit_log WHERE app_id = \(app.id)::uuid", logger: self.logger)
             try await connection.query("DELETE FROM apps WHERE id = \(app.id)::uuid AND archived_at IS NOT NULL", logger: self.logger)
+            // The purge itself stays in the instance's log.
+            try await connection.query("SELECT set_config('rivers.purging', 'off', true)", logger: self.logger)
+            try await self.appendAudit(appId: nil, kind: "app", resourceId: app.id, action: "purge", summary: app.slug, on: connection)
             try await connection.query("SELECT pg_notify(\(publishedChannel), \(app.slug))", logger: self.logger)
         }
         return app
@@ -655,12 +711,14 @@ extension Store {
 
     /// Entries of one app (or, with nil, those of no app: sign-ins and accounts), newest first.
     public func auditEntries(appId: String?, filter: AuditFilter, limit: Int, offset: Int) async throws -> (entries: [AuditEntry], total: Int) {
+        // One app's entries, or the instance's (app_id NULL): each by its own index, since an
+        // unnamed statement is planned with its values (one side of the OR folds away).
         let rows = try await client.query(
             """
             SELECT id, at, actor, actor_kind, kind, resource_id, action, revision_before, revision_after, summary, request_id, address,
                    count(*) OVER ()
             FROM audit_log
-            WHERE app_id IS NOT DISTINCT FROM CAST(\(appId) AS uuid)
+            WHERE (app_id = CAST(\(appId) AS uuid) OR (CAST(\(appId) AS uuid) IS NULL AND app_id IS NULL))
               AND (CAST(\(filter.actor) AS text) IS NULL OR actor = \(filter.actor))
               AND (CAST(\(filter.kind) AS text) IS NULL OR kind = \(filter.kind))
               AND (CAST(\(filter.resourceId) AS text) IS NULL OR resource_id = \(filter.resourceId))

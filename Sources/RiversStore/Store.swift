@@ -95,7 +95,8 @@ public struct Store: Sendable {
         let id = UUIDText.random()
         do {
             let createdAt = try await client.transaction(logger: logger) { connection in
-                // A former slug of another app becomes this app's.
+                // A former slug whose redirect has expired becomes this app's.
+                try await Self.refuseRedirectedSlug(slug, except: nil, on: connection, logger: self.logger)
                 try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(slug)", logger: self.logger)
                 return try await connection.query(
                     "INSERT INTO apps (id, slug, name) VALUES (\(id)::uuid, \(slug), \(name)) RETURNING created_at", logger: self.logger

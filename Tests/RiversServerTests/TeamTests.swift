@@ -332,6 +332,52 @@ struct TeamTests {
         }
     }
 
+    /// What an app admin holding a link or choosing a slug must not be able to do.
+    @Test func adminsCannotTakeOverAccountsRolesOrOldSlugs() async throws {
+        try await withAPI { api in
+            // An account without a password yet (made by an instance admin): an invitation to it
+            // cannot set its password, since whoever invited holds the link.
+            let email = "fresh-\(UUIDText.random().prefix(6))@example.com"
+            _ = try await api.store.createUser(email: email, name: "", isAdmin: true)
+            let invited = try await api.request(.post, "invitations", json: ["email": .string(email), "role": "viewer"])
+            let secret = String(try #require(invited["url"]?.stringValue?.split(separator: "#").last))
+            let taken = try await api.request(.post, "/api/v1/links/\(secret)", json: ["password": "the inviter's password"], authorized: false)
+            #expect(taken.status == .conflict)
+            #expect(taken.headers[.setCookie] == nil)
+            #expect(try await api.store.user(email: email)?.passwordHash == nil, "the password was not set")
+            #expect(try await api.request(.get, "/api/v1/links/\(secret)", authorized: false).status == .ok, "the link was not spent")
+
+            // Accepting an invitation never lowers a role (nor takes the last admin away).
+            let boss = try await newPerson(api)
+            try await api.store.addMember(appId: api.app.id, userId: boss.userId, role: .admin)
+            let demote = try await api.request(.post, "invitations", json: ["email": .string(boss.email), "role": "viewer"])
+            let demoteSecret = String(try #require(demote["url"]?.stringValue?.split(separator: "#").last))
+            #expect(try await api.request(.post, "/api/v1/links/\(demoteSecret)", json: ["password": .string(Self.password)], authorized: false).status == .created)
+            #expect(try await api.store.role(userId: boss.userId, appId: api.app.id) == .admin)
+            // The last admin stays, however the id is written.
+            let upper = boss.userId.uppercased()
+            #expect(try await api.request(.put, "members/\(upper)", json: ["role": "viewer"]).status == .conflict)
+            #expect(try await api.request(.delete, "members/\(upper)").status == .conflict)
+            #expect(try await api.store.role(userId: boss.userId, appId: api.app.id) == .admin)
+            let members = try await api.request(.get, "members")["items"]?.arrayValue ?? []
+            #expect(members.allSatisfy { $0["admin"] == nil && $0["has_password"] == nil }, "members do not reveal instance admins")
+
+            // Another app's former slug stays its own while it redirects.
+            let old = api.app.slug
+            #expect(try await api.request(.patch, "", json: ["slug": .string("moved-\(UUIDText.random().prefix(6))")]).status == .ok)
+            let other = try await api.store.createApp(slug: "other-\(UUIDText.random().prefix(6))", name: "Other")
+            let otherToken = try await api.store.createToken(appId: other.id).token
+            let grab = try await api.request(.patch, "/api/v1/apps/\(other.slug)", json: ["slug": .string(old)], token: otherToken)
+            #expect(grab.status == .conflict, "\(grab.text)")
+            await #expect(throws: StoreError.self) { try await api.store.createApp(slug: old, name: "Squatter") }
+
+            // Sign-ins name who signed in.
+            let admin = try await newPerson(api, admin: true)
+            let log = try await api.request(.get, "/api/v1/audit?kind=session&actor=\(boss.email)", headers: admin.headers, authorized: false)
+            #expect(log["items"]?.arrayValue?.contains { $0["action"] == "sign-in" } == true)
+        }
+    }
+
     /// Links go to the delivery hook too (where an operator plugs in mail).
     @Test func newLinksReachTheDeliveryHook() async throws {
         final class Recorder: LinkDelivery, @unchecked Sendable {

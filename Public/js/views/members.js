@@ -116,7 +116,7 @@ class MembersView {
         h('th', { scope: 'row' }, m.name || '–', m.id === state.user?.id ? h('span', { class: 'badge', text: 'you' }) : null),
         h('td', { text: m.email }),
         h('td', {}, roleSelect),
-        h('td', { text: m.has_password ? formatDate(m.created_at) : 'has not set a password yet' }),
+        h('td', { text: formatDate(m.created_at) }),
         h('td', {}, h('button', {
           type: 'button', class: 'button small danger', 'aria-label': `Remove ${who}`, text: 'Remove', onclick: () => this.remove(m),
         })));
