@@ -25,6 +25,9 @@ public final class DatabaseAvailability: Sendable {
 
     public var isReady: Bool { state.withLockedValue { $0.ready } }
 
+    /// Requests waiting in `outage()` now, and cancellations not yet matched (for tests).
+    var waitingCount: Int { state.withLockedValue { $0.waiters.count + $0.cancelledEarly.count } }
+
     /// Records what was seen; true when that changes what was known. Going down wakes every
     /// request waiting in `outage()`.
     @discardableResult

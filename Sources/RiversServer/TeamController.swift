@@ -329,9 +329,12 @@ struct TeamController {
             var expires: Date?
             if let expiresText {
                 expires = Timestamp.parse(expiresText)
-                if expires == nil { problems.add("/expires_at", "must be a date and time like 2027-01-31T00:00:00Z") }
-                else if expires! <= Date() { problems.add("/expires_at", "must be in the future") }
-                else if expires!.timeIntervalSinceNow > 5 * 366 * 24 * 3600 { problems.add("/expires_at", "must be within 5 years") }
+                if let expires {
+                    if expires <= Date() { problems.add("/expires_at", "must be in the future") }
+                    else if expires.timeIntervalSinceNow > 5 * 366 * 24 * 3600 { problems.add("/expires_at", "must be within 5 years") }
+                } else {
+                    problems.add("/expires_at", "must be a date and time like 2027-01-31T00:00:00Z")
+                }
             }
             guard problems.isEmpty, let name, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
             let (token, info) = try await store.createToken(

@@ -300,15 +300,10 @@ extension Store {
     /// Ends one session of the account (`id`), or all of them (nil). Returns how many ended.
     @discardableResult
     public func endSessions(userId: String, id: String?) async throws -> Int {
-        if let id {
-            guard UUIDText.normalize(id) != nil else { return 0 }
-            let rows = try await client.query(
-                "DELETE FROM sessions WHERE user_id = \(userId)::uuid AND id = \(id)::uuid RETURNING 1", logger: logger)
-            var n = 0
-            for try await _ in rows.decode(Int.self) { n += 1 }
-            return n
-        }
-        let rows = try await client.query("DELETE FROM sessions WHERE user_id = \(userId)::uuid RETURNING 1", logger: logger)
+        if let id, UUIDText.normalize(id) == nil { return 0 }
+        let rows = try await client.query(
+            "DELETE FROM sessions WHERE user_id = \(userId)::uuid AND (CAST(\(id) AS uuid) IS NULL OR id = CAST(\(id) AS uuid)) RETURNING 1",
+            logger: logger)
         var n = 0
         for try await _ in rows.decode(Int.self) { n += 1 }
         return n
@@ -653,7 +648,7 @@ extension Store {
 
     /// Restores an archived app (nil when there is no archived app with this id or slug).
     public func restoreApp(_ idOrSlug: String) async throws -> App? {
-        guard let app = try await archivedApps().first(where: { $0.id == UUIDText.normalize(idOrSlug) || $0.slug == idOrSlug }) else { return nil }
+        guard let app = try await archivedApp(idOrSlug) else { return nil }
         try await setArchived(appId: app.id, archived: false)
         return app
     }
@@ -674,6 +669,16 @@ extension Store {
         if !changed { throw StoreError.notFound("no \(archived ? "" : "archived ")app \(appId)") }
     }
 
+    /// The archived app with this id or slug (however many apps are archived).
+    func archivedApp(_ idOrSlug: String) async throws -> App? {
+        let id = UUIDText.normalize(idOrSlug)
+        return try await app(rows: client.query(
+            """
+            SELECT id::text, slug, name, created_at FROM apps
+            WHERE archived_at IS NOT NULL AND (id = CAST(\(id) AS uuid) OR (CAST(\(id) AS uuid) IS NULL AND slug = \(idOrSlug)))
+            """, logger: logger))
+    }
+
     /// Archived apps, newest archived first (at most 1000).
     public func archivedApps() async throws -> [App] {
         let rows = try await client.query(
@@ -688,7 +693,7 @@ extension Store {
     /// Removes an archived app for good, with its versions and its audit entries. Only an
     /// archived app can be purged, so nothing in use disappears by a slip.
     public func purgeApp(_ idOrSlug: String) async throws -> App? {
-        guard let app = try await archivedApps().first(where: { $0.id == UUIDText.normalize(idOrSlug) || $0.slug == idOrSlug }) else { return nil }
+        guard let app = try await archivedApp(idOrSlug) else { return nil }
         try await client.transaction(logger: logger) { connection in
             try await connection.query("SELECT set_config('rivers.purging', 'on', true)", logger: self.logger)
             try await connection.query("DELETE FROM audit_log WHERE app_id = \(app.id)::uuid", logger: self.logger)

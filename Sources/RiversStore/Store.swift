@@ -124,7 +124,7 @@ public struct Store: Sendable {
         return try await app(rows: client.query("SELECT id::text, slug, name, created_at FROM apps WHERE slug = \(slug) AND archived_at IS NULL", logger: logger))
     }
 
-    private func app(rows: PostgresRowSequence) async throws -> App? {
+    func app(rows: PostgresRowSequence) async throws -> App? {
         for try await (id, slug, name, createdAt) in rows.decode((String, String, String, Date).self) {
             return App(id: id, slug: slug, name: name, createdAt: createdAt)
         }

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 import PostgresNIO
 import Prometheus
 import RiversCore
-import RiversServer
+@testable import RiversServer
 import RiversStore
 import Testing
 
@@ -73,6 +73,23 @@ struct OperationsTests {
         let first = try #require(logged.first.map { try JSONValue.parse(Array($0.utf8)) })
         #expect(first["level"] == "warning")
         #expect(first["message"]?.stringValue?.contains("cannot reach the database at 127.0.0.1:1") == true, "\(logged)")
+    }
+
+    /// A request in flight waits for an outage on a registration: it wakes when the database is
+    /// seen down, at once when it is down already, and leaves nothing behind when cancelled.
+    @Test func requestsInFlightHearOfAnOutage() async throws {
+        let availability = DatabaseAvailability(ready: true)
+        let waiting = Task { await availability.outage(); return true }
+        try await Task.sleep(for: .milliseconds(50))
+        availability.record(ready: false)
+        #expect(await waiting.value)
+        await availability.outage()  // down already: returns at once
+        availability.record(ready: true)
+        let cancelled = Task { await availability.outage(); return Task.isCancelled }
+        try await Task.sleep(for: .milliseconds(50))
+        cancelled.cancel()
+        #expect(await cancelled.value, "a cancelled wait ends without an outage")
+        #expect(availability.waitingCount == 0)
     }
 
     @Test func theMonitorBecomesReadyWhenTheDatabaseAnswers() async throws {

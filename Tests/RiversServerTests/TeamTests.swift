@@ -71,6 +71,13 @@ struct TeamTests {
             #expect(try await api.request(.get, "/api/v1/session", headers: person.headers, authorized: false).status == .unauthorized)
             #expect(try await api.request(.get, "/api/v1/session", headers: second.headers, authorized: false).status == .ok)
 
+            // Used after a minute or more: the cookie is sent again, so it lives 14 days from now.
+            try await TestDatabase.client().query(
+                "UPDATE sessions SET last_seen_at = now() - interval '2 minutes' WHERE user_id = \(person.userId)::uuid", logger: testLogger)
+            let renewed = try await api.request(.get, "/api/v1/session", headers: second.headers, authorized: false)
+            #expect(renewed.headers[.setCookie]?.contains("Max-Age=\(Int(Store.sessionIdleLifetime))") == true)
+            #expect(try await api.request(.get, "/api/v1/session", headers: second.headers, authorized: false).headers[.setCookie] == nil, "once a minute at most")
+
             // Fourteen days unused: the session is over.
             let client = try await TestDatabase.client()
             let third = try signedIn(try await signIn(api, person.email, Self.password), email: person.email)
