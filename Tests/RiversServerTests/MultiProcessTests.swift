@@ -30,7 +30,7 @@ final class ServerProcess: @unchecked Sendable {
         var env = ProcessInfo.processInfo.environment
         env["DATABASE_URL"] = databaseURL
         env["RIVERS_MIGRATIONS_DIR"] = repositoryRoot.appendingPathComponent("Migrations").path
-        env["PORT"] = String(Int.random(in: 20_000...39_999))
+        env["PORT"] = String(freePort())
         env.removeValue(forKey: "AUTO_MIGRATE")
         process.environment = env
         // Standard error goes to a file, so the one pipe left can be read to its end without either blocking.
@@ -47,22 +47,54 @@ final class ServerProcess: @unchecked Sendable {
         return (process.terminationStatus, stdout + stderr, stdout)
     }
 
+    /// What the process wrote on standard error, kept to explain a process that never became ready.
+    let errorLog = FileManager.default.temporaryDirectory.appendingPathComponent("rivers-serve-\(UUIDText.random()).log")
+
+    /// A port below Linux's ephemeral range (32768 and up, where outgoing connections such as the
+    /// tests' own to Postgres take their local ports) that nothing listens on right now.
+    static func freePort() -> Int {
+        for _ in 0..<50 {
+            let candidate = Int.random(in: 20_000...32_000)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(candidate).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if bound == 0 { return candidate }
+        }
+        return Int.random(in: 20_000...32_000)
+    }
+
     init(databaseURL: String) throws {
         let binary = try Self.binary()
-        port = Int.random(in: 20_000...39_999)
+        port = Self.freePort()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve", "--migrate"]
         var env = ProcessInfo.processInfo.environment
         env["DATABASE_URL"] = databaseURL
         env["HOST"] = "127.0.0.1"
         env["PORT"] = String(port)
-        env["LOG_LEVEL"] = "critical"
+        env["LOG_LEVEL"] = "warning"
         env["PUBLIC_DIR"] = repositoryRoot.appendingPathComponent("Public").path
         env["RIVERS_MIGRATIONS_DIR"] = repositoryRoot.appendingPathComponent("Migrations").path
         process.environment = env
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errorLog)
         try process.run()
+    }
+
+    deinit { try? FileManager.default.removeItem(at: errorLog) }
+
+    /// The last lines the process logged, for an error message.
+    var logTail: String {
+        let text = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(15).joined(separator: "\n")
     }
 
     func stop() {
@@ -70,15 +102,16 @@ final class ServerProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    /// Waits until `/health` answers (at most 20 s).
+    /// Waits until `/health/ready` answers (at most 60 s: the whole suite runs in parallel on two
+    /// cores, with bcrypt-heavy tests beside it, and a debug build starts slowly under that load).
     func ready(_ http: HTTPClient) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            guard process.isRunning else { throw SetupError(description: "rivers serve on port \(port) exited") }
-            if let response = try? await http.get(url: "\(base)/health").get(), response.status == .ok { return }
+            guard process.isRunning else { throw SetupError(description: "rivers serve on port \(port) exited:\n\(logTail)") }
+            if let response = try? await http.get(url: "\(base)/health/ready", deadline: .now() + .seconds(5)).get(), response.status == .ok { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw SetupError(description: "rivers serve on port \(port) did not become ready")
+        throw SetupError(description: "rivers serve on port \(port) did not become ready in 60 s:\n\(logTail)")
     }
 
     func get(_ http: HTTPClient, _ path: String) async throws -> HTTPClient.Response {
