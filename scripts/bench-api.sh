@@ -9,13 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 scripts/install-deps.sh
-command -v wrk >/dev/null || {
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get install -y -qq --no-install-recommends wrk >/dev/null
-}
 DURATION=${BENCH_SECONDS:-8}
 
 . scripts/bench-lib.sh
+command -v wrk >/dev/null || bench_install wrk
 bench_setup api
 token=$("$bin/rivers" app create bench --quiet)
 bench_serve

@@ -3,6 +3,15 @@
 # builds `rivers` in release ($bin), makes $tmp (removed on exit), starts a throwaway PostgreSQL
 # on a free port and migrates it (DATABASE_URL), and picks $app_port for the server. A server
 # started later goes in $server_pid, so that it is stopped on exit too.
+# Installs the Debian packages named, refreshing the package lists first only when they are
+# missing or stale (a fresh machine has none).
+bench_install() {
+  [ $# -gt 0 ] || return 0
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1 ||
+    { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null; }
+}
+
 bench_setup() {
   swift build -c release --product rivers 2>&1 | tail -1
   bin=$(swift build -c release --show-bin-path)

@@ -20,10 +20,8 @@ command -v wrk >/dev/null || need+=(wrk)
 command -v bc >/dev/null || need+=(bc)
 command -v ab >/dev/null || need+=(apache2-utils)
 [ -x /usr/sbin/nginx ] || need+=(nginx-light)
-if [ ${#need[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+. scripts/bench-lib.sh
+bench_install ${need[@]+"${need[@]}"}
 DURATION=${BENCH_SECONDS:-4}
 CONNECTIONS=${BENCH_CONNECTIONS:-32}
 

@@ -399,12 +399,14 @@ extension RequestContext {
 
 /// A JSON response, with the resource's ETag when it has a revision.
 struct JSONResponse: ResponseGenerator {
-    var value: JSONValue
+    /// A value to write, or bytes written already (a resource read as its stored text).
+    enum Body { case value(JSONValue), bytes(ByteBuffer) }
+    var body: Body
     var status: HTTPResponse.Status = .ok
     var headers: HTTPFields = [:]
 
     init(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) {
-        self.value = value
+        self.body = .value(value)
         self.status = status
         self.headers = headers
     }
@@ -415,10 +417,18 @@ struct JSONResponse: ResponseGenerator {
         if let location { headers[.location] = location }
     }
 
+    init(_ record: RecordText) {
+        body = .bytes(record.json)
+        headers[.eTag] = ETag.make(record.revision)
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
+        switch body {
+        case .value(let value): return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.serialized())))
+        case .bytes(let bytes): return Response(status: status, headers: headers, body: .init(byteBuffer: bytes))
+        }
     }
 }
 

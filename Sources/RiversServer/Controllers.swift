@@ -5,7 +5,7 @@ import RiversStore
 /// The `/api/v1` routes.
 struct APIController {
     /// What the app's resources are kept in (`Store` on PostgreSQL).
-    let store: any FamilyRepository & ScreenRepository & PluginRepository
+    let store: any RecordTextRepository & FamilyRepository & ScreenRepository & PluginRepository
     let helpers: APIHelpers
     let baseURL: String
 
@@ -37,7 +37,7 @@ struct APIController {
         ResourceEndpoints(
             path: "families",
             list: { try await store.listFamilies(appId: $0, limit: $1, offset: $2) },
-            get: { try await store.family(appId: $0, id: $1) },
+            get: { try await store.recordText(.families, appId: $0, id: $1) },
             create: { try await store.createFamily(appId: $0, body: $1) },
             update: { try await store.updateFamily(appId: $0, id: $1, precondition: $2, transform: $3) },
             delete: { try await store.deleteFamily(appId: $0, id: $1, precondition: $2) }
@@ -46,7 +46,7 @@ struct APIController {
         ResourceEndpoints(
             path: "layouts",
             list: { try await store.listLayouts(appId: $0, limit: $1, offset: $2) },
-            get: { try await store.layout(appId: $0, id: $1) },
+            get: { try await store.recordText(.layouts, appId: $0, id: $1) },
             create: { try await store.createLayout(appId: $0, body: $1) },
             update: { try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3) },
             delete: { try await store.deleteLayout(appId: $0, id: $1, precondition: $2) }
@@ -55,7 +55,7 @@ struct APIController {
         ResourceEndpoints(
             path: "screens",
             list: { try await store.listScreens(appId: $0, limit: $1, offset: $2) },
-            get: { try await store.screen(appId: $0, id: $1) },
+            get: { try await store.recordText(.screens, appId: $0, id: $1) },
             create: { try await store.createScreen(appId: $0, body: $1) },
             update: { try await store.updateScreen(appId: $0, id: $1, precondition: $2, transform: $3) },
             delete: { try await store.deleteScreen(appId: $0, id: $1, precondition: $2) }

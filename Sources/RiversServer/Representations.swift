@@ -1,3 +1,5 @@
+import Foundation
+import NIOCore
 import RiversCore
 import RiversStore
 
@@ -6,12 +8,40 @@ import RiversStore
 
 extension Record {
     /// The resource with its bookkeeping.
-    var json: JSONValue {
+    var json: JSONValue { Self.json(body, revision: revision, createdAt: createdAt, updatedAt: updatedAt) }
+
+    static func json(_ body: JSONValue, revision: Int, createdAt: Date, updatedAt: Date) -> JSONValue {
         var o = body.objectValue ?? [:]
         o["revision"] = .number(Double(revision))
         o["created_at"] = .string(Timestamp.format(createdAt))
         o["updated_at"] = .string(Timestamp.format(updatedAt))
         return .object(o)
+    }
+}
+
+extension RecordText {
+    /// What `Record.json` shows, written around the stored text without parsing it: the body's
+    /// members as the database keeps them, then `created_at`, `revision` and `updated_at`.
+    var json: ByteBuffer {
+        let stored = body.readableBytesView
+        guard stored.count >= 2, stored.first == UInt8(ascii: "{"), stored.last == UInt8(ascii: "}") else {
+            // Never seen (the tables keep objects), but a parse is always right.
+            let parsed = (try? JSONValue.parse(stored)) ?? [:]
+            return ByteBuffer(bytes: Record.json(parsed, revision: revision, createdAt: createdAt, updatedAt: updatedAt).serialized())
+        }
+        var bookkeeping: [UInt8] = stored.count > 2 ? Array(", ".utf8) : []
+        bookkeeping.append(contentsOf: "\"created_at\": ".utf8)
+        JSONValue.writeString(Timestamp.format(createdAt), to: &bookkeeping)
+        bookkeeping.append(contentsOf: ", \"revision\": ".utf8)
+        JSONValue.writeNumber(Double(revision), to: &bookkeeping)
+        bookkeeping.append(contentsOf: ", \"updated_at\": ".utf8)
+        JSONValue.writeString(Timestamp.format(updatedAt), to: &bookkeeping)
+        bookkeeping.append(UInt8(ascii: "}"))
+        var out = ByteBuffer()
+        out.reserveCapacity(stored.count + bookkeeping.count)
+        out.writeBytes(stored.dropLast())
+        out.writeBytes(bookkeeping)
+        return out
     }
 }
 

@@ -98,7 +98,7 @@ struct ResourceEndpoints: Sendable {
     /// The path segment: `families`.
     var path: String
     var list: @Sendable (_ appId: String, _ limit: Int, _ offset: Int) async throws -> Page
-    var get: @Sendable (_ appId: String, _ id: String) async throws -> Record
+    var get: @Sendable (_ appId: String, _ id: String) async throws -> RecordText
     var create: @Sendable (_ appId: String, _ body: JSONValue) async throws -> Record
     var update: @Sendable (_ appId: String, _ id: String, RevisionPrecondition, @escaping Transform) async throws -> Record
     var delete: @Sendable (_ appId: String, _ id: String, RevisionPrecondition) async throws -> Void

@@ -1,4 +1,5 @@
 import Crypto
+import NIOConcurrencyHelpers
 import Foundation
 import Logging
 import PostgresNIO
@@ -593,6 +594,8 @@ extension Store {
             throw StoreError.invalid([FieldError("/slug", "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters, and not shaped like a UUID")])
         }
         let lifetime = Self.slugRedirectLifetime
+        // Tokens carry their app's slug and name: none of them is trusted as cached after this.
+        defer { tokens.clear() }
         do {
             return try await client.transaction(logger: logger) { connection in
                 var current: App?
@@ -654,6 +657,7 @@ extension Store {
     }
 
     private func setArchived(appId: String, archived: Bool) async throws {
+        defer { tokens.clear() }
         let changed = try await client.transaction(logger: logger) { connection -> Bool in
             var slug: String?
             for try await s in try await connection.query(
@@ -694,6 +698,7 @@ extension Store {
     /// archived app can be purged, so nothing in use disappears by a slip.
     public func purgeApp(_ idOrSlug: String) async throws -> App? {
         guard let app = try await archivedApp(idOrSlug) else { return nil }
+        defer { tokens.clear() }
         try await client.transaction(logger: logger) { connection in
             try await connection.query("SELECT set_config('rivers.purging', 'on', true)", logger: self.logger)
             try await connection.query("DELETE FROM audit_log WHERE app_id = \(app.id)::uuid", logger: self.logger)
@@ -761,8 +766,66 @@ extension Store {
     }
 
     public func revokeToken(appId: String, id: String) async throws {
+        defer { tokens.clear() }
         guard UUIDText.normalize(id) != nil,
             try await changedRows("DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1") > 0
         else { throw StoreError.notFound("no token \(id) in this app") }
+    }
+}
+
+/// Valid API tokens looked up in the last second, so that a client's burst of requests costs
+/// one query for its token rather than one each. Only tokens found valid are kept (a guess costs
+/// its query, and fills nothing). A revoked token, an archived, renamed or purged app, is
+/// dropped here at once: every such write clears the cache after committing, and a lookup that
+/// raced with the write does not put its stale answer back (the generation moved). Another
+/// process sees the change when its entry ages out, within `lifetime`.
+final class TokenCache: Sendable {
+    let lifetime: Duration
+    /// Tokens kept; past this the cache starts again.
+    static let capacity = 10_000
+
+    private struct Entry {
+        var app: App
+        var token: TokenInfo
+        var until: ContinuousClock.Instant
+    }
+    private struct State {
+        var entries: [Data: Entry] = [:]
+        var generation = 0
+    }
+    private let state = NIOLockedValueBox(State())
+
+    init(lifetime: Duration = .seconds(1)) { self.lifetime = lifetime }
+
+    var generation: Int { state.withLockedValue { $0.generation } }
+
+    func lookup(_ hash: Data) -> (app: App, token: TokenInfo)? {
+        let now = ContinuousClock.now
+        return state.withLockedValue { state -> (app: App, token: TokenInfo)? in
+            guard let entry = state.entries[hash] else { return nil }
+            // Aged out, or expired since it was read: asked of the database again.
+            guard entry.until > now, entry.token.expiresAt.map({ $0 > Date() }) ?? true else {
+                state.entries.removeValue(forKey: hash)
+                return nil
+            }
+            return (entry.app, entry.token)
+        }
+    }
+
+    func keep(_ found: (app: App, token: TokenInfo), hash: Data, ifStill generation: Int) {
+        let until = ContinuousClock.now + lifetime
+        state.withLockedValue { state in
+            guard state.generation == generation else { return }
+            if state.entries.count >= Self.capacity, state.entries[hash] == nil { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[hash] = Entry(app: found.app, token: found.token, until: until)
+        }
+    }
+
+    /// After a write to tokens or apps: nothing kept is trusted any more.
+    func clear() {
+        state.withLockedValue { state in
+            state.entries.removeAll(keepingCapacity: true)
+            state.generation &+= 1
+        }
     }
 }

@@ -16,6 +16,11 @@ public protocol AppRepository: Sendable {
     func tokenOwner(_ token: String) async throws -> (app: App, token: TokenInfo)?
 }
 
+/// A resource of any document table read as its stored text (a GET's answer without parsing).
+public protocol RecordTextRepository: Sendable {
+    func recordText(_ table: DocumentTable, appId: String, id: String) async throws -> RecordText
+}
+
 /// Families and layouts: the rules screens are laid out by, and the templates they start from.
 public protocol FamilyRepository: Sendable {
     func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page
@@ -68,7 +73,7 @@ public protocol VersionRepository: Sendable {
     func importDocument(appId: String, json: JSONValue) async throws -> Store.ImportResult
 }
 
-extension Store: AppRepository, FamilyRepository, ScreenRepository, PluginRepository, VersionRepository {}
+extension Store: AppRepository, RecordTextRepository, FamilyRepository, ScreenRepository, PluginRepository, VersionRepository {}
 
 extension PluginRepository {
     /// Registers a new plugin, or a new version of one.

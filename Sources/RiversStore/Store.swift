@@ -39,6 +39,22 @@ public struct Record: Sendable {
     public var updatedAt: Date
 }
 
+/// A resource as the JSON text its table keeps (an object, without the bookkeeping): a read
+/// answers with these bytes instead of parsing and writing them again.
+public struct RecordText: Sendable {
+    public var body: ByteBuffer
+    public var revision: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(body: ByteBuffer, revision: Int, createdAt: Date, updatedAt: Date) {
+        self.body = body
+        self.revision = revision
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
 public enum Timestamp {
     public static func format(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
@@ -73,6 +89,7 @@ public struct Store: Sendable {
     public let client: PostgresClient
     public let logger: Logger
     let registries = RegistryCache()
+    let tokens = TokenCache()
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
@@ -157,7 +174,9 @@ public struct Store: Sendable {
     /// token, or one whose app is archived. Its last use is recorded at most once a minute.
     public func tokenOwner(_ token: String) async throws -> (app: App, token: TokenInfo)? {
         let hash = Self.hash(token), logger = self.logger
-        return try await client.reading { connection -> (app: App, token: TokenInfo)? in
+        if let known = tokens.lookup(hash) { return known }
+        let generation = tokens.generation
+        let found = try await client.reading { connection -> (app: App, token: TokenInfo)? in
             let rows = try await connection.query(
                 """
                 SELECT a.id::text, a.slug, a.name, a.created_at, t.id::text, t.name, t.role, t.created_by, t.created_at, t.expires_at,
@@ -180,6 +199,8 @@ public struct Store: Sendable {
             }
             return nil
         }
+        if let found { tokens.keep(found, hash: hash, ifStill: generation) }
+        return found
     }
 
     static func hash(_ token: String) -> Data {
@@ -202,7 +223,7 @@ enum RowLock: String {
 
 /// The tables that keep a resource as JSON with a revision. Table names come from this closed
 /// set of constants, never from input; every value is a bound parameter.
-enum DocumentTable: String {
+public enum DocumentTable: String, Sendable {
     case families, layouts, screens
 
     var idType: String { self == .screens ? "uuid" : "text" }
@@ -252,6 +273,13 @@ extension Store {
         try await client.reading { try await self.fetch(table, appId: appId, id: id, on: $0, lock: .none) }
     }
 
+    /// Reads one resource as its stored text: what a GET answers, with nothing parsed.
+    public func recordText(_ table: DocumentTable, appId: String, id: String) async throws -> RecordText {
+        let found = try await client.reading { try await self.fetchText(table, appId: appId, id: id, on: $0, lock: .none) }
+        guard let found else { throw StoreError.notFound("no \(table.noun) \(id) in this app") }
+        return found
+    }
+
     /// Reads one resource; with `lock`, holds its row until the transaction ends.
     func fetch(_ table: DocumentTable, appId: String, id: String, on connection: PostgresConnection, lock: RowLock) async throws -> Record {
         guard let record = try await fetchIfPresent(table, appId: appId, id: id, on: connection, lock: lock) else {
@@ -261,6 +289,11 @@ extension Store {
     }
 
     func fetchIfPresent(_ table: DocumentTable, appId: String, id: String, on connection: PostgresConnection, lock: RowLock) async throws -> Record? {
+        guard let text = try await fetchText(table, appId: appId, id: id, on: connection, lock: lock) else { return nil }
+        return Record(body: try JSONValue.parse(text.body.readableBytesView), revision: text.revision, createdAt: text.createdAt, updatedAt: text.updatedAt)
+    }
+
+    func fetchText(_ table: DocumentTable, appId: String, id: String, on connection: PostgresConnection, lock: RowLock) async throws -> RecordText? {
         if table == .screens, UUIDText.normalize(id) == nil { return nil }
         let rows = try await connection.query(
             """
@@ -269,8 +302,8 @@ extension Store {
             WHERE app_id = \(appId)::uuid AND id = CAST(\(id) AS \(unescaped: table.idType))
             \(unescaped: lock.rawValue)
             """, logger: logger)
-        for try await (body, revision, created, updated) in rows.decode((String, Int, Date, Date).self) {
-            return Record(body: try JSONValue.parse(Array(body.utf8)), revision: revision, createdAt: created, updatedAt: updated)
+        for try await (body, revision, created, updated) in rows.decode((ByteBuffer, Int, Date, Date).self) {
+            return RecordText(body: body, revision: revision, createdAt: created, updatedAt: updated)
         }
         return nil
     }

@@ -22,6 +22,11 @@ struct FamilyAPITests {
             #expect(read.status == .ok)
             #expect(read["name"] == "Phones")
             #expect(read["revision"] == 1)
+            // A GET answers with the stored text and its bookkeeping written around it: the same
+            // JSON, member for member, as the create that wrote it, with the same ETag.
+            #expect(read.json == created.json)
+            #expect(read.etag == created.etag)
+            #expect(read.headers[.contentType] == "application/json; charset=utf-8")
 
             let list = try await api.request(.get, "families")
             #expect(list["total"] == 1)

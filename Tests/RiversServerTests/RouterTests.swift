@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import RiversCore
-import RiversServer
+@testable import RiversServer
 import RiversStore
 import Testing
 
@@ -55,5 +55,32 @@ extension HTTPFields {
         var result = self
         for field in other { result[field.name] = field.value }
         return result
+    }
+}
+
+@Suite("A resource read as its stored text")
+struct RecordTextTests {
+    func record(_ text: String) -> RecordText {
+        RecordText(body: ByteBuffer(string: text), revision: 7, createdAt: Date(timeIntervalSince1970: 1_700_000_000.25),
+                   updatedAt: Date(timeIntervalSince1970: 1_700_000_100.5))
+    }
+
+    @Test("the bookkeeping is written around the stored object: the same JSON as a parsed record's, for empty and full objects")
+    func bookkeepingAroundTheText() throws {
+        for text in [#"{}"#, #"{"id": "A", "n": [1, 2.5, {"x": "é\n"}]}"#] {
+            let written = try JSONValue.parse(record(text).json.readableBytesView)
+            let parsed = Record.json(try JSONValue.parse(Array(text.utf8)), revision: 7, createdAt: Date(timeIntervalSince1970: 1_700_000_000.25),
+                                     updatedAt: Date(timeIntervalSince1970: 1_700_000_100.5))
+            #expect(written == parsed, "\(text)")
+            #expect(written["revision"] == 7)
+            #expect(written["created_at"] == "2023-11-14T22:13:20.250Z")
+        }
+    }
+
+    @Test("text that is not an object (never stored) is parsed, not spliced")
+    func notAnObject() throws {
+        let written = try JSONValue.parse(record(#"[1]"#).json.readableBytesView)
+        #expect(written["revision"] == 7)
+        #expect(written.objectValue?.count == 3)
     }
 }
