@@ -539,15 +539,28 @@ struct Cells {
 
 /// A number for messages and SVG: at most `decimals` decimals, no trailing zeros, no exponent.
 func fmt(_ v: Double, decimals: Int = 2) -> String {
-    guard v.isFinite else { return v.isNaN ? "NaN" : (v < 0 ? "-infinity" : "infinity") }
+    var bytes: [UInt8] = []
+    writeFixed(v, decimals: decimals, into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// `fmt` written straight into bytes: the SVG writer's numbers, with no String in between.
+func writeFixed(_ v: Double, decimals: Int, into out: inout [UInt8]) {
+    guard v.isFinite else {
+        out.append(contentsOf: (v.isNaN ? "NaN" : (v < 0 ? "-infinity" : "infinity")).utf8)
+        return
+    }
     var p = 1.0
     for _ in 0..<decimals { p *= 10 }
     let scaled = (abs(v) * p).rounded()
-    guard scaled < 9e15 else { return String(v) }
+    guard scaled < 9e15 else {
+        out.append(contentsOf: String(v).utf8)
+        return
+    }
     let n = Int64(scaled)
     let unit = Int64(p)
-    var s = (v < 0 && n != 0) ? "-" : ""
-    s += String(n / unit)
+    if v < 0 && n != 0 { out.append(UInt8(ascii: "-")) }
+    writeDigits(n / unit, minimumCount: 1, into: &out)
     var fraction = n % unit
     if fraction != 0 {
         var digits = decimals
@@ -555,8 +568,26 @@ func fmt(_ v: Double, decimals: Int = 2) -> String {
             fraction /= 10
             digits -= 1
         }
-        let text = String(fraction)
-        s += "." + String(repeating: "0", count: digits - text.count) + text
+        out.append(UInt8(ascii: "."))
+        writeDigits(fraction, minimumCount: digits, into: &out)
     }
-    return s
+}
+
+/// The decimal digits of `n` (not negative), zero-padded on the left to `minimumCount`.
+private func writeDigits(_ n: Int64, minimumCount: Int, into out: inout [UInt8]) {
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+        (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    withUnsafeMutableBytes(of: &digits) { buffer in
+        var v = n, count = 0
+        repeat {
+            buffer[count] = 48 + UInt8(v % 10)
+            v /= 10
+            count += 1
+        } while v > 0 && count < buffer.count
+        while count < minimumCount && count < buffer.count {
+            buffer[count] = 48
+            count += 1
+        }
+        for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
+    }
 }

@@ -16,6 +16,11 @@ public enum SVGRenderer {
     static let dimmedOpacity = "0.35"
 
     public static func render(_ layout: ScreenLayout) -> String {
+        String(decoding: renderBytes(layout), as: UTF8.self)
+    }
+
+    /// The document as UTF-8 bytes: what the server sends, written without Strings in between.
+    public static func renderBytes(_ layout: ScreenLayout) -> [UInt8] {
         let screenWidth = layout.device.width
         let contentHeight = layout.contentSize.height
         var right = screenWidth
@@ -29,91 +34,106 @@ public enum SVGRenderer {
         var viewHeight = bottom + 2 * margin
         if !layout.warnings.isEmpty { viewHeight += margin + Double(layout.warnings.count) * warningLineHeight }
 
-        var out = ""
-        out.reserveCapacity(1024 + 160 * countItems(layout.sections))
-        out += #"<?xml version="1.0" encoding="UTF-8"?>"#
-        out += "\n"
-        out += #"<svg xmlns="http://www.w3.org/2000/svg" version="1.1""#
-        out += " viewBox=\"\(n(-margin)) \(n(-margin)) \(n(viewWidth)) \(n(viewHeight))\""
-        out += " width=\"\(n(viewWidth))\" height=\"\(n(viewHeight))\""
-        out += #" font-family="Helvetica, Arial, sans-serif" font-size="10">"#
-        out += "\n"
-        out += "<title>\(escape("Screen \(fmt(screenWidth))×\(fmt(layout.device.height)) @\(fmt(layout.device.scale))x"))</title>\n"
-        out += rect("screen", LayoutFrame(x: 0, y: 0, width: screenWidth, height: contentHeight), ##"fill="#ffffff" stroke="#333333" stroke-width="1""##)
+        var out = SVGOutput(capacity: 1024 + 200 * countItems(layout.sections))
+        out.open(viewWidth: viewWidth, viewHeight: viewHeight)
+        out.raw("<title>")
+        out.text("Screen \(fmt(screenWidth))×\(fmt(layout.device.height)) @\(fmt(layout.device.scale))x")
+        out.raw("</title>\n")
+        out.rect("screen", LayoutFrame(x: 0, y: 0, width: screenWidth, height: contentHeight), ##"fill="#ffffff" stroke="#333333" stroke-width="1""##)
         for section in layout.sections {
             draw(section, screenWidth: screenWidth, into: &out)
         }
         // The fold: what is visible without scrolling.
         let fold = layout.device.height
-        out += "<line class=\"fold\" x1=\"\(n(-margin / 2))\" y1=\"\(n(fold))\" x2=\"\(n(screenWidth + margin / 2))\" y2=\"\(n(fold))\""
-        out += ##" stroke="#d0021b" stroke-width="1" stroke-dasharray="6 4"/>"##
-        out += "\n"
-        out += "<text class=\"fold-label\" x=\"\(n(screenWidth + 2))\" y=\"\(n(fold - 2))\" fill=\"#d0021b\">fold</text>\n"
+        out.raw("<line class=\"fold\"")
+        out.attr("x1", -margin / 2)
+        out.attr("y1", fold)
+        out.attr("x2", screenWidth + margin / 2)
+        out.attr("y2", fold)
+        out.raw(##" stroke="#d0021b" stroke-width="1" stroke-dasharray="6 4"/>"##)
+        out.raw("\n<text class=\"fold-label\"")
+        out.attr("x", screenWidth + 2)
+        out.attr("y", fold - 2)
+        out.raw(" fill=\"#d0021b\">fold</text>\n")
 
         for (i, warning) in layout.warnings.enumerated() {
             let who = warning.componentIndex.map { "component \($0)" } ?? "screen"
-            let y = warningsTop + Double(i + 1) * warningLineHeight
-            out += "<text class=\"warning\" x=\"0\" y=\"\(n(y))\" fill=\"#b35900\">"
-            out += escape("⚠ \(who): \(warning.message)")
-            out += "</text>\n"
+            out.warning("⚠ \(who): \(warning.message)", y: warningsTop + Double(i + 1) * warningLineHeight)
         }
-        out += "</svg>\n"
-        return out
+        out.raw("</svg>\n")
+        return out.bytes
     }
 
-    private static func draw(_ section: SectionLayout, screenWidth: Double, into out: inout String) {
-        out += "<g class=\"section\" data-component-index=\"\(section.componentIndex)\" data-component-type=\"\(escape(section.componentType))\">\n"
-        out += rect("section", section.frame, ##"fill="none" stroke="#bbbbbb" stroke-dasharray="3 3""##)
+    private static func draw(_ section: SectionLayout, screenWidth: Double, into out: inout SVGOutput) {
+        out.raw("<g class=\"section\" data-component-index=\"")
+        out.raw(String(section.componentIndex))
+        out.raw("\" data-component-type=\"")
+        out.text(section.componentType)
+        out.raw("\">\n")
+        out.rect("section", section.frame, ##"fill="none" stroke="#bbbbbb" stroke-dasharray="3 3""##)
         let name = "\(section.componentType) #\(section.componentIndex)"
         if let header = section.header {
-            out += rect("header", header, ##"fill="#e6e6e6" stroke="#999999""##)
-            out += label(header, "header · \(name)", fill: "#555555")
+            out.rect("header", header, ##"fill="#e6e6e6" stroke="#999999""##)
+            out.label(header, "header · \(name)", fill: "#555555")
         }
         if let footer = section.footer {
-            out += rect("footer", footer, ##"fill="#eeeeee" stroke="#999999""##)
-            out += label(footer, "footer · \(name)", fill: "#555555")
+            out.rect("footer", footer, ##"fill="#eeeeee" stroke="#999999""##)
+            out.label(footer, "footer · \(name)", fill: "#555555")
         }
         let overflows = section.frame.x + section.contentSize.width > screenWidth + 1e-9
         for item in section.items {
             let dimmed = item.frame.maxX > screenWidth + 1e-9
-            if dimmed { out += "<g class=\"offscreen\" opacity=\"\(dimmedOpacity)\">" }
-            out += rect("cell", item.frame, ##"fill="#dbe9ff" stroke="#2f6fd6""##)
+            if dimmed { out.raw("<g class=\"offscreen\" opacity=\"\(dimmedOpacity)\">") }
+            out.rect("cell", item.frame, ##"fill="#dbe9ff" stroke="#2f6fd6""##)
             if item.contentNodes == nil {
-                out += label(item.frame, "\(item.cellStyle) \(item.index)", fill: "#1b3f7a")
+                out.label(item.frame, item.cellStyle, index: item.index, fill: "#1b3f7a")
             } else {
                 drawContent(section.content(of: item), into: &out)
             }
-            if dimmed { out += "</g>\n" }
+            if dimmed { out.raw("</g>\n") }
         }
         if overflows && !section.items.isEmpty {
             // The screen's right edge across a section that scrolls beyond it.
-            out += "<line class=\"screen-edge\" x1=\"\(n(screenWidth))\" y1=\"\(n(section.frame.y))\" x2=\"\(n(screenWidth))\" y2=\"\(n(section.frame.maxY))\""
-            out += ##" stroke="#333333" stroke-dasharray="2 2"/>"##
-            out += "\n"
+            out.raw("<line class=\"screen-edge\"")
+            out.attr("x1", screenWidth)
+            out.attr("y1", section.frame.y)
+            out.attr("x2", screenWidth)
+            out.attr("y2", section.frame.maxY)
+            out.raw(##" stroke="#333333" stroke-dasharray="2 2"/>"##)
+            out.raw("\n")
         }
         for child in section.sections {
             draw(child, screenWidth: screenWidth, into: &out)
         }
-        out += "</g>\n"
+        out.raw("</g>\n")
     }
 
     /// A cell's insides: images as neutral placeholders (a frame with its diagonals; avatars
     /// round), texts as one bar per line (the last of several shorter), containers not drawn.
-    static func drawContent(_ nodes: [ContentNodeLayout], into out: inout String) {
+    static func drawContent(_ nodes: [ContentNodeLayout], into out: inout SVGOutput) {
         for node in nodes {
             let f = node.frame
             switch node.info.kind {
             case .image:
                 let kind = node.info.placeholder?.rawValue ?? "image"
                 if node.info.placeholder == .avatar {
-                    out += "<ellipse class=\"content-image \(kind)\" cx=\"\(n(f.x + f.width / 2))\" cy=\"\(n(f.y + f.height / 2))\" rx=\"\(n(f.width / 2))\" ry=\"\(n(f.height / 2))\""
-                    out += ##" fill="#b8c0cc"/>"##
-                    out += "\n"
+                    out.raw("<ellipse class=\"content-image \(kind)\"")
+                    out.attr("cx", f.x + f.width / 2)
+                    out.attr("cy", f.y + f.height / 2)
+                    out.attr("rx", f.width / 2)
+                    out.attr("ry", f.height / 2)
+                    out.raw(##" fill="#b8c0cc"/>"##)
+                    out.raw("\n")
                 } else {
-                    out += rect("content-image \(kind)", f, ##"fill="#b8c0cc""##)
-                    out += "<path class=\"content-image-cross\" d=\"M\(n(f.x)) \(n(f.y))L\(n(f.maxX)) \(n(f.maxY))M\(n(f.maxX)) \(n(f.y))L\(n(f.x)) \(n(f.maxY))\""
-                    out += ##" stroke="#ffffff" stroke-width="1" opacity="0.6"/>"##
-                    out += "\n"
+                    out.rect("content-image \(kind)", f, ##"fill="#b8c0cc""##)
+                    out.raw("<path class=\"content-image-cross\" d=\"M")
+                    out.num(f.x); out.raw(" "); out.num(f.y)
+                    out.raw("L"); out.num(f.maxX); out.raw(" "); out.num(f.maxY)
+                    out.raw("M"); out.num(f.maxX); out.raw(" "); out.num(f.y)
+                    out.raw("L"); out.num(f.x); out.raw(" "); out.num(f.maxY)
+                    out.raw("\"")
+                    out.raw(##" stroke="#ffffff" stroke-width="1" opacity="0.6"/>"##)
+                    out.raw("\n")
                 }
             case .text:
                 let lines = shapes(node.info)
@@ -121,10 +141,12 @@ public enum SVGRenderer {
                 let lineHeight = node.info.lineHeight ?? f.height / Double(lines)
                 let bar = lineHeight * 0.6
                 let fill = node.info.role == .title ? "#5b6472" : "#8a93a0"
+                let style = "fill=\"\(fill)\" rx=\"\(fmt(bar / 2, decimals: 3))\""
+                let cls = "content-text-line \(role)"
                 for line in 0..<lines {
                     let top = f.y + Double(line) * lineHeight + (lineHeight - bar) / 2
                     let width = line == lines - 1 && lines > 1 ? f.width * 0.7 : f.width
-                    out += rect("content-text-line \(role)", LayoutFrame(x: f.x, y: top, width: width, height: bar), "fill=\"\(fill)\" rx=\"\(n(bar / 2))\"")
+                    out.rect(cls, LayoutFrame(x: f.x, y: top, width: width, height: bar), style)
                 }
             case .stack, .overlay, .spacer:
                 break
@@ -137,52 +159,25 @@ public enum SVGRenderer {
     public static func renderCell(width: Double, height: Double, content: [ContentNodeLayout], warnings: [String]) -> String {
         let viewWidth = max(width, 120) + 2 * margin
         let viewHeight = height + 2 * margin + (warnings.isEmpty ? 0 : margin + Double(warnings.count) * warningLineHeight)
-        var out = #"<?xml version="1.0" encoding="UTF-8"?>"#
-        out += "\n"
-        out += #"<svg xmlns="http://www.w3.org/2000/svg" version="1.1""#
-        out += " viewBox=\"\(n(-margin)) \(n(-margin)) \(n(viewWidth)) \(n(viewHeight))\" width=\"\(n(viewWidth))\" height=\"\(n(viewHeight))\""
-        out += #" font-family="Helvetica, Arial, sans-serif" font-size="10">"#
-        out += "\n<title>\(escape("Cell \(fmt(width))×\(fmt(height))"))</title>\n"
-        out += rect("cell", LayoutFrame(x: 0, y: 0, width: width, height: height), ##"fill="#dbe9ff" stroke="#2f6fd6""##)
+        var out = SVGOutput(capacity: 1024)
+        out.open(viewWidth: viewWidth, viewHeight: viewHeight)
+        out.raw("<title>")
+        out.text("Cell \(fmt(width))×\(fmt(height))")
+        out.raw("</title>\n")
+        out.rect("cell", LayoutFrame(x: 0, y: 0, width: width, height: height), ##"fill="#dbe9ff" stroke="#2f6fd6""##)
         drawContent(content, into: &out)
         for (i, warning) in warnings.enumerated() {
-            out += "<text class=\"warning\" x=\"0\" y=\"\(n(height + margin + Double(i + 1) * warningLineHeight))\" fill=\"#b35900\">\(escape("⚠ " + warning))</text>\n"
+            out.warning("⚠ " + warning, y: height + margin + Double(i + 1) * warningLineHeight)
         }
-        out += "</svg>\n"
-        return out
+        out.raw("</svg>\n")
+        return String(decoding: out.bytes, as: UTF8.self)
     }
-
-    private static func rect(_ cls: String, _ f: LayoutFrame, _ style: String) -> String {
-        "<rect class=\"\(cls)\" x=\"\(n(f.x))\" y=\"\(n(f.y))\" width=\"\(n(max(0, f.width)))\" height=\"\(n(max(0, f.height)))\" \(style)/>\n"
-    }
-
-    private static func label(_ f: LayoutFrame, _ text: String, fill: String) -> String {
-        let size = max(4, min(10, f.height - 2))
-        return "<text x=\"\(n(f.x + 3))\" y=\"\(n(f.y + min(f.height - 1, size + 1)))\" font-size=\"\(n(size))\" fill=\"\(fill)\">\(escape(text))</text>\n"
-    }
-
-    private static func n(_ v: Double) -> String { fmt(v, decimals: 3) }
 
     /// Escapes text for XML content and attribute values.
     static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default:
-                // Characters XML 1.0 does not allow at all are dropped.
-                let v = scalar.value
-                if v < 0x20 && v != 0x9 && v != 0xA && v != 0xD { continue }
-                if v == 0xFFFE || v == 0xFFFF { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        var out = SVGOutput(capacity: s.utf8.count)
+        out.text(s)
+        return String(decoding: out.bytes, as: UTF8.self)
     }
 
     private static func forEachSection(_ sections: [SectionLayout], _ body: (SectionLayout) -> Void) {
@@ -210,5 +205,99 @@ public enum SVGRenderer {
 
     private static func countItems(_ sections: [SectionLayout]) -> Int {
         sections.reduce(0) { $0 + $1.items.count + countItems($1.sections) }
+    }
+}
+
+/// An SVG document being written as UTF-8 bytes.
+struct SVGOutput {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    /// Markup written as it is.
+    mutating func raw(_ s: String) { bytes.append(contentsOf: s.utf8) }
+
+    /// A coordinate: at most 3 decimals.
+    mutating func num(_ v: Double) { writeFixed(v, decimals: 3, into: &bytes) }
+
+    /// ` name="value"`.
+    mutating func attr(_ name: String, _ v: Double) {
+        bytes.append(UInt8(ascii: " "))
+        raw(name)
+        bytes.append(contentsOf: "=\"".utf8)
+        num(v)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Text escaped for XML content and attribute values; characters XML 1.0 does not allow at
+    /// all are dropped.
+    mutating func text(_ s: String) {
+        // U+FFFE and U+FFFF (EF BF BE and EF BF BF) are not XML characters: taken out first.
+        if s.utf8.contains(0xEF), s.unicodeScalars.contains(where: { $0.value == 0xFFFE || $0.value == 0xFFFF }) {
+            text(String(String.UnicodeScalarView(s.unicodeScalars.filter { $0.value != 0xFFFE && $0.value != 0xFFFF })))
+            return
+        }
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): raw("&amp;")
+            case UInt8(ascii: "<"): raw("&lt;")
+            case UInt8(ascii: ">"): raw("&gt;")
+            case UInt8(ascii: "\""): raw("&quot;")
+            case UInt8(ascii: "'"): raw("&apos;")
+            case 0x9, 0xA, 0xD: bytes.append(byte)
+            case ..<0x20: continue
+            default: bytes.append(byte)
+            }
+        }
+    }
+
+    mutating func open(viewWidth: Double, viewHeight: Double) {
+        raw(#"<?xml version="1.0" encoding="UTF-8"?>"#)
+        raw("\n")
+        raw(#"<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox=""#)
+        num(-SVGRenderer.margin); raw(" "); num(-SVGRenderer.margin); raw(" "); num(viewWidth); raw(" "); num(viewHeight)
+        raw("\"")
+        attr("width", viewWidth)
+        attr("height", viewHeight)
+        raw(#" font-family="Helvetica, Arial, sans-serif" font-size="10">"#)
+        raw("\n")
+    }
+
+    mutating func rect(_ cls: String, _ f: LayoutFrame, _ style: String) {
+        raw("<rect class=\"")
+        raw(cls)
+        raw("\"")
+        attr("x", f.x)
+        attr("y", f.y)
+        attr("width", max(0, f.width))
+        attr("height", max(0, f.height))
+        raw(" ")
+        raw(style)
+        raw("/>\n")
+    }
+
+    mutating func label(_ f: LayoutFrame, _ text: String, index: Int? = nil, fill: String) {
+        let size = max(4, min(10, f.height - 2))
+        raw("<text")
+        attr("x", f.x + 3)
+        attr("y", f.y + min(f.height - 1, size + 1))
+        attr("font-size", size)
+        raw(" fill=\"")
+        raw(fill)
+        raw("\">")
+        self.text(text)
+        if let index {
+            raw(" ")
+            raw(String(index))
+        }
+        raw("</text>\n")
+    }
+
+    mutating func warning(_ message: String, y: Double) {
+        raw("<text class=\"warning\" x=\"0\"")
+        attr("y", y)
+        raw(" fill=\"#b35900\">")
+        text(message)
+        raw("</text>\n")
     }
 }

@@ -174,7 +174,7 @@ struct PreviewController {
             }
             return Response(
                 status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(string: SVGRenderer.render(layout))))
+                body: .init(byteBuffer: ByteBuffer(bytes: SVGRenderer.renderBytes(layout))))
         case "json":
             return Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],

@@ -1,6 +1,6 @@
 import Testing
 import RiversCore
-import RiversLayout
+@testable import RiversLayout
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -159,5 +159,27 @@ struct JSONTests {
         let screen = LayoutEngine.layout(request)
         #expect(screen.sections[0].items.count == 2)
         #expect(screen.sections[1].sections[0].items.count == 9)
+    }
+}
+
+@Suite("SVG numbers and text, written as bytes")
+struct SVGBytesTests {
+    @Test("numbers: at most the decimals asked, no trailing zeros, no exponent, no negative zero")
+    func numbers() {
+        let cases: [(Double, Int, String)] = [
+            (0, 3, "0"), (-0.0001, 3, "0"), (145, 3, "145"), (72.96875, 3, "72.969"), (0.05, 3, "0.05"), (-2.5, 3, "-2.5"),
+            (1.0005, 2, "1"), (0.007, 3, "0.007"), (123456.789, 2, "123456.79"), (1e20, 3, "1e+20"),
+            (.nan, 3, "NaN"), (.infinity, 3, "infinity"), (-.infinity, 3, "-infinity"),
+        ]
+        for (value, decimals, expected) in cases {
+            #expect(fmt(value, decimals: decimals) == expected, "\(value) with \(decimals) decimals")
+        }
+    }
+
+    @Test("text: markup characters escaped, characters XML forbids dropped, the rest kept")
+    func text() {
+        #expect(SVGRenderer.escape(#"a<b>&"c"'d"#) == "a&lt;b&gt;&amp;&quot;c&quot;&apos;d")
+        #expect(SVGRenderer.escape("tab\tline\nbell\u{07}null\u{00}") == "tab\tline\nbellnull")
+        #expect(SVGRenderer.escape("é ⚠ \u{FFFE}x\u{FFFF}y") == "é ⚠ xy")
     }
 }
