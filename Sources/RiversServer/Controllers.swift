@@ -5,7 +5,7 @@ import RiversStore
 /// The `/api/v1` routes.
 struct APIController {
     /// What the app's resources are kept in (`Store` on PostgreSQL).
-    let store: any RecordTextRepository & FamilyRepository & ScreenRepository & PluginRepository
+    let store: any RecordTextRepository & SavedScreenRepository & FamilyRepository & ScreenRepository & PluginRepository
     let helpers: APIHelpers
     let baseURL: String
 

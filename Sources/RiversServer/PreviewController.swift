@@ -7,7 +7,7 @@ import RiversStore
 /// The server-side preview: frames of every component and cell of a screen on a device, as JSON
 /// or drawn as SVG (`?format=svg`).
 struct PreviewController {
-    let store: any FamilyRepository & ScreenRepository & PluginRepository
+    let store: any FamilyRepository & ScreenRepository & PluginRepository & SavedScreenRepository
     let helpers: APIHelpers
 
     func options(_ appId: String) async throws -> Screen.ReadOptions {
@@ -21,16 +21,9 @@ struct PreviewController {
         }
         appRoutes.on(.get, "screens/{id}/preview", need: .role(.viewer)) { request, context in
             let app = context.app
-            let record = try await store.screen(appId: app.id, id: try context.pathParameter("id"))
             let device = try Self.device(query: request.uri.queryParameters)
-            // A stored screen was valid when saved; read it as it is.
-            var options = try await options(app.id)
-            if let type = record.body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
-            let problems = Problems()
-            guard let screen = Screen.read(record.body.removingBookkeeping(), options: options, problems: problems) else {
-                throw Problem.invalid(problems.errors, count: problems.count)
-            }
-            return try await render(screen, appId: app.id, device: device, sample: nil, options: options, request: request)
+            let saved = try await store.savedScreen(appId: app.id, id: try context.pathParameter("id"))
+            return try render(saved.screen, family: saved.family, device: device, sample: nil, options: saved.options, request: request)
         }
         appRoutes.on(.post, "cell-preview", need: .role(.viewer)) { request, _ in
             try cellPreview(request, body: try await helpers.body(request))
@@ -55,7 +48,8 @@ struct PreviewController {
             let screen = Screen.read(screenJSON.removingBookkeeping(), options: options, problems: screenProblems)
             problems.add(screenProblems, under: "/screen")
             guard problems.isEmpty, let screen else { throw Problem.invalid(problems.errors, count: problems.count) }
-            return try await render(screen, appId: app.id, device: device, sample: sample, options: options, request: request, pointerPrefix: "/screen")
+            let family = try await familyLookup(appId: app.id, id: screen.family)
+            return try render(screen, family: family, device: device, sample: sample, options: options, request: request, pointerPrefix: "/screen")
         }
     }
 
@@ -131,18 +125,26 @@ struct PreviewController {
         }
     }
 
-    func render(
-        _ screen: Screen, appId: String, device: Device, sample: Sample?, options: Screen.ReadOptions, request: Request,
-        pointerPrefix: String = ""
-    ) async throws -> Response {
-        let familyRecord: Record
+    /// An unsaved screen's family, as saved.
+    func familyLookup(appId: String, id: String) async throws -> SavedScreen.FamilyLookup {
+        let record: Record
         do {
-            familyRecord = try await store.family(appId: appId, id: screen.family)
+            record = try await store.family(appId: appId, id: id)
         } catch StoreError.notFound {
-            throw Problem.invalid([FieldError(pointerPrefix + "/family", "no family \"\(screen.family)\" in this app")])
+            return .missing
         }
-        guard let family = Family.read(familyRecord.body, problems: Problems()) else {
-            throw Problem.invalid([FieldError(pointerPrefix + "/family", "family \(screen.family) cannot be read")])
+        return Family.read(record.body, problems: Problems()).map { .found($0) } ?? .unreadable
+    }
+
+    func render(
+        _ screen: Screen, family lookup: SavedScreen.FamilyLookup, device: Device, sample: Sample?, options: Screen.ReadOptions, request: Request,
+        pointerPrefix: String = ""
+    ) throws -> Response {
+        let family: Family
+        switch lookup {
+        case .found(let found): family = found
+        case .missing: throw Problem.invalid([FieldError(pointerPrefix + "/family", "no family \"\(screen.family)\" in this app")])
+        case .unreadable: throw Problem.invalid([FieldError(pointerPrefix + "/family", "family \(screen.family) cannot be read")])
         }
         let unknown = References.checkCellStyles(screen.uiComponents, family: family, familyId: family.id)
         if !unknown.isEmpty { throw Problem.invalid(unknown.map { FieldError(pointerPrefix + $0.pointer, $0.message) }) }

@@ -37,15 +37,19 @@ public struct StoredManifestError: Error, CustomStringConvertible {
 }
 
 extension Store {
+    /// An expression for what changes whenever an app's plugins do (every change adds, removes or
+    /// bumps a row's revision and updated_at), for the app `given.app_id` of the query around it.
+    static let pluginStamp = """
+        (SELECT coalesce(string_agg(p.identifier || ':' || p.revision || ':' || p.updated_at::text, ',' ORDER BY p.identifier), '')
+         FROM plugins p WHERE p.app_id = given.app_id)
+        """
+
     /// Every plugin of an app with all its versions, parsed once per change of the app's plugins.
     func registry(appId: String, on connection: PostgresConnection) async throws -> PluginRegistry {
         // Every change to an app's plugins adds, removes or bumps a row's revision and updated_at.
         var stamp = ""
         for try await text in try await connection.query(
-            """
-            SELECT coalesce(string_agg(identifier || ':' || revision || ':' || updated_at::text, ',' ORDER BY identifier), '')
-            FROM plugins WHERE app_id = \(appId)::uuid
-            """, logger: logger
+            "SELECT \(unescaped: Self.pluginStamp) FROM (SELECT \(appId)::uuid AS app_id) AS given", logger: logger
         ).decode(String.self) { stamp = text }
         if let cached = registries.registry(appId: appId, stamp: stamp) { return cached }
 

@@ -21,6 +21,11 @@ public protocol RecordTextRepository: Sendable {
     func recordText(_ table: DocumentTable, appId: String, id: String) async throws -> RecordText
 }
 
+/// Saved screens parsed for their previews.
+public protocol SavedScreenRepository: Sendable {
+    func savedScreen(appId: String, id: String) async throws -> SavedScreen
+}
+
 /// Families and layouts: the rules screens are laid out by, and the templates they start from.
 public protocol FamilyRepository: Sendable {
     func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page
@@ -73,7 +78,7 @@ public protocol VersionRepository: Sendable {
     func importDocument(appId: String, json: JSONValue) async throws -> Store.ImportResult
 }
 
-extension Store: AppRepository, RecordTextRepository, FamilyRepository, ScreenRepository, PluginRepository, VersionRepository {}
+extension Store: AppRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, ScreenRepository, PluginRepository, VersionRepository {}
 
 extension PluginRepository {
     /// Registers a new plugin, or a new version of one.

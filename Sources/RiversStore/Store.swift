@@ -90,6 +90,7 @@ public struct Store: Sendable {
     public let logger: Logger
     let registries = RegistryCache()
     let tokens = TokenCache()
+    let savedScreens = SavedScreenCache()
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RiversCore
+@testable import RiversStore
 import Testing
 
 @Suite("Preview API")
@@ -44,6 +45,55 @@ struct PreviewAPITests {
             #expect(svg.headers[.contentType]?.hasPrefix("image/svg+xml") == true)
             #expect(svg.text.hasPrefix("<?xml"))
             #expect(svg.text.components(separatedBy: "class=\"cell\"").count - 1 == 9)
+        }
+    }
+
+    @Test("a saved screen is parsed once per revision: a change to it or its family, through the API or behind it, shows at once")
+    func parsedOncePerRevision() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let screen = try await api.create("screens", screenBody("Home", components: [component("grid", ["GRID_1"], extra: ["rules": ["item_limit": 5]])]))
+            let id = try #require(screen["id"]?.stringValue)
+            func items() async throws -> [JSONValue] {
+                let preview = try await api.request(.get, "screens/\(id)/preview?width=320&height=568")
+                #expect(preview.status == .ok, "\(preview.text)")
+                return preview["sections"]?.arrayValue?.first?["items"]?.arrayValue ?? []
+            }
+            #expect(try await items().count == 5)
+            #expect(try await items().count == 5)
+            #expect(api.store.savedScreens.count == 1, "kept for the next preview")
+
+            // A merge patch replaces the array: the component is sent whole.
+            var component = try #require(screen["ui_components"]?.arrayValue?.first?.objectValue)
+            component["rules"] = ["item_limit": 3]
+            #expect(try await api.request(.patch, "screens/\(id)", json: ["ui_components": [.object(component)]]).status == .ok)
+            #expect(try await items().count == 3)
+
+            let family = try await api.request(.get, "families/FAMILY_1")
+            var styles = family["cell_styles"]?.arrayValue ?? []
+            let grid = try #require(styles.firstIndex { $0["id"] == "GRID_1" })
+            styles[grid] = ["id": "GRID_1", "columns": 2, "height": 120]
+            #expect(try await api.request(.patch, "families/FAMILY_1", json: ["cell_styles": .array(styles)]).status == .ok)
+            #expect(try await items().first?["frame"]?["height"] == 120)
+
+            // Changed behind the API (a migration, another tool): the revision moves, so does the preview.
+            try await api.store.client.query(
+                "UPDATE screens SET body = jsonb_set(body, '{ui_components,0,rules,item_limit}', '2'), revision = revision + 1 WHERE id = \(id)::uuid",
+                logger: testLogger)
+            #expect(try await items().count == 2)
+
+            // The cache is bounded by an estimate of the memory its screens take.
+            let saved = try await api.store.savedScreen(appId: api.app.id, id: id)
+            let small = SavedScreenCache(budget: 1_000)
+            let stamp = SavedScreenCache.Stamp(screen: 1, family: 1, plugins: "")
+            small.keep(saved, for: .init(appId: "a", screenId: "big"), at: stamp, textBytes: 100)
+            #expect(small.count == 0, "one screen may take a quarter of the budget at most")
+            for n in 0..<4 { small.keep(saved, for: .init(appId: "a", screenId: "\(n)"), at: stamp, textBytes: 30) }
+            #expect(small.count == 4, "4 × 240 of 1000")
+            #expect(small.value(for: .init(appId: "a", screenId: "0"), at: stamp) != nil)
+            #expect(small.value(for: .init(appId: "a", screenId: "0"), at: .init(screen: 2, family: 1, plugins: "")) == nil, "another revision")
+            small.keep(saved, for: .init(appId: "a", screenId: "4"), at: stamp, textBytes: 30)
+            #expect(small.count == 1, "past the budget the cache starts again")
         }
     }
 

@@ -1,0 +1,122 @@
+import Foundation
+import NIOConcurrencyHelpers
+import PostgresNIO
+import RiversCore
+
+/// A saved screen as its preview reads it: parsed with its app's plugins, with its family.
+public struct SavedScreen: Sendable {
+    public enum FamilyLookup: Sendable {
+        case found(Family)
+        /// The app has no family by the screen's `family`.
+        case missing
+        /// The stored family no longer reads (the rules became stricter).
+        case unreadable
+    }
+
+    public var screen: Screen
+    public var family: FamilyLookup
+    /// What the screen was read with: the app's component catalog and screen plugins.
+    public var options: Screen.ReadOptions
+}
+
+/// Saved screens parsed for previews, each kept with the revisions it was read at: a preview
+/// asks only for the current revisions (one small query) and parses again only after a change
+/// to the screen, its family or the app's plugins. Bounded by an estimate of the memory the
+/// parsed screens take; past it, the cache starts again.
+final class SavedScreenCache: Sendable {
+    struct Key: Hashable {
+        var appId: String
+        var screenId: String
+    }
+    struct Stamp: Equatable {
+        var screen: Int
+        var family: Int?
+        var plugins: String
+    }
+    private struct Entry {
+        var stamp: Stamp
+        var value: SavedScreen
+        var weight: Int
+    }
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var weight = 0
+    }
+    private let state = NIOLockedValueBox(State())
+    let budget: Int
+
+    /// A parsed screen takes several times its JSON text; 8 × is a generous estimate.
+    static let weightPerByte = 8
+
+    init(budget: Int = 32 << 20) { self.budget = budget }
+
+    func value(for key: Key, at stamp: Stamp) -> SavedScreen? {
+        state.withLockedValue { state in
+            guard let entry = state.entries[key], entry.stamp == stamp else { return nil }
+            return entry.value
+        }
+    }
+
+    func keep(_ value: SavedScreen, for key: Key, at stamp: Stamp, textBytes: Int) {
+        let weight = textBytes * Self.weightPerByte
+        guard weight <= budget / 4 else { return }
+        state.withLockedValue { state in
+            if let old = state.entries.removeValue(forKey: key) { state.weight -= old.weight }
+            if state.weight + weight > budget {
+                state.entries.removeAll(keepingCapacity: true)
+                state.weight = 0
+            }
+            state.entries[key] = Entry(stamp: stamp, value: value, weight: weight)
+            state.weight += weight
+        }
+    }
+
+    var count: Int { state.withLockedValue { $0.entries.count } }
+}
+
+extension Store {
+    /// A saved screen parsed for its preview; parsed again only when it, its family or the app's
+    /// plugins changed since the last time.
+    public func savedScreen(appId: String, id: String) async throws -> SavedScreen {
+        guard UUIDText.normalize(id) != nil else { throw StoreError.notFound("no screen \(id) in this app") }
+        let logger = self.logger
+        return try await client.reading { connection in
+            var current: SavedScreenCache.Stamp?
+            for try await (screen, family, plugins) in try await connection.query(
+                """
+                SELECT s.revision, f.revision, \(unescaped: Self.pluginStamp)
+                FROM (SELECT \(appId)::uuid AS app_id) AS given
+                JOIN screens s ON s.app_id = given.app_id
+                LEFT JOIN families f ON f.app_id = given.app_id AND f.id = s.body->>'family'
+                WHERE s.id = \(id)::uuid
+                """, logger: logger
+            ).decode((Int, Int?, String).self) {
+                current = SavedScreenCache.Stamp(screen: screen, family: family, plugins: plugins)
+            }
+            guard let current else { throw StoreError.notFound("no screen \(id) in this app") }
+            let key = SavedScreenCache.Key(appId: appId, screenId: id.lowercased())
+            if let known = self.savedScreens.value(for: key, at: current) { return known }
+
+            guard let text = try await self.fetchText(.screens, appId: appId, id: id, on: connection, lock: .none) else {
+                throw StoreError.notFound("no screen \(id) in this app")
+            }
+            let body = try JSONValue.parse(text.body.readableBytesView)
+            // A stored screen was valid when saved; read it as it is.
+            var options = try await self.registry(appId: appId, on: connection).readOptions
+            if let type = body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
+            let problems = Problems()
+            guard let screen = Screen.read(body, options: options, problems: problems) else { throw StoreError.invalid(problems.errors) }
+            var family = SavedScreen.FamilyLookup.missing
+            var familyBytes = 0
+            if let stored = try await self.fetchText(.families, appId: appId, id: screen.family, on: connection, lock: .none) {
+                familyBytes = stored.body.readableBytes
+                let parsed = (try? JSONValue.parse(stored.body.readableBytesView)).flatMap { Family.read($0, problems: Problems()) }
+                family = parsed.map { .found($0) } ?? .unreadable
+            }
+            let saved = SavedScreen(screen: screen, family: family, options: options)
+            // Kept under the revisions asked first: a change in between is seen by the next preview.
+            self.savedScreens.keep(saved, for: key, at: current, textBytes: text.body.readableBytes + familyBytes)
+            return saved
+        }
+    }
+}
