@@ -95,6 +95,10 @@ public final class PublishedDocuments: Sendable {
         var current: DocumentCache
         /// Older versions read through their numbered URL.
         var older: DocumentCache
+        /// Reads of documents not in memory, under way: a request for one joins the read
+        /// already asked for, so a cold app that turns hot at once (an app launch, a CDN
+        /// purge) costs the database one read, not one per request.
+        var reading: [Miss: Task<PublishedVersion?, any Error>] = [:]
 
         /// The cached document for `key`, now the most recently used of its cache.
         mutating func get(_ key: DocumentCache.Key) -> ServedDocument? {
@@ -117,6 +121,12 @@ public final class PublishedDocuments: Sendable {
             guard wanted <= entry.number else { return .absent }
             return .known(.init(slug: slug, number: wanted), isCurrent: wanted == entry.number)
         }
+    }
+
+    /// A document read from the database: a version, or (`number` nil) the current one.
+    struct Miss: Hashable {
+        var slug: String
+        var number: Int?
     }
 
     enum Lookup {
@@ -201,25 +211,16 @@ public final class PublishedDocuments: Sendable {
             ServerMetrics.documentCacheHits.increment()
             return hit
         }
-        let version: PublishedVersion?
+        let miss: Miss
         var isCurrent: Bool
         switch lookup {
         case .absent: return nil
-        case .known(let key, let current):
-            ServerMetrics.documentCacheMisses.increment()
-            version = try await store.document(slug: slug, number: key.number)
-            isCurrent = current
-        case .ask(let key):
-            ServerMetrics.documentCacheMisses.increment()
-            version = try await store.document(slug: slug, number: key.number)
-            isCurrent = false
-        case .askCurrent:
-            // Not warm yet (the database was away at start): ask it directly.
-            ServerMetrics.documentCacheMisses.increment()
-            version = try await store.currentDocument(slug: slug)
-            isCurrent = true
+        case .known(let key, let current): (miss, isCurrent) = (Miss(slug: slug, number: key.number), current)
+        case .ask(let key): (miss, isCurrent) = (Miss(slug: slug, number: key.number), false)
+        // Not warm yet (the database was away at start): the database says what is current.
+        case .askCurrent: (miss, isCurrent) = (Miss(slug: slug, number: nil), true)
         }
-        guard let version else { return nil }
+        guard let version = try await read(miss) else { return nil }
         let document = ServedDocument(version)
         state.withLockedValue { state in
             // The index may have moved on while the database answered.
@@ -228,6 +229,30 @@ public final class PublishedDocuments: Sendable {
         }
         return document
     }
+
+    /// Reads `miss` from the database, or waits for the read of it already under way. The read
+    /// is a task of its own: a client that goes away does not cancel it for the others.
+    func read(_ miss: Miss) async throws -> PublishedVersion? {
+        let store = self.store
+        let task = state.withLockedValue { state -> Task<PublishedVersion?, any Error> in
+            if let running = state.reading[miss] {
+                ServerMetrics.documentReadsJoined.increment()
+                return running
+            }
+            ServerMetrics.documentCacheMisses.increment()
+            let task = Task { [weak self] in
+                defer { self?.state.withLockedValue { _ = $0.reading.removeValue(forKey: miss) } }
+                if let number = miss.number { return try await store.document(slug: miss.slug, number: number) }
+                return try await store.currentDocument(slug: miss.slug)
+            }
+            state.reading[miss] = task
+            return task
+        }
+        return try await task.value
+    }
+
+    /// Reads of documents under way (for tests).
+    var readsUnderWay: Int { state.withLockedValue { $0.reading.count } }
 
     /// What is served for one app changed (a publish here, or a notification from another
     /// process): the index follows, and the new document is kept hot.

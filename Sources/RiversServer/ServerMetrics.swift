@@ -14,6 +14,8 @@ enum ServerMetrics {
     /// Public documents answered from this process's memory, and those it had to read first.
     static let documentCacheHits = Metrics.Counter(label: "rivers_public_document_cache_hits_total")
     static let documentCacheMisses = Metrics.Counter(label: "rivers_public_document_cache_misses_total")
+    /// Requests for a document not in memory that waited for a read already under way.
+    static let documentReadsJoined = Metrics.Counter(label: "rivers_public_document_reads_joined_total")
     /// Bytes of published documents sent (after gzip when the client takes it).
     static let documentBytes = Metrics.Counter(label: "rivers_public_document_bytes_total")
     /// Times the LISTEN connection for publishes was lost and opened again.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import NIOConcurrencyHelpers
 import RiversCore
 import RiversStore
 import Testing
@@ -94,6 +95,38 @@ struct DocumentCacheTests {
             try await documents.refresh(slug: slug)
             #expect(documents.hasVersion(slug: slug, number: 3))
             #expect(try await documents.document(slug: slug, number: nil)?.number == 3)
+        }
+    }
+
+    @Test("many requests for a document not in memory at once: one database read, whose answer they all get")
+    func concurrentMissesShareOneRead() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
+            #expect(try await api.request(.post, "publish").status == .created)
+            let versions = SlowVersions(store: Store(client: try await TestDatabase.client(), logger: testLogger))
+            let documents = PublishedDocuments(store: versions, cacheBytes: 1 << 20)
+            try await documents.reloadAll()
+            let slug = api.app.slug
+
+            let numbers = try await withThrowingTaskGroup(of: Int?.self) { group in
+                for _ in 0..<20 { group.addTask { try await documents.document(slug: slug, number: nil)?.number } }
+                return try await group.reduce(into: [Int?]()) { $0.append($1) }
+            }
+            #expect(numbers == Array(repeating: 1, count: 20))
+            #expect(versions.reads.withLockedValue { $0 } == 1)
+            #expect(documents.readsUnderWay == 0, "nothing left behind")
+
+            // Before the index is loaded the current document is asked of the database: once
+            // too; and a client that goes away does not take the read from the one waiting with it.
+            let cold = PublishedDocuments(store: versions, cacheBytes: 1 << 20)
+            versions.reads.withLockedValue { $0 = 0 }
+            let leaving = Task { try await cold.document(slug: slug, number: nil)?.number }
+            try await Task.sleep(for: .milliseconds(50))
+            let staying = Task { try await cold.document(slug: slug, number: nil)?.number }
+            leaving.cancel()
+            #expect(try await staying.value == 1)
+            #expect(versions.reads.withLockedValue { $0 } == 1)
         }
     }
 
@@ -209,4 +242,38 @@ struct DocumentCacheTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["DOCUMENT_CACHE_BYTES": "lots"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["DOCUMENT_CACHE_BYTES": "-1"]) }
     }
+}
+
+/// The store, with its document reads counted and slowed down so that requests overlap.
+final class SlowVersions: VersionRepository {
+    let store: Store
+    let reads = NIOLockedValueBox(0)
+    init(store: Store) { self.store = store }
+
+    func document(slug: String, number: Int) async throws -> PublishedVersion? {
+        reads.withLockedValue { $0 += 1 }
+        try await Task.sleep(for: .milliseconds(200))
+        return try await store.document(slug: slug, number: number)
+    }
+    func currentDocument(slug: String) async throws -> PublishedVersion? {
+        reads.withLockedValue { $0 += 1 }
+        try await Task.sleep(for: .milliseconds(200))
+        return try await store.currentDocument(slug: slug)
+    }
+    func problems(appId: String) async throws -> PublishReport { try await store.problems(appId: appId) }
+    func draftDocument(appId: String) async throws -> [UInt8] { try await store.draftDocument(appId: appId) }
+    func publish(appId: String, note: String, publishedBy: String) async throws -> PublishOutcome {
+        try await store.publish(appId: appId, note: note, publishedBy: publishedBy)
+    }
+    func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome {
+        try await store.rollback(appId: appId, to: number, publishedBy: publishedBy, note: note)
+    }
+    func version(appId: String, number: Int) async throws -> PublishedVersion { try await store.version(appId: appId, number: number) }
+    func currentVersion(appId: String) async throws -> PublishedVersion? { try await store.currentVersion(appId: appId) }
+    func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int) {
+        try await store.listVersions(appId: appId, limit: limit, offset: offset)
+    }
+    func publishedIndex() async throws -> [PublishedIndexEntry] { try await store.publishedIndex() }
+    func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry? { try await store.publishedIndexEntry(slug: slug) }
+    func importDocument(appId: String, json: JSONValue) async throws -> Store.ImportResult { try await store.importDocument(appId: appId, json: json) }
 }
