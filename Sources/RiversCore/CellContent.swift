@@ -112,17 +112,8 @@ public struct ContentNode: Sendable, Hashable {
         public var effectiveLineHeight: Length { lineHeight ?? Length(fontSize.value * 1.2, fixed: fontSize.fixed) }
     }
 
-    public struct Padding: Sendable, Hashable {
-        public var top: Length, left: Length, bottom: Length, right: Length
-        public init(top: Length = .zero, left: Length = .zero, bottom: Length = .zero, right: Length = .zero) {
-            self.top = top
-            self.left = left
-            self.bottom = bottom
-            self.right = right
-        }
-        public init(all: Length) { self.init(top: all, left: all, bottom: all, right: all) }
-        public var isZero: Bool { self == Padding() }
-    }
+    /// Space inside a node, edge by edge: the same four lengths as a family's insets.
+    public typealias Padding = Insets
 
     public struct Frame: Sendable, Hashable {
         public var width: Length?, height: Length?

@@ -9,7 +9,8 @@ public struct Size: Sendable, Hashable, Codable {
     public var json: JSONValue { ["width": .number(width), "height": .number(height)] }
 }
 
-/// Section insets: lengths at the reference size, each scalable or fixed.
+/// Four edges' lengths at the reference size, each scalable or fixed: a family's section insets,
+/// a content node's padding.
 public struct Insets: Sendable, Hashable, Codable {
     public var top: Length
     public var left: Length
@@ -21,6 +22,8 @@ public struct Insets: Sendable, Hashable, Codable {
         self.bottom = bottom
         self.right = right
     }
+    public init(all: Length) { self.init(top: all, left: all, bottom: all, right: all) }
+    public var isZero: Bool { self == Insets() }
     public var json: JSONValue {
         ["top": top.json, "left": left.json, "bottom": bottom.json, "right": right.json]
     }

@@ -22,21 +22,11 @@ public struct ContentNodeInfo: Sendable, Hashable {
     public var placeholder: ContentNode.Placeholder?
 }
 
-/// A frame relative to the cell's top left corner, before rounding.
-public struct ContentRect: Sendable, Hashable {
-    public var x: Double, y: Double, width: Double, height: Double
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-}
-
 /// A content tree laid out for one cell size: its nodes in tree order (depth first).
 public struct ContentPlan: Sendable, Hashable {
     public var nodes: [ContentNodeInfo]
-    public var frames: [ContentRect]
+    /// Frames relative to the cell's top left corner, before rounding.
+    public var frames: [LayoutFrame]
     /// The height the content needs at the cell's width (compared with the cell's height, for the
     /// overflow warning).
     public var neededHeight: Double
@@ -234,7 +224,7 @@ struct Sizer {
             x += len(offset.x)
             y += len(offset.y)
         }
-        plan.frames.append(ContentRect(x: x, y: y, width: w, height: h))
+        plan.frames.append(LayoutFrame(x: x, y: y, width: w, height: h))
         plan.nodes.append(info(node, pointer: pointer))
         guard !node.children.isEmpty else { return }
         let ix = x + len(node.padding.left)

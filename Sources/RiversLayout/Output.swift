@@ -4,7 +4,8 @@ import RiversCore
 // of the scrollable content, y downwards). Encodes to JSON with exactly these snake_case keys;
 // optional frames are written as `null`, never left out.
 
-/// A rectangle in points. Edges are multiples of 1/scale.
+/// A rectangle in points. In a layout's output its edges are multiples of 1/scale (a content
+/// plan's frames are not rounded yet).
 public struct LayoutFrame: Sendable, Hashable, Codable {
     public var x: Double
     public var y: Double

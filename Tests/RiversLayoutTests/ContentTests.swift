@@ -15,7 +15,7 @@ func posterContent(padding: Length = 8) -> ContentNode {
         padding: .init(all: padding))
 }
 
-func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> ContentRect { ContentRect(x: x, y: y, width: w, height: h) }
+func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> LayoutFrame { LayoutFrame(x: x, y: y, width: w, height: h) }
 
 /// A frame from unrounded edges, rounded at `scale` as cells are: what the engine must give.
 func rounded(_ x: Double, _ y: Double, _ maxX: Double, _ maxY: Double, scale: Double) -> LayoutFrame {
