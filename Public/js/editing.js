@@ -1,7 +1,7 @@
 // Editing one resource safely: a draft beside the last saved version, saves with If-Match, and
 // the 412 conflict flow (reload theirs, or keep editing mine and later save over theirs on
 // purpose). Shared by the family, screen and layout editors, which save through save-flow.js.
-import { api } from './state.js';
+import { api, state } from './state.js';
 import { clone, stableStringify, h } from './dom.js';
 import { conflictDialog } from './dialogs.js';
 import { merge3, describeConflict } from './merge.js';
@@ -46,9 +46,19 @@ export class ResourceEditor {
   /**
    * Keeps the draft in localStorage under a key of its own (per app, kind and id) on every
    * persist(), so a reload or a crash loses nothing; what was kept before is offered back.
+   * The app is named by its id, which a change of slug leaves alone; a draft kept under the
+   * slug (before the id was used) moves to the id's key.
    */
   keepLocally(id) {
-    this.localKey = `rivers.draft.${api.app}.${this.kind}.${id}`;
+    const appId = state.app?.id;
+    this.localKey = `rivers.draft.${appId || api.app}.${this.kind}.${id}`;
+    const bySlug = state.app?.slug ? `rivers.draft.${state.app.slug}.${this.kind}.${id}` : null;
+    if (appId && bySlug && bySlug !== this.localKey && !localStorage.getItem(this.localKey)) {
+      try {
+        const legacy = localStorage.getItem(bySlug);
+        if (legacy) { localStorage.setItem(this.localKey, legacy); localStorage.removeItem(bySlug); }
+      } catch { /* storage refused: the slug's draft stays where it is */ }
+    }
     const stored = readStored(this.localKey);
     if (stored && stableStringify(stored.draft) !== stableStringify(this.base)) this.offer = stored;
     else if (stored) forgetStored(this.localKey);

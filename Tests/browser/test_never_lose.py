@@ -185,3 +185,32 @@ def test_leave_dialog_offers_save_and_leave(browser, api):
     visible(browser, "dialog.leave-dialog[open] button[data-action='save']").click()
     visible(browser, ".error-summary")
     assert f"#/screens/{screen['id']}" in browser.current_url
+
+
+def test_kept_edits_survive_a_change_of_the_apps_slug(browser, api):
+    """Edits are kept under the app's id: renaming its slug (here, or by another admin) does not
+    orphan them; a draft kept under the slug by an older editor moves to the id."""
+    family = api.family()
+    screen = api.screen(family["id"], "Home", components())
+    app_id = api.ok("GET", f"/api/v1/apps/{api.app}")["id"]
+    sign_in(browser, api, f"#/screens/{screen['id']}")
+    visible(browser, "#screen-name")
+    set_value(css(browser, "#screen-name"), "Home, renamed")
+    wait(browser, lambda d: d.execute_script(
+        "return Object.keys(localStorage).filter(k => k.startsWith('rivers.draft.'))") == [f"rivers.draft.{app_id}.screens.{screen['id']}"])
+
+    new_slug = api.app + "-new"
+    api.ok("PATCH", f"/api/v1/apps/{api.app}", {"slug": new_slug})
+    api.app = new_slug
+    reload(browser)
+    banner = visible(browser, ".restore-banner")
+    assert "Home, renamed" in banner.text, banner.text
+
+    # A draft an older editor kept under the slug: offered back, and moved to the id's key.
+    by_id, by_slug = f"rivers.draft.{app_id}.screens.{screen['id']}", f"rivers.draft.{new_slug}.screens.{screen['id']}"
+    browser.execute_script(
+        "localStorage.setItem(arguments[1], localStorage.getItem(arguments[0])); localStorage.removeItem(arguments[0])", by_id, by_slug)
+    reload(browser)
+    banner = visible(browser, ".restore-banner")
+    assert "Home, renamed" in banner.text, banner.text
+    assert browser.execute_script("return Object.keys(localStorage).filter(k => k.startsWith('rivers.draft.'))") == [by_id]
