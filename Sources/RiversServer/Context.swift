@@ -186,13 +186,11 @@ struct AppAccessMiddleware: RouterMiddleware {
             guard key == app.slug || UUIDText.normalize(key) == app.id else { throw Problem.notFound("no app \(key)") }
             context.access = (app, token.role)
         case .person(let session):
-            guard let app = try await store.findApp(key) else { throw Problem.notFound("no app \(key)") }
-            if session.user.isAdmin {
-                context.access = (app, .admin)
-            } else {
-                guard let role = try await store.role(userId: session.user.id, appId: app.id) else { throw Problem.notFound("no app \(key)") }
-                context.access = (app, role)
-            }
+            // Instance administrators have every app; anyone else only those they are a member of.
+            guard let (app, role) = try await store.appAndRole(key, userId: session.user.id),
+                let role = session.user.isAdmin ? .admin : role
+            else { throw Problem.notFound("no app \(key)") }
+            context.access = (app, role)
         }
         return try await next(request, context)
     }

@@ -493,6 +493,32 @@ extension Store {
     // MARK: Members
 
     /// The person's role in the app (nil: not a member).
+    /// An app (by id or slug, not archived) and the role a person has in it (nil: not a
+    /// member), in one query: what every app route asks for a signed-in person.
+    public func appAndRole(_ idOrSlug: String, userId: String) async throws -> (app: App, role: Role?)? {
+        let rows: PostgresRowSequence
+        if let id = UUIDText.normalize(idOrSlug) {
+            rows = try await client.query(
+                """
+                SELECT a.id::text, a.slug, a.name, a.created_at, m.role
+                FROM apps a LEFT JOIN memberships m ON m.app_id = a.id AND m.user_id = \(userId)::uuid
+                WHERE a.id = \(id)::uuid AND a.archived_at IS NULL
+                """, logger: logger)
+        } else {
+            guard Self.isValidSlug(idOrSlug) else { return nil }
+            rows = try await client.query(
+                """
+                SELECT a.id::text, a.slug, a.name, a.created_at, m.role
+                FROM apps a LEFT JOIN memberships m ON m.app_id = a.id AND m.user_id = \(userId)::uuid
+                WHERE a.slug = \(idOrSlug) AND a.archived_at IS NULL
+                """, logger: logger)
+        }
+        for try await (id, slug, name, createdAt, role) in rows.decode((String, String, String, Date, String?).self) {
+            return (App(id: id, slug: slug, name: name, createdAt: createdAt), role.flatMap(Role.init(rawValue:)))
+        }
+        return nil
+    }
+
     public func role(userId: String, appId: String) async throws -> Role? {
         let rows = try await client.query(
             "SELECT role FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid", logger: logger)

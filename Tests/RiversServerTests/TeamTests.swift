@@ -431,6 +431,24 @@ struct TeamTests {
     }
 
     /// A fresh session's cookie and CSRF header (a route may end the session it is called with).
+    @Test("a person reaches an app by its slug or its id with their role; a stranger gets 404 either way; an instance admin is admin")
+    func peopleReachAppsBySlugOrId() async throws {
+        try await withAPI { api in
+            let member = try await newPerson(api), stranger = try await newPerson(api), admin = try await newPerson(api, admin: true)
+            try await api.store.addMember(appId: api.app.id, userId: member.userId, role: .editor)
+            for key in [api.app.slug, api.app.id, api.app.id.uppercased()] {
+                let path = "/api/v1/apps/\(key)/families"
+                #expect(try await api.request(.get, path, headers: member.headers, authorized: false).status == .ok, "\(key)")
+                #expect(try await api.request(.post, path, json: ["id": "X"], headers: member.headers, authorized: false).status == .unprocessableContent,
+                        "an editor may write (the body is what is refused)")
+                #expect(try await api.request(.get, path, headers: stranger.headers, authorized: false).status == .notFound, "\(key)")
+                #expect(try await api.request(.get, "/api/v1/apps/\(key)/tokens", headers: admin.headers, authorized: false).status == .ok, "\(key)")
+            }
+            #expect(try await api.request(.get, "/api/v1/apps/no-such-app/families", headers: admin.headers, authorized: false).status == .notFound)
+            #expect(try await api.request(.get, "/api/v1/apps/\(UUIDText.random())/families", headers: member.headers, authorized: false).status == .notFound)
+        }
+    }
+
     func sessionHeaders(_ api: TestAPI, _ userId: String) async throws -> HTTPFields {
         let (secret, session) = try await api.store.createSession(userId: userId, userAgent: "matrix", address: "")
         return [.cookie: "\(SessionCookies.name)=\(secret)", SessionCookies.csrfHeader: session.csrfToken]
