@@ -61,12 +61,13 @@ export class Api {
    * Sends one request. Resolves to {data, etag, status, response}; rejects with ApiError.
    * @param {string} method
    * @param {string} path below /api/v1, or absolute when it starts with '/'
-   * @param {{body?: any, etag?: string|null, signal?: AbortSignal, text?: boolean, auth?: boolean, quiet401?: boolean}} options
+   * @param {{body?: any, etag?: string|null, signal?: AbortSignal, text?: boolean, auth?: boolean, quiet401?: boolean, headers?: object}} options
    *   quiet401: a 401 is an answer here (signing in, asking whether a session is on), not a sign-out.
+   *   headers: more request headers.
    */
-  async request(method, path, { body, etag, signal, text = false, auth = true, quiet401 = false } = {}) {
+  async request(method, path, { body, etag, signal, text = false, auth = true, quiet401 = false, headers: extra = {} } = {}) {
     const url = /^(https?:\/)?\//.test(path) ? path : `${BASE}/${path}`;
-    const headers = { Accept: text ? 'image/svg+xml, application/problem+json' : 'application/json, application/problem+json' };
+    const headers = { ...extra, Accept: text ? 'image/svg+xml, application/problem+json' : 'application/json, application/problem+json' };
     if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;
     else if (auth && this.csrf && !SAFE.has(method)) headers['X-CSRF-Token'] = this.csrf;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -131,11 +132,13 @@ export class Api {
     return (await this.request('POST', 'session', { body: { email, password }, auth: false, quiet401: true })).data;
   }
   signOut() { return this.request('DELETE', 'session', { quiet401: true }); }
-  /** What a one-time link is (no credentials needed). */
-  async link(secret) { return (await this.request('GET', `links/${encodeURIComponent(secret)}`, { auth: false, quiet401: true })).data; }
+  /** What a one-time link is (no credentials needed). The secret goes in a header, never a path (paths are logged). */
+  async link(secret) {
+    return (await this.request('GET', 'link', { auth: false, quiet401: true, headers: { 'X-Link-Secret': secret } })).data;
+  }
   /** Uses a one-time link ({password, name?}): answers like signIn. */
   async useLink(secret, body) {
-    return (await this.request('POST', `links/${encodeURIComponent(secret)}`, { body, auth: false, quiet401: true })).data;
+    return (await this.request('POST', 'link', { body, auth: false, quiet401: true, headers: { 'X-Link-Secret': secret } })).data;
   }
 
   // Apps and catalogs -------------------------------------------------------------------------

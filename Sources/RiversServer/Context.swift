@@ -198,6 +198,8 @@ struct AppAccessMiddleware: RouterMiddleware {
 
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
+    /// A one-time link's secret (`GET`/`POST /api/v1/link`).
+    static let linkSecret = Self("X-Link-Secret")!
 }
 
 /// The session cookie: its name and attributes, and the origin check of cookie-authenticated writes.

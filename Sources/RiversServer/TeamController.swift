@@ -102,39 +102,64 @@ struct TeamController {
         }
 
         // One-time links: what a link is, and using it (set a password; accept an invitation).
+        // The secret travels in the X-Link-Secret header: proxies and CDNs log paths, not it.
+        routes.on(.get, "link", need: .anyone) { request, _ in
+            try await linkInfo(try Self.linkSecret(request))
+        }
+        routes.on(.post, "link", need: .anyone) { request, context in
+            try await useLink(try Self.linkSecret(request), request: request, context: context)
+        }
+        // The same with the secret in the path (deprecated: kept for clients written before).
         routes.on(.get, "links/{secret}", need: .anyone) { _, context in
-            let link = try await liveLink(try context.pathParameter("secret"))
-            var o = link.json.objectValue ?? [:]
-            o["has_password"] = .bool(try await store.user(email: link.email)?.passwordHash != nil)
-            return JSONResponse(.object(o))
+            try await linkInfo(try context.pathParameter("secret"))
         }
         routes.on(.post, "links/{secret}", need: .anyone) { request, context in
-            let secret = try context.pathParameter("secret")
-            let link = try await liveLink(secret)
-            let (r, problems) = try await reader(request, keys: ["password", "name"])
-            let password = r.string("password", required: true, maxLength: 1000)
-            let name = r.string("name", maxLength: 200)
-            guard problems.isEmpty, let password else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let existing = try await store.user(email: link.email)
-            let use: Store.LinkUse
-            if link.kind == .invitation, let hash = existing?.passwordHash {
-                // Someone with an account accepts with the password they have.
-                guard try await checkPassword(password, hash: hash, email: link.email, context: context) else {
-                    throw Problem(.forbidden, type: "wrong-password", title: "Wrong password",
-                                  detail: "this account has a password already: enter it to accept", field: "/password")
-                }
-                use = .existingAccount
-            } else {
-                try Passwords.check(password)
-                use = .setPassword(hash: try await Passwords.hash(password), name: name)
-            }
-            // The person the link is for is who acts (the audit log names them, not "anonymous").
-            let actor = AuditActor(name: link.email, kind: .user, requestId: context.id, address: context.remoteAddress)
-            guard let user = try await AuditActor.$current.withValue(actor, operation: { try await store.useLink(secret: secret, use) }) else {
-                throw Problem.linkGone
-            }
-            return try await signIn(user, request: request, context: context, status: .created)
+            try await useLink(try context.pathParameter("secret"), request: request, context: context)
         }
+    }
+
+    static func linkSecret(_ request: Request) throws -> String {
+        guard let secret = request.headers[.linkSecret], !secret.isEmpty else {
+            throw Problem(.badRequest, type: "missing-link-secret", title: "Link secret missing",
+                          detail: "send the link's secret (what follows # in its URL) in X-Link-Secret", field: "X-Link-Secret")
+        }
+        return secret
+    }
+
+    /// What a link is for, so the page that opens it asks the right question.
+    private func linkInfo(_ secret: String) async throws -> JSONResponse {
+        let link = try await liveLink(secret)
+        var o = link.json.objectValue ?? [:]
+        o["has_password"] = .bool(try await store.user(email: link.email)?.passwordHash != nil)
+        return JSONResponse(.object(o))
+    }
+
+    /// Uses a link, once, and signs its person in.
+    private func useLink(_ secret: String, request: Request, context: RiversContext) async throws -> Response {
+        let link = try await liveLink(secret)
+        let (r, problems) = try await reader(request, keys: ["password", "name"])
+        let password = r.string("password", required: true, maxLength: 1000)
+        let name = r.string("name", maxLength: 200)
+        guard problems.isEmpty, let password else { throw Problem.invalid(problems.errors, count: problems.count) }
+        let existing = try await store.user(email: link.email)
+        let use: Store.LinkUse
+        if link.kind == .invitation, let hash = existing?.passwordHash {
+            // Someone with an account accepts with the password they have.
+            guard try await checkPassword(password, hash: hash, email: link.email, context: context) else {
+                throw Problem(.forbidden, type: "wrong-password", title: "Wrong password",
+                              detail: "this account has a password already: enter it to accept", field: "/password")
+            }
+            use = .existingAccount
+        } else {
+            try Passwords.check(password)
+            use = .setPassword(hash: try await Passwords.hash(password), name: name)
+        }
+        // The person the link is for is who acts (the audit log names them, not "anonymous").
+        let actor = AuditActor(name: link.email, kind: .user, requestId: context.id, address: context.remoteAddress)
+        guard let user = try await AuditActor.$current.withValue(actor, operation: { try await store.useLink(secret: secret, use) }) else {
+            throw Problem.linkGone
+        }
+        return try await signIn(user, request: request, context: context, status: .created)
     }
 
     /// Checks a password under the sign-in throttle. The attempt counts against the account and

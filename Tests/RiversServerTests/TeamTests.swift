@@ -30,7 +30,7 @@ struct TeamTests {
         let email = "p-\(UUIDText.random().prefix(8))@example.com"
         _ = try await api.store.createUser(email: email, name: "P", isAdmin: admin)
         let (secret, _) = try await api.store.createLink(kind: .setPassword, email: email, createdBy: "test")
-        let used = try await api.request(.post, "/api/v1/links/\(secret)", json: ["password": .string(Self.password)], authorized: false)
+        let used = try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: secret], authorized: false)
         #expect(used.status == .created, "\(used.text)")
         return try signedIn(used, email: email)
     }
@@ -200,18 +200,18 @@ struct TeamTests {
             let url = try #require(invited["url"]?.stringValue)
             let secret = String(try #require(url.split(separator: "#").last))
             #expect(try await api.request(.get, "invitations")["items"]?.arrayValue?.count == 1)
-            let info = try await api.request(.get, "/api/v1/links/\(secret)", authorized: false)
+            let info = try await api.request(.get, "/api/v1/link", headers: [.linkSecret: secret], authorized: false)
             #expect(info["kind"] == "invitation" && info["role"] == "editor" && info["app"]?["slug"]?.stringValue == api.app.slug)
             #expect(info["has_password"] == false)
-            let short = try await api.request(.post, "/api/v1/links/\(secret)", json: ["password": "short"], authorized: false)
+            let short = try await api.request(.post, "/api/v1/link", json: ["password": "short"], headers: [.linkSecret: secret], authorized: false)
             #expect(short.status == .unprocessableContent, "a refused password does not use the link")
-            let accepted = try await api.request(.post, "/api/v1/links/\(secret)", json: ["password": .string(Self.password), "name": "New"], authorized: false)
+            let accepted = try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password), "name": "New"], headers: [.linkSecret: secret], authorized: false)
             #expect(accepted.status == .created)
             let person = try signedIn(accepted, email: accepted["user"]?["email"]?.stringValue ?? "")
             #expect(person.email.hasPrefix("newcomer-"), "emails are kept in lower case")
             // Single use.
-            #expect(try await api.request(.post, "/api/v1/links/\(secret)", json: ["password": .string(Self.password)], authorized: false).status == .gone)
-            #expect(try await api.request(.get, "/api/v1/links/\(secret)", authorized: false).status == .gone)
+            #expect(try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: secret], authorized: false).status == .gone)
+            #expect(try await api.request(.get, "/api/v1/link", headers: [.linkSecret: secret], authorized: false).status == .gone)
             // The app is theirs to edit, not to publish.
             let apps = try await api.request(.get, "/api/v1/apps", headers: person.headers, authorized: false)
             #expect(apps["items"]?.arrayValue?.map { $0["slug"]?.stringValue } == [api.app.slug])
@@ -232,7 +232,12 @@ struct TeamTests {
             let late = try await api.request(.post, "invitations", json: ["email": "late@example.com", "role": "viewer"])
             let lateSecret = String(try #require(late["url"]?.stringValue?.split(separator: "#").last))
             try await TestDatabase.client().query("UPDATE links SET expires_at = now() - interval '1 second' WHERE id = \(try #require(late["invitation"]?["id"]?.stringValue))::uuid", logger: testLogger)
-            #expect(try await api.request(.post, "/api/v1/links/\(lateSecret)", json: ["password": .string(Self.password)], authorized: false).status == .gone)
+            #expect(try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: lateSecret], authorized: false).status == .gone)
+            #expect(try await api.request(.get, "/api/v1/link", headers: [.linkSecret: "rvl_unknown"], authorized: false).status == .notFound)
+            let missing = try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], authorized: false)
+            #expect(missing.status == .badRequest && missing["field"] == "X-Link-Secret", "\(missing.text)")
+            // The secret in the path still works (deprecated: paths end up in access logs).
+            #expect(try await api.request(.get, "/api/v1/links/\(lateSecret)", authorized: false).status == .gone)
             #expect(try await api.request(.get, "/api/v1/links/rvl_unknown", authorized: false).status == .notFound)
         }
     }

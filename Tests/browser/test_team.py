@@ -35,8 +35,8 @@ def create_admin(email, name=None):
 def use_link_by_api(link, password, name=None):
     secret = link.split("#", 1)[1]
     body = {"password": password, **({"name": name} if name else {})}
-    request = urllib.request.Request(f"{BASE_URL}/api/v1/links/{secret}", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(f"{BASE_URL}/api/v1/link", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "X-Link-Secret": secret})
     with urllib.request.urlopen(request, timeout=15) as response:
         assert response.status == 201
 

@@ -70,7 +70,7 @@ def test_cross_site_writes_with_a_cookie_are_refused():
     made = run_cli("user", "create", email, "--admin")
     assert made.returncode == 0, made.stderr
     secret = made.stdout.strip().splitlines()[-1].split("#")[-1]
-    used = call("POST", f"/api/v1/links/{secret}", {"password": "a long enough password"}, auth=False)
+    used = call("POST", "/api/v1/link", {"password": "a long enough password"}, auth=False, headers={"X-Link-Secret": secret})
     assert used.status == 201, used
     cookie = used.header("set-cookie").split(";")[0]
     csrf = used.json["csrf_token"]
@@ -81,7 +81,7 @@ def test_cross_site_writes_with_a_cookie_are_refused():
                                                                     "Origin": "https://attacker.example"}), 403, "Origin")
     assert call("GET", f"families/{family_id}").status == 404, "stored anyway"
     # A link used once is gone.
-    expect_problem(call("POST", f"/api/v1/links/{secret}", {"password": "a long enough password"}, auth=False), 410)
+    expect_problem(call("POST", "/api/v1/link", {"password": "a long enough password"}, auth=False, headers={"X-Link-Secret": secret}), 410)
 
 
 def test_a_viewer_token_cannot_reach_for_more():
@@ -101,10 +101,17 @@ def test_a_viewer_token_cannot_reach_for_more():
 
 
 def test_one_time_link_secrets_of_any_shape_are_404():
-    """Secrets that are too long, percent-encoded junk, or just wrong: 404 at once."""
-    for secret in ("rvl_" + "0" * 64, "x" * 150, "%2e%2e", "rvl_" + "z" * 10):
+    """Secrets that are too long, percent-encoded junk, or just wrong: 404 at once, in the
+    X-Link-Secret header as in the (deprecated) path; no header at all is a 400 naming it."""
+    for secret in ("rvl_" + "0" * 64, "x" * 150, "%2e%2e", "rvl_" + "z" * 10, "rvl_\u00e9t\u00e9"):
+        header = {"X-Link-Secret": secret.encode("utf-8").decode("latin-1")}
+        expect_problem(call("GET", "/api/v1/link", auth=False, headers=header), 404)
+        expect_problem(call("POST", "/api/v1/link", {"password": "whatever password"}, auth=False, headers=header), (404, 422))
         expect_problem(call("GET", f"/api/v1/links/{secret}", auth=False), 404)
         expect_problem(call("POST", f"/api/v1/links/{secret}", {"password": "whatever password"}, auth=False), (404, 422))
+    expect_problem(call("GET", "/api/v1/link", auth=False), 400, "X-Link-Secret")
+    expect_problem(call("POST", "/api/v1/link", {"password": "whatever password"}, auth=False), 400, "X-Link-Secret")
     started = time.monotonic()
     expect_problem(call("GET", "/api/v1/links/" + "a" * 3000, auth=False), 404)
+    expect_problem(call("GET", "/api/v1/link", auth=False, headers={"X-Link-Secret": "a" * 3000}), 404)
     assert time.monotonic() - started < 1
