@@ -347,23 +347,29 @@ extension Store {
             let hadScreens = try await count(.screens, appId: appId) > 0
             if !hadScreens, !screens.contains(where: \.home), !screens.isEmpty { screens[0].home = true }
             if let home = screens.first(where: \.home) { try await clearHome(appId: appId, except: home.id, on: connection) }
-            var records: [Record] = []
-            // Parents are linked in a second pass: a parent may come later in the document.
-            for screen in screens {
-                records.append(try await returnedRecord(
+            // Parents first, so that each screen is written whole in one statement (one entry in
+            // the audit log). Screens in a cycle of parents (the checks refuse those) would be
+            // linked in a second pass.
+            let (ordered, cyclic) = Self.parentsFirst(screens)
+            let cyclicIds = Set(cyclic.map(\.id))
+            var written: [String: Record] = [:]
+            for screen in ordered + cyclic {
+                let parent = cyclicIds.contains(screen.id) ? nil : screen.parent
+                written[screen.id] = try await returnedRecord(
                     connection.query(
                         """
                         INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
-                        VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), NULL,
+                        VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(parent)::uuid,
                                 \(screen.family), \(screen.targets.sorted())::uuid[], \(Self.storedBody(screen))::jsonb)
                         RETURNING revision, created_at, updated_at
-                        """, logger: logger), body: screen.json))
+                        """, logger: logger), body: screen.json)
             }
-            for screen in screens where screen.parent != nil {
+            for screen in cyclic where screen.parent != nil {
                 try await connection.query(
                     "UPDATE screens SET parent = \(screen.parent)::uuid WHERE app_id = \(appId)::uuid AND id = \(screen.id)::uuid",
                     logger: logger)
             }
+            let records = screens.compactMap { written[$0.id] }
             try await connection.query("UPDATE apps SET next_screen_number = \(number) WHERE id = \(appId)::uuid", logger: logger)
             // One entry for the import as a whole, beside those of each screen and family it wrote.
             try await self.appendAudit(
@@ -371,5 +377,25 @@ extension Store {
                 summary: "\(records.count) screen(s), \(created.count) family(ies) created, \(extended.count) extended", on: connection)
             return ImportResult(screens: records, familiesCreated: created, familiesExtended: extended, warnings: imported.warnings)
         }
+    }
+
+    /// `screens` with every screen after its parent when the parent is among them; those in a
+    /// cycle of parents come back apart, in document order.
+    static func parentsFirst(_ screens: [Screen]) -> (ordered: [Screen], cyclic: [Screen]) {
+        let ids = Set(screens.map(\.id))
+        var placed: Set<String> = []
+        var ordered: [Screen] = []
+        var pending = screens
+        while !pending.isEmpty {
+            let before = pending.count
+            pending.removeAll { screen in
+                if let parent = screen.parent, ids.contains(parent), !placed.contains(parent) { return false }
+                placed.insert(screen.id)
+                ordered.append(screen)
+                return true
+            }
+            if pending.count == before { break }
+        }
+        return (ordered, pending)
     }
 }

@@ -274,6 +274,19 @@ struct TeamTests {
             let after = try await api.request(.get, "audit?limit=2")["items"]?.arrayValue ?? []
             #expect(after.map { "\($0["kind"]?.stringValue ?? "") \($0["action"]?.stringValue ?? "")" } == ["app import", "screen create"])
             #expect(after.first?["summary"]?.stringValue?.hasPrefix("1 screen(s)") == true)
+            // A connected screen listed before its parent is still written whole: one entry a screen.
+            let parentId = UUIDText.random(), childId = UUIDText.random()
+            let family: JSONValue = ["family": "FAMILY_1"]
+            let withChild = try await api.request(.post, "import", json: [
+                ["id": .string(childId), "name": "Show", "styles": family, "data": ["connected": true, "parent": .string(parentId)]],
+                ["id": .string(parentId), "name": "Shows 2", "styles": family],
+            ])
+            #expect(withChild.status == .created, "\(withChild.text)")
+            #expect(withChild["screens"]?.arrayValue?.map { $0["id"] } == [.string(childId), .string(parentId)], "in the document's order")
+            let written = try await api.request(.get, "audit?limit=3")["items"]?.arrayValue ?? []
+            #expect(written.map { "\($0["kind"]?.stringValue ?? "") \($0["action"]?.stringValue ?? "") \($0["resource_id"]?.stringValue ?? "")" }
+                    == ["app import \(api.app.id)", "screen create \(childId)", "screen create \(parentId)"])
+            #expect(try await api.request(.get, "screens/\(childId)")["parent"] == .string(parentId))
             // Versions say who published by name.
             #expect(try await api.request(.get, "versions")["items"]?.arrayValue?.first?["published_by"] == "token created with the app")
 
