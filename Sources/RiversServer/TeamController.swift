@@ -401,9 +401,14 @@ struct TeamController {
             }
             return date
         }
+        guard offset <= Store.auditWindow else {
+            throw Problem.badParameter("offset", "the newest \(Store.auditWindow) matching entries are paged through at most; narrow with until= (the at of the last entry seen) to go further back")
+        }
         let filter = AuditFilter(actor: try text("actor"), kind: try text("kind"), resourceId: try text("id"), since: try date("since"), until: try date("until"))
-        let (entries, total) = try await store.auditEntries(appId: appId, filter: filter, limit: limit, offset: offset)
-        return JSONResponse(pageJSON(entries.map(\.json), total: total, limit: limit, offset: offset))
+        let (entries, total, capped) = try await store.auditEntries(appId: appId, filter: filter, limit: limit, offset: offset)
+        var page = pageJSON(entries.map(\.json), total: total, limit: limit, offset: offset).objectValue ?? [:]
+        page["total_capped"] = .bool(capped)
+        return JSONResponse(.object(page))
     }
 }
 

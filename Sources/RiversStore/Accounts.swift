@@ -746,33 +746,46 @@ extension Store {
     }
 
     /// Entries of one app (or, with nil, those of no app: sign-ins and accounts), newest first.
-    public func auditEntries(appId: String?, filter: AuditFilter, limit: Int, offset: Int) async throws -> (entries: [AuditEntry], total: Int) {
+    /// The newest entries an audit query looks at, at most: a page and its count never read more
+    /// of a log of millions (older ones are reached by narrowing with `until`).
+    public static let auditWindow = 10_000
+
+    /// A page of entries, newest first, within the newest `auditWindow` that match; `capped`
+    /// when more match than that (`total` is then the window).
+    public func auditEntries(
+        appId: String?, filter: AuditFilter, limit: Int, offset: Int
+    ) async throws -> (entries: [AuditEntry], total: Int, capped: Bool) {
         // One app's entries, or the instance's (app_id NULL): each by its own index, since an
         // unnamed statement is planned with its values (one side of the OR folds away).
         let rows = try await client.query(
             """
             SELECT id, at, actor, actor_kind, kind, resource_id, action, revision_before, revision_after, summary, request_id, address,
                    count(*) OVER ()
-            FROM audit_log
-            WHERE (app_id = CAST(\(appId) AS uuid) OR (CAST(\(appId) AS uuid) IS NULL AND app_id IS NULL))
-              AND (CAST(\(filter.actor) AS text) IS NULL OR actor = \(filter.actor))
-              AND (CAST(\(filter.kind) AS text) IS NULL OR kind = \(filter.kind))
-              AND (CAST(\(filter.resourceId) AS text) IS NULL OR resource_id = \(filter.resourceId))
-              AND (CAST(\(filter.since) AS timestamptz) IS NULL OR at >= \(filter.since))
-              AND (CAST(\(filter.until) AS timestamptz) IS NULL OR at < \(filter.until))
+            FROM (
+                SELECT id, at, actor, actor_kind, kind, resource_id, action, revision_before, revision_after, summary, request_id, address
+                FROM audit_log
+                WHERE (app_id = CAST(\(appId) AS uuid) OR (CAST(\(appId) AS uuid) IS NULL AND app_id IS NULL))
+                  AND (CAST(\(filter.actor) AS text) IS NULL OR actor = \(filter.actor))
+                  AND (CAST(\(filter.kind) AS text) IS NULL OR kind = \(filter.kind))
+                  AND (CAST(\(filter.resourceId) AS text) IS NULL OR resource_id = \(filter.resourceId))
+                  AND (CAST(\(filter.since) AS timestamptz) IS NULL OR at >= \(filter.since))
+                  AND (CAST(\(filter.until) AS timestamptz) IS NULL OR at < \(filter.until))
+                ORDER BY id DESC LIMIT \(Self.auditWindow + 1)
+            ) AS newest
             ORDER BY id DESC LIMIT \(limit) OFFSET \(offset)
             """, logger: logger)
         var entries: [AuditEntry] = []
-        var total = 0
+        var counted = 0
         for try await (id, at, actor, actorKind, kind, resource, action, before, after, summary, requestId, address, count) in rows.decode(
             (Int, Date, String, String, String, String, String, Int?, Int?, String, String, String, Int).self)
         {
             entries.append(AuditEntry(
                 id: id, at: at, actor: actor, actorKind: actorKind, kind: kind, resourceId: resource, action: action, revisionBefore: before,
                 revisionAfter: after, summary: summary, requestId: requestId, address: address))
-            total = count
+            counted = count
         }
-        return (entries, total)
+        // The one past the window only tells that there are more.
+        return (Array(entries.prefix(max(0, Self.auditWindow - offset))), min(counted, Self.auditWindow), counted > Self.auditWindow)
     }
 
     // MARK: Tokens

@@ -449,6 +449,31 @@ struct TeamTests {
     }
 
     /// A fresh session's cookie and CSRF header (a route may end the session it is called with).
+    @Test("an audit page and its count read the newest 10,000 matching entries at most; older ones are reached with until")
+    func auditPagesAreBounded() async throws {
+        try await withAPI { api in
+            // 10,050 old entries (as years of activity would leave), then one fresh change.
+            try await api.store.client.query(
+                """
+                INSERT INTO audit_log (app_id, at, actor, actor_kind, kind, resource_id, action)
+                SELECT \(api.app.id)::uuid, timestamptz '2020-01-01' + n * interval '1 minute', 'token old', 'token', 'screen', 'x', 'update'
+                FROM generate_series(1, 10050) AS n
+                """, logger: testLogger)
+            try await api.create("families", phoneFamily)
+            let first = try await api.request(.get, "audit?limit=200")
+            #expect(first["total"] == 10_000 && first["total_capped"] == true, "\(first.text.prefix(300))")
+            #expect(first["items"]?.arrayValue?.first?["kind"] == "family", "newest first")
+            let last = try await api.request(.get, "audit?limit=200&offset=9900")
+            #expect(last["items"]?.arrayValue?.count == 100 && last["next_offset"] == .null)
+            let beyond = try await api.request(.get, "audit?offset=10001")
+            #expect(beyond.status == .badRequest && beyond["field"] == "offset")
+            // Narrowed by date, the older ones are there, and counted exactly below the window.
+            let older = try await api.request(.get, "audit?until=2020-01-02T00:00:00Z&limit=1")
+            #expect(older["total"] == 1439 && older["total_capped"] == false, "\(older.text.prefix(300))")
+            #expect(older["items"]?.arrayValue?.first?["at"]?.stringValue?.hasPrefix("2020-01-01T23:59") == true)
+        }
+    }
+
     @Test("a person reaches an app by its slug or its id with their role; a stranger gets 404 either way; an instance admin is admin")
     func peopleReachAppsBySlugOrId() async throws {
         try await withAPI { api in

@@ -60,6 +60,7 @@ class ActivityView {
     this.filter = filter;
     this.entries = [];
     this.total = 0;
+    this.capped = false;
     this.next = null;
   }
 
@@ -108,6 +109,7 @@ class ActivityView {
       const page = await api.audit(this.filter, PAGE, more ? this.next : 0);
       this.entries = more ? [...this.entries, ...page.items] : page.items;
       this.total = page.total ?? this.entries.length;
+      this.capped = page.total_capped === true;
       this.next = page.next_offset ?? null;
       this.show();
       if (more) (this.box.querySelector('#audit-more') || this.box.querySelector('tbody tr:last-child th'))?.focus();
@@ -147,7 +149,9 @@ class ActivityView {
       return h('span', { class: 'audit-meta', text });
     };
     this.box.replaceChildren(
-      h('p', { class: 'hint', id: 'audit-count', text: `${this.entries.length} of ${this.total} entr${this.total === 1 ? 'y' : 'ies'}, newest first.` }),
+      h('p', { class: 'hint', id: 'audit-count', text: this.capped
+        ? `${this.entries.length} of the newest ${this.total.toLocaleString('en')} entries (more match: narrow with the dates to reach older ones), newest first.`
+        : `${this.entries.length} of ${this.total} entr${this.total === 1 ? 'y' : 'ies'}, newest first.` }),
       h('table', { class: 'data-table audit-table' },
         h('caption', { class: 'visually-hidden', text: 'Activity, newest first' }),
         h('thead', {}, h('tr', {}, ['When', 'Who', 'What', 'Item', 'Details'].map((t) => h('th', { scope: 'col', text: t })))),
