@@ -25,6 +25,8 @@ public enum Need: Sendable, Equatable, CustomStringConvertible {
     case authenticated
     /// A signed-in person (their own sessions and password), not a token.
     case person
+    /// An API token (what it is itself), not a person.
+    case token
     /// An instance administrator.
     case instanceAdmin
     /// At least this role in the route's app (instance administrators have every role).
@@ -35,6 +37,7 @@ public enum Need: Sendable, Equatable, CustomStringConvertible {
         case .anyone: return "anyone"
         case .authenticated: return "authenticated"
         case .person: return "person"
+        case .token: return "token"
         case .instanceAdmin: return "instance admin"
         case .role(let role): return role.rawValue
         }
@@ -59,6 +62,8 @@ extension Authorizing {
         case .anyone, .authenticated: allowed = true
         case .person:
             if case .person = principal { allowed = true } else { allowed = false }
+        case .token:
+            if case .token = principal { allowed = true } else { allowed = false }
         case .instanceAdmin: allowed = principal.isInstanceAdmin
         case .role(let needed): allowed = principal.isInstanceAdmin || (role.map { $0 >= needed } ?? false)
         }

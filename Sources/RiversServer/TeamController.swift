@@ -59,6 +59,12 @@ struct TeamController {
             guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
             return JSONResponse(sessionJSON(session))
         }
+        // A token says what it is: its app, role and expiry (a CI job can check it will not expire
+        // in the middle of a run).
+        routes.on(.get, "token", need: .token) { _, context in
+            guard case .token(let app, let token)? = context.principal else { throw Problem.unauthorized }
+            return JSONResponse(["token": token.json, "app": appJSON(app, role: token.role)])
+        }
         routes.on(.delete, "session", need: .person) { _, context in
             guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
             try await store.endSessions(userId: session.user.id, id: session.id)

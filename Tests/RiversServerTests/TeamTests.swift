@@ -175,6 +175,11 @@ struct TeamTests {
             #expect(entry["last_used_at"]?.stringValue != nil, "used just now")
             #expect(entry["token"] == nil, "never shown again")
             #expect(try await api.request(.get, "tokens", token: viewer).status == .forbidden)
+            // A token says what it is, and nothing else's.
+            let itself = try await api.request(.get, "/api/v1/token", token: viewer)
+            #expect(itself["token"]?["name"] == "ci reader" && itself["token"]?["role"] == "viewer" && itself["token"]?["expires_at"] == .null)
+            #expect(itself["app"]?["slug"]?.stringValue == api.app.slug && itself["app"]?["role"] == "viewer")
+            #expect(itself["token"]?["token"] == nil, "the secret is never shown again")
             // Revoked: 401 at once.
             #expect(try await api.request(.delete, "tokens/\(try #require(entry["id"]?.stringValue))").status == .noContent)
             #expect(try await api.request(.get, "families", token: viewer).status == .unauthorized)
@@ -565,6 +570,7 @@ struct TeamTests {
                     case .anyone: expected = "allowed"
                     case .authenticated: expected = authenticated ? "allowed" : "401"
                     case .person: expected = !authenticated ? "401" : isPerson ? "allowed" : "403"
+                    case .token: expected = !authenticated ? "401" : isPerson ? "403" : "allowed"
                     case .instanceAdmin: expected = !authenticated ? "401" : isAdmin ? "allowed" : "403"
                     case .role(let needed):
                         if !authenticated { expected = "401" }
