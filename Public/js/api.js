@@ -143,7 +143,21 @@ export class Api {
 
   // Apps and catalogs -------------------------------------------------------------------------
   /** The apps the caller can open, each with the caller's `role` there. */
-  apps() { return this.all('apps'); }
+  /** A page of the apps one can open, by slug; `q` keeps those whose slug or name contains it. */
+  async appsPage(q = '', limit = 100) {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (q) query.set('q', q);
+    return (await this.request('GET', `apps?${query}`)).data;
+  }
+  /** One app by slug or id (null when it is not there to open). */
+  async findApp(key) {
+    try {
+      return (await this.request('GET', `apps/${encodeURIComponent(key)}`)).data;
+    } catch (error) {
+      if (error.status === 404) return null;
+      throw error;
+    }
+  }
   async getApp() { return (await this.request('GET', `apps/${encodeURIComponent(this.app)}`)).data; }
   /** Renames the app or changes its slug ({name?, slug?}); answers the app. */
   async updateApp(body) { return (await this.request('PATCH', `apps/${encodeURIComponent(this.app)}`, { body })).data; }

@@ -57,7 +57,7 @@ function showSignIn(message = '') {
 /** The top bar for the open app: its name or the switcher, the role, the person, the pages the role may use. */
 function showApp() {
   const app = state.app;
-  const several = state.apps.length > 1;
+  const several = (state.appsTotal ?? state.apps.length) > 1;
   $('app-single').hidden = several;
   $('app-choice').hidden = !several;
   $('app-name').textContent = app.name || app.slug;
@@ -65,11 +65,11 @@ function showApp() {
   $('app-name').hidden = !app.name || app.name === app.slug;
   $('app-slug').textContent = app.slug;
   if (several) {
-    const switcher = $('app-switcher');
-    switcher.replaceChildren(...state.apps.map((a) => h('option', {
-      value: a.slug, text: a.name && a.name !== a.slug ? `${a.name} (${a.slug})` : a.slug, selected: a.slug === app.slug,
-    })));
-    switcher.value = app.slug;
+    fillSwitcher(state.apps);
+    // More apps than the first page: a search finds the others (by slug or name).
+    const search = $('app-search');
+    search.hidden = (state.appsTotal ?? 0) <= state.apps.length;
+    search.value = '';
   }
   const role = $('app-role');
   role.hidden = !state.role;
@@ -82,6 +82,35 @@ function showApp() {
     user.title = `Signed in as ${state.user.email}${state.user.admin ? ' (instance administrator)' : ''}`;
   }
   for (const link of document.querySelectorAll('#nav [data-need]')) link.hidden = !can(link.dataset.need);
+}
+
+/** The switcher's choices: `apps`, with the open app first when it is not among them. */
+function fillSwitcher(apps, emptyText = '') {
+  const app = state.app;
+  const shown = apps.some((a) => a.slug === app.slug) ? apps : [app, ...apps];
+  const switcher = $('app-switcher');
+  switcher.replaceChildren(...shown.map((a) => h('option', {
+    value: a.slug, text: a.name && a.name !== a.slug ? `${a.name} (${a.slug})` : a.slug, selected: a.slug === app.slug,
+  })));
+  if (emptyText) switcher.append(h('option', { value: '', text: emptyText, disabled: true }));
+  switcher.value = app.slug;
+}
+
+let searchTimer = null;
+let searchSerial = 0;
+/** Typing in the app search asks the server for the apps whose slug or name contains it. */
+function searchApps(text) {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(async () => {
+    const serial = ++searchSerial;
+    try {
+      const page = text.trim() ? await api.appsPage(text.trim()) : { items: state.apps };
+      if (serial !== searchSerial) return; // a later search answered first
+      fillSwitcher(page.items, page.items.length ? '' : `No app matches “${text.trim()}”`);
+    } catch (error) {
+      showError(error, 'Finding apps');
+    }
+  }, 250);
 }
 
 /** The pages of an area that only some roles may open: another role goes to the screens. */
@@ -270,6 +299,7 @@ function init() {
   });
   $('sign-out').addEventListener('click', signOut);
   $('app-switcher').addEventListener('change', (event) => switchApp(event.target.value));
+  $('app-search').addEventListener('input', (event) => searchApps(event.target.value));
   subscribe((kind) => { if (kind === 'app' && state.app) showApp(); });
   window.addEventListener('unhandledrejection', (event) => showError(event.reason, 'Unexpected error'));
   start();

@@ -148,7 +148,15 @@ export function setDevice(id) {
  * before in this tab, else the first, and loads everything the views need.
  */
 export async function loadApp(key = null) {
-  const apps = await api.apps();
+  // The first page only: an instance administrator may see thousands (the switcher searches).
+  const page = await api.appsPage();
+  const apps = page.items;
+  state.appsTotal = page.total ?? apps.length;
+  const wanted = key || sessionStorage.getItem(APP_KEY);
+  if (wanted && !apps.some((a) => a.slug === wanted || a.id === wanted)) {
+    const found = await api.findApp(wanted);
+    if (found) apps.unshift(found);
+  }
   state.apps = apps;
   if (!apps.length) {
     const error = new Error(state.user
@@ -157,11 +165,10 @@ export async function loadApp(key = null) {
     error.noApps = true;
     throw error;
   }
-  const wanted = key || sessionStorage.getItem(APP_KEY);
   state.app = apps.find((a) => a.slug === wanted || a.id === wanted) || apps[0];
   state.role = ROLES.includes(state.app.role) ? state.app.role : null;
   api.app = state.app.slug;
-  if (apps.length > 1) sessionStorage.setItem(APP_KEY, state.app.slug);
+  if (state.appsTotal > 1) sessionStorage.setItem(APP_KEY, state.app.slug);
   state.families = [];
   state.screens = [];
   state.layouts = [];

@@ -10,18 +10,14 @@ struct APIController {
     let baseURL: String
 
     /// An app as the API shows it, with the stable URL of its published document.
-    func appJSON(_ app: App) -> JSONValue {
-        var o = app.json.objectValue ?? [:]
-        o["public_url"] = .string("\(baseURL)/rivers/\(app.slug)/rivers.json")
-        return .object(o)
-    }
+    func appJSON(_ app: App, role: Role?) -> JSONValue { app.json(baseURL: baseURL, role: role) }
 
     func register(on routes: RouteRegistrar<RiversContext>) {
         let appRoutes = routes.appScoped()
         PreviewController(store: store, helpers: helpers).register(on: routes)
         PluginController(store: store, helpers: helpers).register(on: routes)
         appRoutes.on(.get, "", need: .role(.viewer)) { _, context in
-            JSONResponse(appJSON(context.app))
+            JSONResponse(appJSON(context.app, role: context.role))
         }
         routes.on(.get, "component-types", need: .authenticated) { _, _ in
             JSONResponse(["items": .array(ComponentType.builtIn.map(\.json))])

@@ -49,6 +49,15 @@ extension App {
     var json: JSONValue {
         ["id": .string(id), "slug": .string(slug), "name": .string(name), "created_at": .string(Timestamp.format(createdAt))]
     }
+
+    /// An app as the API shows it: with the stable URL of its published document, and the
+    /// caller's role in it when there is one.
+    func json(baseURL: String, role: Role?) -> JSONValue {
+        var o = json.objectValue ?? [:]
+        o["public_url"] = .string("\(baseURL)/rivers/\(slug)/rivers.json")
+        if let role { o["role"] = .string(role.rawValue) }
+        return .object(o)
+    }
 }
 
 /// The paging envelope of every list: `items`, `total`, `limit`, `offset`, `next_offset`.

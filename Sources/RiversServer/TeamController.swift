@@ -16,12 +16,7 @@ struct TeamController {
     static let failuresPerAddress = 50
     static let throttleWindow: TimeInterval = 15 * 60
 
-    func appJSON(_ app: App, role: Role?) -> JSONValue {
-        var o = app.json.objectValue ?? [:]
-        o["public_url"] = .string("\(baseURL)/rivers/\(app.slug)/rivers.json")
-        if let role { o["role"] = .string(role.rawValue) }
-        return .object(o)
-    }
+    func appJSON(_ app: App, role: Role?) -> JSONValue { app.json(baseURL: baseURL, role: role) }
 
     /// Where a one-time link is opened: an editor page that reads the secret from the fragment
     /// (a fragment never reaches a server log or a Referer).
@@ -232,11 +227,17 @@ struct TeamController {
     private func registerPeopleAndApps(on routes: RouteRegistrar<RiversContext>) {
         routes.on(.get, "apps", need: .authenticated) { request, context in
             let (limit, offset) = try helpers.paging(request)
+            // `q`: only apps whose slug or name contains it, in any case (the editor's app search).
+            let search = request.uri.queryParameters["q"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+            if let search, search.utf8.count > 100 { throw Problem.badParameter("q", "q is at most 100 bytes") }
             switch context.principal {
             case .token(let app, let token)?:
-                return JSONResponse(pageJSON(offset == 0 ? [appJSON(app, role: token.role)] : [], total: 1, limit: limit, offset: offset))
+                let matches = search.map { q in [app.slug, app.name].contains { $0.localizedCaseInsensitiveContains(q) } } ?? true
+                let items = offset == 0 && matches ? [appJSON(app, role: token.role)] : []
+                return JSONResponse(pageJSON(items, total: matches ? 1 : 0, limit: limit, offset: offset))
             case .person(let session)?:
-                let (apps, total) = try await store.apps(visibleTo: session.user.isAdmin ? nil : session.user.id, limit: limit, offset: offset)
+                let (apps, total) = try await store.apps(
+                    visibleTo: session.user.isAdmin ? nil : session.user.id, search: search, limit: limit, offset: offset)
                 return JSONResponse(pageJSON(apps.map { appJSON($0.app, role: session.user.isAdmin ? .admin : $0.role) }, total: total, limit: limit, offset: offset))
             case nil:
                 throw Problem.unauthorized

@@ -591,12 +591,18 @@ extension Store {
 
     /// Apps in slug order: all of them (instance admins), or those `userId` is a member of, with
     /// the caller's role in each.
-    public func apps(visibleTo userId: String?, limit: Int, offset: Int) async throws -> (apps: [(app: App, role: Role?)], total: Int) {
+    /// The apps a person sees (all of them for `userId` nil, an instance administrator), by
+    /// slug; with `search`, only those whose slug or name contains it (any case).
+    public func apps(
+        visibleTo userId: String?, search: String? = nil, limit: Int, offset: Int
+    ) async throws -> (apps: [(app: App, role: Role?)], total: Int) {
+        let pattern = search.map { "%" + Self.likeEscaped($0) + "%" }
         let rows = try await client.query(
             """
             SELECT a.id::text, a.slug, a.name, a.created_at, m.role, count(*) OVER ()
             FROM apps a LEFT JOIN memberships m ON m.app_id = a.id AND m.user_id = CAST(\(userId) AS uuid)
             WHERE a.archived_at IS NULL AND (\(userId == nil) OR m.user_id IS NOT NULL)
+              AND (CAST(\(pattern) AS text) IS NULL OR a.slug ILIKE \(pattern) OR a.name ILIKE \(pattern))
             ORDER BY a.slug LIMIT \(limit) OFFSET \(offset)
             """, logger: logger)
         var list: [(App, Role?)] = []
@@ -606,6 +612,17 @@ extension Store {
             total = count
         }
         return (list, total)
+    }
+
+    /// `text` for a LIKE pattern that matches it literally (`%`, `_` and `\\` escaped; backslash
+    /// is LIKE's default escape).
+    static func likeEscaped(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
+            out.append(c)
+        }
+        return out
     }
 
     // MARK: App settings, archive, restore, purge

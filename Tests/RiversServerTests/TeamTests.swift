@@ -454,6 +454,34 @@ struct TeamTests {
     }
 
     /// A fresh session's cookie and CSRF header (a route may end the session it is called with).
+    @Test("the apps list searches slugs and names in any case, matching % and _ literally; a token sees its app only when it matches")
+    func appsSearch() async throws {
+        try await withAPI { api in
+            let admin = try await newPerson(api, admin: true)
+            let tag = String(UUIDText.random().prefix(6))
+            for (slug, name) in [("s-\(tag)-alpha", "Alpha News"), ("s-\(tag)-beta", "Beta 100% Sport"), ("s-\(tag)-gamma", "Gamma_TV")] {
+                _ = try await api.store.createApp(slug: slug, name: name)
+            }
+            func slugs(_ q: String, headers: HTTPFields? = nil, token: String? = nil) async throws -> [String] {
+                let encoded = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
+                let page = try await api.request(.get, "/api/v1/apps?q=\(encoded)", headers: headers ?? [:], token: token, authorized: token != nil)
+                #expect(page.status == .ok, "\(page.text)")
+                return page["items"]?.arrayValue?.compactMap { $0["slug"]?.stringValue } ?? []
+            }
+            #expect(try await slugs("\(tag)", headers: admin.headers) == ["s-\(tag)-alpha", "s-\(tag)-beta", "s-\(tag)-gamma"])
+            #expect(try await slugs("ALPHA NEWS", headers: admin.headers) == ["s-\(tag)-alpha"])
+            #expect(try await slugs("100%", headers: admin.headers) == ["s-\(tag)-beta"])
+            #expect(try await slugs("a_n", headers: admin.headers).isEmpty, "_ is a character, not any character (\"Alpha News\" has \"a N\")")
+            #expect(try await slugs("gamma_tv", headers: admin.headers) == ["s-\(tag)-gamma"])
+            #expect(try await slugs(api.app.slug, token: api.token) == [api.app.slug])
+            #expect(try await slugs("\(tag)", token: api.token).isEmpty)
+            let long = try await api.request(.get, "/api/v1/apps?q=\(String(repeating: "x", count: 101))", headers: admin.headers, authorized: false)
+            #expect(long.status == .badRequest && long["field"] == "q")
+            // An app read by its key says the caller's role in it.
+            #expect(try await api.request(.get, "")["role"] == "admin")
+        }
+    }
+
     @Test("an audit page and its count read the newest 10,000 matching entries at most; older ones are reached with until")
     func auditPagesAreBounded() async throws {
         try await withAPI { api in

@@ -64,9 +64,15 @@ def password_sign_in(driver, email, password, app=None):
 
 
 def open_app(driver, slug):
-    """Opens an app with the top bar's switcher (an instance administrator sees every app)."""
+    """Opens an app with the top bar's switcher (an instance administrator sees every app; past
+    the first page of them, the switcher's search finds it)."""
     if text_of(driver, "#app-slug") == slug:
         return
+    option = f"#app-switcher option[value='{slug}']"
+    if not all_css(driver, option):
+        search = visible(driver, "#app-search")
+        set_value(search, slug)
+        visible(driver, option)
     Select(visible(driver, "#app-switcher")).select_by_value(slug)
     wait(driver, lambda d: text_of(d, "#app-slug") == slug and css(d, "#nav").is_displayed(), message=f"app {slug} opened")
 
@@ -351,3 +357,29 @@ def test_activity_pages_through_older_entries(browser, admin, api):
     wait(browser, lambda d: len(all_css(d, "#audit tbody tr")) == 55, message="older entries")
     assert "many-0@example.com" in all_css(browser, "#audit tbody tr")[-1].text
     assert not browser.find_elements("css selector", "#audit-more")
+
+
+def test_an_administrator_with_many_apps_finds_one_by_searching(browser, admin):
+    """The switcher holds the first 100 apps; past that a search field asks the server for the
+    apps whose slug or name contains what is typed."""
+    prefix = f"many-{uuid.uuid4().hex[:6]}"
+    subprocess.run(["/usr/lib/postgresql/15/bin/psql", os.environ["DATABASE_URL"], "-q", "-v", "ON_ERROR_STOP=1", "-c",
+                    f"INSERT INTO apps (id, slug, name) SELECT gen_random_uuid(), '{prefix}-' || lpad(n::text, 3, '0'), 'Many ' || n "
+                    "FROM generate_series(1, 105) AS n"], check=True, capture_output=True)
+    target = f"zz-{prefix}-target"
+    subprocess.run([rivers_bin(), "app", "create", target, "--name", "The Needle", "--quiet"], check=True, capture_output=True,
+                   env={**os.environ, "LOG_LEVEL": "warning"})
+    email, password = admin
+    password_sign_in(browser, email, password)
+    search = visible(browser, "#app-search")
+    assert not all_css(browser, f"#app-switcher option[value='{target}']"), "past the first page"
+    set_value(search, "needle")
+    visible(browser, f"#app-switcher option[value='{target}']")
+    shot(browser, "team-app-search")
+    set_value(search, "no app is called this")
+    wait(browser, lambda d: "No app matches" in text_of(d, "#app-switcher"))
+    open_app(browser, target)
+    assert text_of(browser, "#app-slug") == target
+    # A reload opens it again, though it is not on the first page.
+    browser.refresh()
+    wait(browser, lambda d: text_of(d, "#app-slug") == target, message="the app chosen stays open")
