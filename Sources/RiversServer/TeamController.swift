@@ -173,7 +173,11 @@ struct TeamController {
         let attempt = try await store.beginSignInAttempt(keys: keys, window: Self.throttleWindow)
         for key in keys {
             guard let (count, oldest) = attempt.counts[key] else { continue }
-            let limit = key.hasPrefix("account:") ? Self.failuresPerAccount : Self.failuresPerAddress
+            let perAccount = key.hasPrefix("account:")
+            let limit = perAccount ? Self.failuresPerAccount : Self.failuresPerAddress
+            // The owner, from an address the account signed in from lately, is not held back by
+            // failures someone else made elsewhere (only by the per-address limit).
+            if count > limit, perAccount, try await store.isKnownAddress(email: email, address: context.remoteAddress) { continue }
             if count > limit {
                 try await store.dropSignInAttempt(ids: attempt.ids)
                 let wait = max(1, Int((oldest.addingTimeInterval(Self.throttleWindow).timeIntervalSinceNow).rounded(.up)))
@@ -190,6 +194,7 @@ struct TeamController {
         }
         if ok {
             try await store.dropSignInAttempt(ids: attempt.ids)
+            try await store.recordSignInSuccess(email: email, address: context.remoteAddress)
         } else {
             try await store.recordSignInFailure(email: email)
         }

@@ -333,6 +333,38 @@ extension Store {
     }
 
     /// Takes an attempt back (it succeeded, or was not checked at all).
+    /// How long an address that signed in to an account stays one its owner uses.
+    public static let knownAddressLifetime: TimeInterval = 30 * 24 * 3600
+
+    /// Whether the account of `email` signed in with its password from `address` lately.
+    public func isKnownAddress(email: String, address: String) async throws -> Bool {
+        let rows = try await client.query(
+            """
+            SELECT 1 FROM sign_in_addresses s JOIN users u ON u.id = s.user_id
+            WHERE u.email = \(email) AND s.address = \(address)
+              AND s.last_success > now() - make_interval(secs => \(Self.knownAddressLifetime))
+            """, logger: logger)
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
+    }
+
+    /// A password sign-in succeeded from `address`: remembered for the throttle (and older
+    /// addresses of the account forgotten).
+    public func recordSignInSuccess(email: String, address: String) async throws {
+        try await client.transaction(logger: logger) { connection in
+            try await connection.query(
+                """
+                INSERT INTO sign_in_addresses (user_id, address) SELECT id, \(address) FROM users WHERE email = \(email)
+                ON CONFLICT (user_id, address) DO UPDATE SET last_success = now()
+                """, logger: self.logger)
+            try await connection.query(
+                """
+                DELETE FROM sign_in_addresses WHERE user_id = (SELECT id FROM users WHERE email = \(email))
+                  AND last_success < now() - make_interval(secs => \(Self.knownAddressLifetime))
+                """, logger: self.logger)
+        }
+    }
+
     public func dropSignInAttempt(ids: [Int]) async throws {
         try await client.query("DELETE FROM sign_in_failures WHERE id = ANY(\(ids))", logger: logger)
     }

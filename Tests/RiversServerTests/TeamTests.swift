@@ -135,6 +135,22 @@ struct TeamTests {
         }
     }
 
+    @Test("an address the account signed in from lately is not locked out by failures; others are")
+    func theOwnersAddressIsNotLockedOut() async throws {
+        try await withAPI { api in
+            let owner = try await newPerson(api), other = try await newPerson(api)
+            // A password sign-in from here makes this address one the owner uses.
+            #expect(try await signIn(api, owner.email, Self.password).status == .created)
+            for _ in 0...TeamController.failuresPerAccount {
+                #expect(try await signIn(api, owner.email, "wrong password!").status == .unauthorized)
+            }
+            #expect(try await signIn(api, owner.email, Self.password).status == .created, "the owner still signs in from their address")
+            // An account never signed in from here with its password is held, as before.
+            for _ in 0..<TeamController.failuresPerAccount { _ = try await signIn(api, other.email, "wrong password!") }
+            #expect(try await signIn(api, other.email, Self.password).status == .tooManyRequests)
+        }
+    }
+
     @Test func cookieWritesNeedTheCSRFTokenAndTheirOwnOrigin() async throws {
         try await withAPI { api in
             let admin = try await newPerson(api, admin: true)
