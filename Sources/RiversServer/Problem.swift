@@ -72,8 +72,13 @@ public struct Problem: Error, HTTPResponseError, Sendable {
     /// 403: the caller is known but may not do this.
     static func forbidden(need: Need, role: Role?) -> Problem {
         let has = role.map { "your role here is \($0.rawValue)" } ?? "you have no role that allows it"
-        return Problem(.forbidden, type: "forbidden", title: "Forbidden", detail: "this needs \(need) rights; \(has)",
-                       extra: ["needs": .string(need.description)])
+        let detail: String
+        switch need {
+        case .person: detail = "this needs a signed-in person, not an API token"
+        case .token: detail = "this needs an API token (a signed-in person's own session is GET /api/v1/session)"
+        default: detail = "this needs \(need) rights; \(has)"
+        }
+        return Problem(.forbidden, type: "forbidden", title: "Forbidden", detail: detail, extra: ["needs": .string(need.description)])
     }
 
     public static func notFound(_ detail: String) -> Problem {
