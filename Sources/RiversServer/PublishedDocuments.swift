@@ -60,20 +60,6 @@ struct ServedDocument: Sendable {
         okHead = ok.map { $0.map(head(.ok)) }
         notModifiedHead = notModified.map { $0.map(head(.notModified)) }
     }
-
-    private init() {
-        number = 0
-        body = ByteBuffer()
-        gzip = ByteBuffer()
-        etag = ""
-        gzipETag = ""
-        okHeaders = []
-        notModifiedHeaders = []
-        okHead = []
-        notModifiedHead = []
-    }
-
-    static let empty = ServedDocument()
 }
 
 /// The published documents this process serves. It knows every app's current version (the

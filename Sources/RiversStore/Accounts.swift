@@ -869,7 +869,7 @@ extension Store {
 /// process sees the change when its entry ages out, within `lifetime`.
 final class TokenCache: Sendable {
     let lifetime: Duration
-    /// Tokens kept; past this the cache starts again.
+    /// Tokens kept, least recently used first out.
     static let capacity = 10_000
 
     private struct Entry {
@@ -878,7 +878,7 @@ final class TokenCache: Sendable {
         var until: ContinuousClock.Instant
     }
     private struct State {
-        var entries: [Data: Entry] = [:]
+        var entries = LRUCache<Data, Entry>(budget: TokenCache.capacity)
         var generation = 0
     }
     private let state = NIOLockedValueBox(State())
@@ -890,10 +890,10 @@ final class TokenCache: Sendable {
     func lookup(_ hash: Data) -> (app: App, token: TokenInfo)? {
         let now = ContinuousClock.now
         return state.withLockedValue { state -> (app: App, token: TokenInfo)? in
-            guard let entry = state.entries[hash] else { return nil }
+            guard let entry = state.entries.get(hash) else { return nil }
             // Aged out, or expired since it was read: asked of the database again.
             guard entry.until > now, entry.token.expiresAt.map({ $0 > Date() }) ?? true else {
-                state.entries.removeValue(forKey: hash)
+                state.entries.remove(hash)
                 return nil
             }
             return (entry.app, entry.token)
@@ -904,15 +904,14 @@ final class TokenCache: Sendable {
         let until = ContinuousClock.now + lifetime
         state.withLockedValue { state in
             guard state.generation == generation else { return }
-            if state.entries.count >= Self.capacity, state.entries[hash] == nil { state.entries.removeAll(keepingCapacity: true) }
-            state.entries[hash] = Entry(app: found.app, token: found.token, until: until)
+            state.entries.insert(hash, Entry(app: found.app, token: found.token, until: until), cost: 1)
         }
     }
 
     /// After a write to tokens or apps: nothing kept is trusted any more.
     func clear() {
         state.withLockedValue { state in
-            state.entries.removeAll(keepingCapacity: true)
+            state.entries.removeAll()
             state.generation &+= 1
         }
     }

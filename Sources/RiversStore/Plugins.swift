@@ -10,19 +10,16 @@ final class RegistryCache: Sendable {
         var stamp: String
         var registry: PluginRegistry
     }
-    private let entries = NIOLockedValueBox<[String: Entry]>([:])
-    /// Apps kept; past this the cache starts again (a registry is rebuilt on its next use).
+    /// Apps kept, least recently used first out (a registry is rebuilt on its next use).
     static let capacity = 1_000
+    private let entries = NIOLockedValueBox(LRUCache<String, Entry>(budget: RegistryCache.capacity))
 
     func registry(appId: String, stamp: String) -> PluginRegistry? {
-        entries.withLockedValue { $0[appId].flatMap { $0.stamp == stamp ? $0.registry : nil } }
+        entries.withLockedValue { $0.get(appId).flatMap { $0.stamp == stamp ? $0.registry : nil } }
     }
 
     func store(_ registry: PluginRegistry, appId: String, stamp: String) {
-        entries.withLockedValue {
-            if $0.count >= Self.capacity, $0[appId] == nil { $0.removeAll(keepingCapacity: true) }
-            $0[appId] = Entry(stamp: stamp, registry: registry)
-        }
+        entries.withLockedValue { $0.insert(appId, Entry(stamp: stamp, registry: registry), cost: 1) }
     }
 }
 

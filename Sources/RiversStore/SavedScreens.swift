@@ -22,7 +22,7 @@ public struct SavedScreen: Sendable {
 /// Saved screens parsed for previews, each kept with the revisions it was read at: a preview
 /// asks only for the current revisions (one small query) and parses again only after a change
 /// to the screen, its family or the app's plugins. Bounded by an estimate of the memory the
-/// parsed screens take; past it, the cache starts again.
+/// parsed screens take, least recently used first out.
 final class SavedScreenCache: Sendable {
     struct Key: Hashable {
         var appId: String
@@ -36,42 +36,34 @@ final class SavedScreenCache: Sendable {
     private struct Entry {
         var stamp: Stamp
         var value: SavedScreen
-        var weight: Int
     }
-    private struct State {
-        var entries: [Key: Entry] = [:]
-        var weight = 0
-    }
-    private let state = NIOLockedValueBox(State())
-    let budget: Int
+    private let entries: NIOLockedValueBox<LRUCache<Key, Entry>>
 
     /// A parsed screen takes several times its JSON text; 8 × is a generous estimate.
     static let weightPerByte = 8
 
-    init(budget: Int = 32 << 20) { self.budget = budget }
+    init(budget: Int = 32 << 20) { entries = NIOLockedValueBox(LRUCache(budget: budget)) }
+
+    var budget: Int { entries.withLockedValue { $0.budget } }
 
     func value(for key: Key, at stamp: Stamp) -> SavedScreen? {
-        state.withLockedValue { state in
-            guard let entry = state.entries[key], entry.stamp == stamp else { return nil }
+        entries.withLockedValue { entries in
+            guard let entry = entries.get(key), entry.stamp == stamp else { return nil }
             return entry.value
         }
     }
 
+    /// Keeps a parsed screen; one that would take more than a quarter of the budget is not kept
+    /// (a few huge screens must not push out everyone else's).
     func keep(_ value: SavedScreen, for key: Key, at stamp: Stamp, textBytes: Int) {
         let weight = textBytes * Self.weightPerByte
-        guard weight <= budget / 4 else { return }
-        state.withLockedValue { state in
-            if let old = state.entries.removeValue(forKey: key) { state.weight -= old.weight }
-            if state.weight + weight > budget {
-                state.entries.removeAll(keepingCapacity: true)
-                state.weight = 0
-            }
-            state.entries[key] = Entry(stamp: stamp, value: value, weight: weight)
-            state.weight += weight
+        entries.withLockedValue { entries in
+            guard weight <= entries.budget / 4 else { return }
+            entries.insert(key, Entry(stamp: stamp, value: value), cost: weight)
         }
     }
 
-    var count: Int { state.withLockedValue { $0.entries.count } }
+    var count: Int { entries.withLockedValue { $0.count } }
 }
 
 extension Store {

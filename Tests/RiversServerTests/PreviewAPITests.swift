@@ -93,7 +93,9 @@ struct PreviewAPITests {
             #expect(small.value(for: .init(appId: "a", screenId: "0"), at: stamp) != nil)
             #expect(small.value(for: .init(appId: "a", screenId: "0"), at: .init(screen: 2, family: 1, plugins: "")) == nil, "another revision")
             small.keep(saved, for: .init(appId: "a", screenId: "4"), at: stamp, textBytes: 30)
-            #expect(small.count == 1, "past the budget the cache starts again")
+            #expect(small.count == 4, "past the budget the least recently used goes")
+            #expect(small.value(for: .init(appId: "a", screenId: "1"), at: stamp) == nil, "1 was used least lately")
+            #expect(small.value(for: .init(appId: "a", screenId: "0"), at: stamp) != nil, "0 was read just before")
         }
     }
 
