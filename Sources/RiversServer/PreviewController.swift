@@ -7,7 +7,7 @@ import RiversStore
 /// The server-side preview: frames of every component and cell of a screen on a device, as JSON
 /// or drawn as SVG (`?format=svg`).
 struct PreviewController {
-    let store: any FamilyRepository & ScreenRepository & PluginRepository & SavedScreenRepository
+    let store: any FamilyRepository & PluginRepository & SavedScreenRepository
     let helpers: APIHelpers
 
     func options(_ appId: String) async throws -> Screen.ReadOptions {
@@ -127,13 +127,11 @@ struct PreviewController {
 
     /// An unsaved screen's family, as saved.
     func familyLookup(appId: String, id: String) async throws -> SavedScreen.FamilyLookup {
-        let record: Record
         do {
-            record = try await store.family(appId: appId, id: id)
+            return SavedScreen.FamilyLookup(stored: try await store.family(appId: appId, id: id).body)
         } catch StoreError.notFound {
             return .missing
         }
-        return Family.read(record.body, problems: Problems()).map { .found($0) } ?? .unreadable
     }
 
     func render(

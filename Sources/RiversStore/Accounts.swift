@@ -332,7 +332,6 @@ extension Store {
         }
     }
 
-    /// Takes an attempt back (it succeeded, or was not checked at all).
     /// How long an address that signed in to an account stays one its owner uses.
     public static let knownAddressLifetime: TimeInterval = 30 * 24 * 3600
 
@@ -365,6 +364,7 @@ extension Store {
         }
     }
 
+    /// Takes an attempt back (it succeeded, or was not checked at all).
     public func dropSignInAttempt(ids: [Int]) async throws {
         try await client.query("DELETE FROM sign_in_failures WHERE id = ANY(\(ids))", logger: logger)
     }
@@ -524,33 +524,26 @@ extension Store {
 
     // MARK: Members
 
-    /// The person's role in the app (nil: not a member).
     /// An app (by id or slug, not archived) and the role a person has in it (nil: not a
     /// member), in one query: what every app route asks for a signed-in person.
     public func appAndRole(_ idOrSlug: String, userId: String) async throws -> (app: App, role: Role?)? {
-        let rows: PostgresRowSequence
-        if let id = UUIDText.normalize(idOrSlug) {
-            rows = try await client.query(
-                """
-                SELECT a.id::text, a.slug, a.name, a.created_at, m.role
-                FROM apps a LEFT JOIN memberships m ON m.app_id = a.id AND m.user_id = \(userId)::uuid
-                WHERE a.id = \(id)::uuid AND a.archived_at IS NULL
-                """, logger: logger)
-        } else {
-            guard Self.isValidSlug(idOrSlug) else { return nil }
-            rows = try await client.query(
-                """
-                SELECT a.id::text, a.slug, a.name, a.created_at, m.role
-                FROM apps a LEFT JOIN memberships m ON m.app_id = a.id AND m.user_id = \(userId)::uuid
-                WHERE a.slug = \(idOrSlug) AND a.archived_at IS NULL
-                """, logger: logger)
-        }
+        let id = UUIDText.normalize(idOrSlug)
+        guard id != nil || Self.isValidSlug(idOrSlug) else { return nil }
+        // By id or by slug: the statement is planned with its values, so one side folds away.
+        let rows = try await client.query(
+            """
+            SELECT a.id::text, a.slug, a.name, a.created_at, m.role
+            FROM apps a LEFT JOIN memberships m ON m.app_id = a.id AND m.user_id = \(userId)::uuid
+            WHERE a.archived_at IS NULL
+              AND (a.id = CAST(\(id) AS uuid) OR (CAST(\(id) AS uuid) IS NULL AND a.slug = \(idOrSlug)))
+            """, logger: logger)
         for try await (id, slug, name, createdAt, role) in rows.decode((String, String, String, Date, String?).self) {
             return (App(id: id, slug: slug, name: name, createdAt: createdAt), role.flatMap(Role.init(rawValue:)))
         }
         return nil
     }
 
+    /// The person's role in the app (nil: not a member).
     public func role(userId: String, appId: String) async throws -> Role? {
         let rows = try await client.query(
             "SELECT role FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid", logger: logger)
@@ -621,10 +614,9 @@ extension Store {
 
     // MARK: Apps a caller can see
 
-    /// Apps in slug order: all of them (instance admins), or those `userId` is a member of, with
-    /// the caller's role in each.
-    /// The apps a person sees (all of them for `userId` nil, an instance administrator), by
-    /// slug; with `search`, only those whose slug or name contains it (any case).
+    /// Apps in slug order: all of them (instance admins, `userId` nil), or those `userId` is a
+    /// member of, with the caller's role in each; with `search`, only those whose slug or name
+    /// contains it (any case).
     public func apps(
         visibleTo userId: String?, search: String? = nil, limit: Int, offset: Int
     ) async throws -> (apps: [(app: App, role: Role?)], total: Int) {
@@ -794,12 +786,12 @@ extension Store {
             "SELECT audit_append(CAST(\(appId) AS uuid), \(kind), \(resourceId), \(action), NULL, NULL, \(summary))", logger: logger)
     }
 
-    /// Entries of one app (or, with nil, those of no app: sign-ins and accounts), newest first.
     /// The newest entries an audit query looks at, at most: a page and its count never read more
     /// of a log of millions (older ones are reached by narrowing with `until`).
     public static let auditWindow = 10_000
 
-    /// A page of entries, newest first, within the newest `auditWindow` that match; `capped`
+    /// Entries of one app (or, with nil, those of no app: sign-ins and accounts), newest first,
+    /// within the newest `auditWindow` that match; `capped`
     /// when more match than that (`total` is then the window).
     public func auditEntries(
         appId: String?, filter: AuditFilter, limit: Int, offset: Int

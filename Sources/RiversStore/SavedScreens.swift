@@ -11,6 +11,12 @@ public struct SavedScreen: Sendable {
         case missing
         /// The stored family no longer reads (the rules became stricter).
         case unreadable
+
+        /// A family as stored (nil: there is none).
+        public init(stored body: JSONValue?) {
+            guard let body else { self = .missing; return }
+            self = Family.read(body, problems: Problems()).map { .found($0) } ?? .unreadable
+        }
     }
 
     public var screen: Screen
@@ -98,13 +104,9 @@ extension Store {
             if let type = body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
             let problems = Problems()
             guard let screen = Screen.read(body, options: options, problems: problems) else { throw StoreError.invalid(problems.errors) }
-            var family = SavedScreen.FamilyLookup.missing
-            var familyBytes = 0
-            if let stored = try await self.fetchText(.families, appId: appId, id: screen.family, on: connection, lock: .none) {
-                familyBytes = stored.body.readableBytes
-                let parsed = (try? JSONValue.parse(stored.body.readableBytesView)).flatMap { Family.read($0, problems: Problems()) }
-                family = parsed.map { .found($0) } ?? .unreadable
-            }
+            let stored = try await self.fetchText(.families, appId: appId, id: screen.family, on: connection, lock: .none)
+            let family = SavedScreen.FamilyLookup(stored: stored.map { (try? JSONValue.parse($0.body.readableBytesView)) ?? .null })
+            let familyBytes = stored?.body.readableBytes ?? 0
             let saved = SavedScreen(screen: screen, family: family, options: options)
             // Kept under the revisions asked first: a change in between is seen by the next preview.
             self.savedScreens.keep(saved, for: key, at: current, textBytes: text.body.readableBytes + familyBytes)

@@ -383,19 +383,18 @@ extension Store {
     /// cycle of parents come back apart, in document order.
     static func parentsFirst(_ screens: [Screen]) -> (ordered: [Screen], cyclic: [Screen]) {
         let ids = Set(screens.map(\.id))
-        var placed: Set<String> = []
+        var children: [String: [Screen]] = [:]
         var ordered: [Screen] = []
-        var pending = screens
-        while !pending.isEmpty {
-            let before = pending.count
-            pending.removeAll { screen in
-                if let parent = screen.parent, ids.contains(parent), !placed.contains(parent) { return false }
-                placed.insert(screen.id)
-                ordered.append(screen)
-                return true
-            }
-            if pending.count == before { break }
+        for screen in screens {
+            if let parent = screen.parent, ids.contains(parent) { children[parent, default: []].append(screen) } else { ordered.append(screen) }
         }
-        return (ordered, pending)
+        // Breadth first from the screens whose parent is not in the document: each once.
+        var next = 0
+        while next < ordered.count {
+            ordered += children.removeValue(forKey: ordered[next].id) ?? []
+            next += 1
+        }
+        let placed = Set(ordered.map(\.id))
+        return (ordered, screens.filter { !placed.contains($0.id) })
     }
 }
