@@ -36,6 +36,10 @@ let package = Package(
         .executableTarget(name: "RiversLayoutBench", dependencies: ["RiversLayout"]),
         // `scripts/bench-publish.sh`: document generation time, and a document for the serving benchmark.
         .executableTarget(name: "RiversPublishBench", dependencies: ["RiversCore"]),
+        // `scripts/bench-publish.sh`: SwiftNIO answering fixed bytes, the floor for the public URL.
+        .executableTarget(name: "RiversNIOFloor", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         // gzip through the system zlib (zlib1g-dev), for published documents.
         .target(name: "CGzip", linkerSettings: [.linkedLibrary("z")]),
         // Persistence on PostgreSQL: migrations and repositories.

@@ -9,6 +9,14 @@
 #  3. HEAD, with ab (apache2-utils; 32 keep-alive connections): wrk's parser waits for the body a
 #     HEAD answer announces but never sends. ab measures our 304 too, so that HEAD and 304 are
 #     compared through the same client.
+#     For scale, the 304 is also asked of RiversNIOFloor: SwiftNIO answering our 304's bytes to
+#     every request head, with nothing else to do (the most a SwiftNIO server can reach here).
+#  4. (for information) gzip 200 and 304 again against a second pair of servers with their
+#     defaults (a worker or event loop per core) and no pinning.
+# Parts 2 and 3 give each server the same share of the machine: one nginx worker, one rivers event
+# loop (EVENT_LOOP_THREADS=1), both on the last core, the client on the others (BENCH_PIN=0 leaves
+# placement to the scheduler). On a 2-core machine the client needs a core of its own; a server
+# with a thread per core then competes with it, and the figures swing with the scheduler.
 # Targets: generation under 50 ms; gzip 200 and 304 each ≥ 0.75 of nginx's; 304 ≥ our 200;
 # HEAD as fast as 304.
 set -euo pipefail
@@ -27,6 +35,7 @@ CONNECTIONS=${BENCH_CONNECTIONS:-32}
 
 swift build -c release --product rivers 2>&1 | tail -1
 swift build -c release --product RiversPublishBench 2>&1 | tail -1
+swift build -c release --product RiversNIOFloor 2>&1 | tail -1
 bin=$(swift build -c release --show-bin-path)
 
 echo "== 1. generation"
@@ -34,9 +43,21 @@ echo "== 1. generation"
 
 tmp=$(mktemp -d /tmp/rivers-bench.XXXXXX); chmod 755 "$tmp"
 port=$((46000 + RANDOM % 1000)); app_port=$((47000 + RANDOM % 1000)); nginx_port=$((48000 + RANDOM % 1000))
+default_app_port=$((app_port + 1000)); default_nginx_port=$((nginx_port + 1000))
+cores=$(nproc)
+# Where servers and clients run: the last core for the servers, the others for the clients.
+if [ "${BENCH_PIN:-1}" != 0 ] && [ "$cores" -ge 2 ]; then
+  on_server_core=(taskset -c "$((cores - 1))"); on_client_cores=(taskset -c "0-$((cores - 2))")
+  placement="servers on core $((cores - 1)), clients on cores 0-$((cores - 2))"
+else
+  on_server_core=(); on_client_cores=(); placement="placement left to the scheduler"
+fi
 cleanup() {
   [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null || true
+  [ -n "${default_server_pid:-}" ] && kill "$default_server_pid" 2>/dev/null || true
+  [ -n "${floor_pid:-}" ] && kill "$floor_pid" 2>/dev/null || true
   [ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null || true
+  [ -f "$tmp/nginx-default.pid" ] && kill "$(cat "$tmp/nginx-default.pid")" 2>/dev/null || true
   scripts/pg.sh stop "$tmp/pg" || true
   rm -rf "$tmp"
 }
@@ -46,9 +67,14 @@ export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" rivers)
 "$bin/rivers" migrate >/dev/null
 token=$("$bin/rivers" app create bench --quiet)
 "$bin/RiversPublishBench" --emit-document "$tmp/source.json" --screens "${BENCH_SCREENS:-60}" --grid
-HOST=127.0.0.1 PORT=$app_port LOG_LEVEL=error "$bin/rivers" serve >"$tmp/server.log" 2>&1 &
+EVENT_LOOP_THREADS=1 HOST=127.0.0.1 PORT=$app_port LOG_LEVEL=error ${on_server_core[@]+"${on_server_core[@]}"} \
+  "$bin/rivers" serve >"$tmp/server.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 50); do curl -fs "http://127.0.0.1:$app_port/health" >/dev/null && break; sleep 0.2; done
+HOST=127.0.0.1 PORT=$default_app_port LOG_LEVEL=error "$bin/rivers" serve >"$tmp/server-default.log" 2>&1 &
+default_server_pid=$!
+for p in $app_port $default_app_port; do
+  for _ in $(seq 50); do curl -fs "http://127.0.0.1:$p/health" >/dev/null && break; sleep 0.2; done
+done
 api="http://127.0.0.1:$app_port/api/v1/apps/bench"
 curl -fs "$api/import" -H "Authorization: Bearer $token" --json @"$tmp/source.json" >/dev/null
 curl -fs -X POST "$api/publish" -H "Authorization: Bearer $token" >/dev/null
@@ -56,13 +82,15 @@ url="http://127.0.0.1:$app_port/rivers/bench/rivers.json"
 curl -fs "$url" -o "$tmp/rivers.json"
 etag=$(curl -fsI "$url" -H 'Accept-Encoding: gzip' | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
 
-# nginx: the same bytes, precompressed, keep-alive, one worker per core.
-mkdir -p "$tmp/www/rivers/bench"
+# nginx: the same bytes, precompressed, keep-alive; one worker (as rivers has one event loop),
+# and a second nginx with a worker per core for part 4.
+mkdir -p "$tmp/www/rivers/bench" "$tmp/nginx-tmp"
 cp "$tmp/rivers.json" "$tmp/www/rivers/bench/rivers.json"
 gzip -9 -k "$tmp/www/rivers/bench/rivers.json"
-cat > "$tmp/nginx.conf" <<CONF
-worker_processes auto;
-pid $tmp/nginx.pid;
+nginx_conf() { # workers port pid-file
+  cat <<CONF
+worker_processes $1;
+pid $3;
 error_log $tmp/nginx-error.log;
 events { worker_connections 1024; }
 http {
@@ -74,19 +102,32 @@ http {
   open_file_cache max=1000 inactive=60s; open_file_cache_valid 60s;
   client_body_temp_path $tmp/nginx-tmp; proxy_temp_path $tmp/nginx-tmp; fastcgi_temp_path $tmp/nginx-tmp;
   uwsgi_temp_path $tmp/nginx-tmp; scgi_temp_path $tmp/nginx-tmp;
-  server { listen 127.0.0.1:$nginx_port; root $tmp/www; }
+  server { listen 127.0.0.1:$2; root $tmp/www; }
 }
 CONF
-mkdir -p "$tmp/nginx-tmp"
-/usr/sbin/nginx -c "$tmp/nginx.conf"
+}
+nginx_conf 1 "$nginx_port" "$tmp/nginx.pid" >"$tmp/nginx.conf"
+nginx_conf auto "$default_nginx_port" "$tmp/nginx-default.pid" >"$tmp/nginx-default.conf"
+${on_server_core[@]+"${on_server_core[@]}"} /usr/sbin/nginx -c "$tmp/nginx.conf"
+/usr/sbin/nginx -c "$tmp/nginx-default.conf"
 nginx_url="http://127.0.0.1:$nginx_port/rivers/bench/rivers.json"
 nginx_etag=$(curl -fsI "$nginx_url" -H 'Accept-Encoding: gzip' | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')
+default_url="http://127.0.0.1:$default_app_port/rivers/bench/rivers.json"
+default_nginx_url="http://127.0.0.1:$default_nginx_port/rivers/bench/rivers.json"
+curl -fs "$default_url" -o /dev/null # the document is in that process's memory before it is measured
+floor_port=$((nginx_port + 2000))
+curl -fsi "$url" -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" -o "$tmp/304.http"
+${on_server_core[@]+"${on_server_core[@]}"} "$bin/RiversNIOFloor" "$tmp/304.http" "$floor_port" 1 &
+floor_pid=$!
+floor_url="http://127.0.0.1:$floor_port/rivers/bench/rivers.json"
+for _ in $(seq 50); do curl -fs "$floor_url" -o /dev/null && break; sleep 0.1; done
 
 size=$(stat -c %s "$tmp/rivers.json"); gz=$(stat -c %s "$tmp/www/rivers/bench/rivers.json.gz")
 ROUNDS=${BENCH_ROUNDS:-3}
-echo "== 2. serving a ${size}-byte document (${gz} bytes gzip), wrk 1 thread × ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION}s per figure, wrk and servers on this machine's cores"
-wrk_rps() { wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "$@" | awk '/Requests\/sec/{print $2}'; }
-ab_rps() { ab -q -k -c"$CONNECTIONS" -t"$DURATION" -n 100000000 "$@" 2>/dev/null | awk '/Requests per second/{print $4}'; }
+echo "== 2. serving a ${size}-byte document (${gz} bytes gzip), wrk 1 thread × ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION}s per figure"
+echo "   one nginx worker and one rivers event loop; ${placement} (${cores} cores)"
+wrk_rps() { ${on_client_cores[@]+"${on_client_cores[@]}"} wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "$@" | awk '/Requests\/sec/{print $2}'; }
+ab_rps() { ${on_client_cores[@]+"${on_client_cores[@]}"} ab -q -k -c"$CONNECTIONS" -t"$DURATION" -n 100000000 "$@" 2>/dev/null | awk '/Requests per second/{print $4}'; }
 ratio() { echo "$1 / $2" | bc -l; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # One figure: ROUNDS rounds, each measuring rivers then nginx back to back (a noisy neighbour then
@@ -106,14 +147,16 @@ compare() {
 printf "%-22s %12s %12s %8s\n" "" "rivers r/s" "nginx r/s" "ratio"
 compare "gzip 200" wrk_rps "$url" "$nginx_url" -H 'Accept-Encoding: gzip'; r_gzip=$last_rivers
 # The 304 needs each server's own ETag: one compare per server would not pair the rounds.
-rs=(); ns=(); qs=()
+rs=(); ns=(); qs=(); fs=(); fqs=()
 for _ in $(seq "$ROUNDS"); do
   r=$(wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url")
   n=$(wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url")
-  rs+=("$r"); ns+=("$n"); qs+=("$(ratio "$r" "$n")")
+  f=$(wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$floor_url")
+  rs+=("$r"); ns+=("$n"); qs+=("$(ratio "$r" "$n")"); fs+=("$f"); fqs+=("$(ratio "$f" "$n")")
 done
 r_304=$(median "${rs[@]}")
 printf "%-22s %12s %12s %8.2f   (rounds: %s)\n" "304 (If-None-Match)" "$r_304" "$(median "${ns[@]}")" "$(median "${qs[@]}")" "$(printf '%.2f ' "${qs[@]}")"
+printf "%-22s %12s %12s %8.2f   (rounds: %s)\n" "SwiftNIO floor, 304" "$(median "${fs[@]}")" "$(median "${ns[@]}")" "$(median "${fqs[@]}")" "$(printf '%.2f ' "${fqs[@]}")"
 r_404=$(wrk_rps -H 'Accept-Encoding: gzip' "http://127.0.0.1:$app_port/rivers/no-such-app/rivers.json")
 printf "%-22s %12s %12s\n" "404 unknown slug" "$r_404" "-"
 printf "ours: 304 ÷ gzip 200 %.2f (target ≥ 1)\n" "$(ratio "$r_304" "$r_gzip")"
@@ -127,3 +170,12 @@ for _ in $(seq "$ROUNDS"); do rs+=("$(ab_rps -H 'Accept-Encoding: gzip' -H "If-N
 r_ab304=$(median "${rs[@]}")
 printf "%-22s %12s %12s\n" "304 (same client)" "$r_ab304" "-"
 printf "ours: HEAD ÷ 304 %.2f (target ≥ 1, within noise)\n" "$(ratio "$r_head" "$r_ab304")"
+
+echo "== 4. for information: defaults (nginx worker_processes auto, rivers one event loop per core), no pinning, 1 round each"
+printf "%-22s %12s %12s %8s\n" "" "rivers r/s" "nginx r/s" "ratio"
+free_wrk_rps() { wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" "$@" | awk '/Requests\/sec/{print $2}'; }
+r=$(free_wrk_rps -H 'Accept-Encoding: gzip' "$default_url"); n=$(free_wrk_rps -H 'Accept-Encoding: gzip' "$default_nginx_url")
+printf "%-22s %12s %12s %8.2f\n" "gzip 200" "$r" "$n" "$(ratio "$r" "$n")"
+r=$(free_wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$default_url")
+n=$(free_wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$default_nginx_url")
+printf "%-22s %12s %12s %8.2f\n" "304 (If-None-Match)" "$r" "$n" "$(ratio "$r" "$n")"

@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var autoMigrate = false
     /// Timeouts and the cap on open connections.
     public var connections = ConnectionLimits()
+    /// Threads that run connections (NIO event loops); nil for one per CPU core.
+    public var eventLoopThreads: Int?
     /// Where `/metrics` is served: nil on the main port; a port number for a listener of its own
     /// (on the same host), so the metrics need not be reachable where the API is.
     public var metricsPort: Int?
@@ -87,6 +89,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("MAX_CONNECTIONS must be a whole number from 1 to 1000000 (got \"\(v)\")")
             }
             c.connections.maxConnections = n
+        }
+        if let v = env["EVENT_LOOP_THREADS"], !v.isEmpty {
+            guard let n = Int(v), (1...256).contains(n) else {
+                throw ConfigurationError("EVENT_LOOP_THREADS must be a whole number from 1 to 256 (got \"\(v.prefix(40))\")")
+            }
+            c.eventLoopThreads = n
         }
         if let v = env["METRICS_PORT"], !v.isEmpty {
             guard let p = Int(v), (1...65535).contains(p) else { throw ConfigurationError("METRICS_PORT must be a port number (got \"\(v)\")") }
@@ -191,6 +199,7 @@ public func buildApplication(
         router: router,
         server: RiversHTTP1Channel.server(documents: documents, limits: configuration.connections),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rivers"),
+        eventLoopGroupProvider: configuration.eventLoopThreads.map { .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0)) } ?? .singleton,
         logger: logger)
     let url = try? DatabaseURL(configuration.databaseURL)
     let address = url.map { $0.socketPath ?? "\($0.host):\($0.port)" } ?? "(DATABASE_URL)"

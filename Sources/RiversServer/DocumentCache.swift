@@ -9,7 +9,7 @@ struct DocumentCache {
         var number: Int
     }
 
-    /// Bytes counted for an entry beyond its bodies (headers, keys, bookkeeping).
+    /// Bytes counted for an entry beyond its bodies and header blocks (keys, bookkeeping).
     static let overheadPerEntry = 512
 
     private var entries: LRUCache<Key, ServedDocument>
@@ -23,7 +23,9 @@ struct DocumentCache {
     var keysByRecency: [Key] { entries.keysByRecency }
 
     static func cost(_ document: ServedDocument) -> Int {
-        document.body.readableBytes + document.gzip.readableBytes + overheadPerEntry
+        // The header blocks are kept in three forms (HTTP types, NIO heads, bytes) of about the same size.
+        let headers = (document.okHeadBytes + document.notModifiedHeadBytes).joined().reduce(0) { $0 + $1.readableBytes }
+        return document.body.readableBytes + document.gzip.readableBytes + 3 * headers + overheadPerEntry
     }
 
     func contains(_ key: Key) -> Bool { entries.contains(key) }

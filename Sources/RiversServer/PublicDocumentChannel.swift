@@ -6,12 +6,14 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
-/// The HTTP/1.1 server of `rivers serve`: Hummingbird's `HTTP1Channel` pipeline with two handlers
-/// of ours. `PublicDocumentHandler` sits right after NIO's HTTP decoder and answers the published
-/// documents that are in memory there, on the event loop, before the request is turned into
-/// HTTP types and handed to an async task (the path every app start takes; Hummingbird's
-/// per-request cost capped it at about half of nginx). `ConnectionGuard` bounds slow clients.
-/// Everything else (the API, the editor, a document not in memory) goes through Hummingbird.
+/// The HTTP/1.1 server of `rivers serve`: Hummingbird's `HTTP1Channel` pipeline with three
+/// handlers of ours. Published documents in memory are answered on the event loop, the path every
+/// app start takes (Hummingbird's per-request cost capped it at about half of nginx):
+/// `PublicDocumentByteHandler`, first in line, answers them from the bytes received while a
+/// connection asks for nothing else; once a connection has asked for something else,
+/// `PublicDocumentHandler`, right after NIO's HTTP decoder, answers them from the decoded request
+/// whenever no other answer is pending. `ConnectionGuard` bounds slow clients. Everything else
+/// (the API, the editor, a document not in memory) goes through Hummingbird.
 struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
@@ -26,6 +28,8 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             // One read per readable event: a client waits for each answer before it asks again,
             // so a second read would only find nothing (a wasted system call per request).
             try channel.syncOptions?.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
+            let connectionGuard = ConnectionGuard(limits: limits, counter: counter)
+            try pipeline.addHandler(PublicDocumentByteHandler(documents: documents, connectionGuard: connectionGuard))
             // As HTTP1Channel does, with its default limits: Hummingbird handles errors and
             // validates outbound headers.
             let defaults = HTTP1Channel.Configuration.DecoderConfiguration()
@@ -36,7 +40,6 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try pipeline.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)
-            let connectionGuard = ConnectionGuard(limits: limits, counter: counter)
             try pipeline.addHandler(PublicDocumentHandler(documents: documents, connectionGuard: connectionGuard))
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandler(connectionGuard)
@@ -97,7 +100,9 @@ final class PublicDocumentHandler: ChannelDuplexHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if passedOn == 0, let answer = answer(head) {
+            // A client that does not read its answers (the socket not writable) is left to the
+            // framework, which waits for each answer to be written before it reads the next request.
+            if passedOn == 0, context.channel.isWritable, let answer = answer(head) {
                 reading = .answering(answer)
                 if Self.hasBody(head) { connectionGuard.awaitingBody() }
                 return
@@ -174,5 +179,312 @@ final class PublicDocumentHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private static func hasBody(_ head: HTTPRequestHead) -> Bool {
         head.headers.contains(name: "transfer-encoding") || (head.headers.first(name: "content-length").map { $0 != "0" } ?? false)
+    }
+}
+
+/// First on every connection, ahead of HTTP decoding: answers requests for published documents
+/// in memory straight from the bytes received, with the document's prebuilt header block and
+/// body, while the connection has asked for nothing else. This is the path of every app start;
+/// decoding into NIO's and then Hummingbird's request types, and encoding the response, cost
+/// more than everything else a cached document needs (a profile put it near half of nginx).
+///
+/// It answers only requests in the plain form `PublicDocumentRequest` reads, which has no body.
+/// On the first request it does not answer (another path, a document not in memory, a body,
+/// anything unusual, a head over `maxHeadBytes`), it hands that request's bytes and everything
+/// after to the decoder, for the life of the connection: from then on, `PublicDocumentHandler`
+/// and the framework answer, in order, as they would without it.
+final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = IOData
+    typealias OutboundOut = IOData
+
+    /// A request head not complete within this many bytes is passed on (the decoder's limits apply).
+    static let maxHeadBytes = 8 * 1024
+
+    private let documents: PublishedDocuments
+    /// Told of the requests answered here, which it never sees, so that its idle timeout applies.
+    private let connectionGuard: ConnectionGuard
+    private var state = State.answering
+    /// Bytes received and not yet answered: the start of a request head still arriving, or
+    /// requests held while the client is not reading its answers; and how much of it was
+    /// searched for the end of a head.
+    private var unread: ByteBuffer?
+    private var searched = 0
+    /// The client is not reading its answers (the socket is not writable): nothing more is
+    /// answered or read until it drains, so a client cannot make the server queue answers.
+    private var paused = false
+    /// A read asked for while paused, done once the socket drains.
+    private var readWanted = false
+
+    private enum State {
+        case answering
+        /// Everything goes to the decoder.
+        case passingOn
+        /// Answered with Connection: close; what else arrives is dropped.
+        case closing
+    }
+
+    init(documents: PublishedDocuments, connectionGuard: ConnectionGuard) {
+        self.documents = documents
+        self.connectionGuard = connectionGuard
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .answering = state else {
+            if case .passingOn = state { context.fireChannelRead(data) }
+            return
+        }
+        var buffer = unwrapInboundIn(data)
+        if var unread {
+            self.unread = nil
+            unread.writeBuffer(&buffer)
+            buffer = unread
+        }
+        answer(buffer, context: context)
+    }
+
+    /// Answers the requests at the start of `buffer`; keeps what is left when a head is still
+    /// arriving or the client is not reading, and passes it on at the first request not answered here.
+    private func answer(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+        var buffer = buffer
+        var wrote = false
+        defer { if wrote { context.flush() } }
+        while buffer.readableBytes > 0 {
+            if !context.channel.isWritable {
+                paused = true
+                unread = buffer
+                return
+            }
+            guard let headLength = Self.headLength(buffer, searchingFrom: searched) else {
+                if buffer.readableBytes > Self.maxHeadBytes { break }
+                searched = max(0, buffer.readableBytes - 3)
+                unread = buffer
+                return
+            }
+            searched = 0
+            let request = buffer.withUnsafeReadableBytes { PublicDocumentRequest(head: UnsafeRawBufferPointer(rebasing: $0[..<headLength])) }
+            guard let request, let document = documents.cached(slug: request.slug, number: request.number) else { break }
+            buffer.moveReaderIndex(forwardBy: headLength)
+            wrote = true
+            if !answer(request, with: document, context: context) { return }
+        }
+        if buffer.readableBytes > 0 {
+            state = .passingOn
+            if wrote { context.flush() }
+            wrote = false
+            context.fireChannelRead(wrapInboundOut(buffer))
+            context.fireChannelReadComplete()
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // Nothing after this handler has been given anything to complete while it answers alone.
+        if case .passingOn = state { context.fireChannelReadComplete() }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if paused, case .answering = state {
+            readWanted = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if paused, context.channel.isWritable {
+            paused = false
+            if case .answering = state, let unread {
+                self.unread = nil
+                answer(unread, context: context)
+            }
+            if !paused, readWanted {
+                readWanted = false
+                context.read()
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// The length of the request head at the start of `buffer` (through its blank line), or nil
+    /// while it is incomplete. The first `from` bytes were already searched.
+    static func headLength(_ buffer: ByteBuffer, searchingFrom from: Int) -> Int? {
+        buffer.withUnsafeReadableBytes { bytes in
+            var i = from
+            while i + 3 < bytes.count {
+                if bytes[i + 3] != 10 { i += bytes[i + 3] == 13 ? 1 : 4; continue }
+                if bytes[i] == 13, bytes[i + 1] == 10, bytes[i + 2] == 13 { return i + 4 }
+                i += 1
+            }
+            return nil
+        }
+    }
+
+    /// Writes the answer; false when the connection is to close after it (nothing more is read).
+    private func answer(_ request: PublicDocumentRequest, with document: ServedDocument, context: ChannelHandlerContext) -> Bool {
+        ServerMetrics.documentCacheHits.increment()
+        let answer = DocumentAnswer(
+            document, isHead: request.isHead, acceptEncoding: request.acceptEncoding, ifNoneMatch: request.ifNoneMatch,
+            current: request.number == nil)
+        let fields = answer.notModified ? document.notModifiedHeadBytes[answer.row][answer.column] : document.okHeadBytes[answer.row][answer.column]
+        var head = context.channel.allocator.buffer(capacity: fields.readableBytes + 96)
+        head.writeImmutableBuffer(fields)
+        head.writeStaticString("X-Request-Id: ")
+        head.writeString(RequestID().description)
+        // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked to.
+        if !request.keepAlive {
+            head.writeStaticString("\r\nConnection: close")
+        } else if request.isHTTP10 {
+            head.writeStaticString("\r\nConnection: keep-alive")
+        }
+        head.writeStaticString("\r\n\r\n")
+        guard request.keepAlive else {
+            // Closing waits for the write: a close fails whatever is still queued.
+            state = .closing
+            unread = nil
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.write(wrapOutboundOut(.byteBuffer(head)), promise: answer.body == nil ? written : nil)
+            if let body = answer.body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: written) }
+            context.flush()
+            let channel = context.channel
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            return false
+        }
+        context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
+        if let body = answer.body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: nil) }
+        connectionGuard.answered()
+        return true
+    }
+}
+
+/// A request head in the one plain form `PublicDocumentByteHandler` answers: `GET` or `HEAD` of
+/// a public document path (`PublicDocumentPath`), HTTP/1.1 or 1.0, CRLF line ends, well-formed
+/// fields, and none that gives it a body or asks for more than a document (Content-Length,
+/// Transfer-Encoding, Expect, Upgrade, a Connection option other than close and keep-alive).
+/// Anything else is nil, and left to NIO's decoder and the framework, which answer every form
+/// the protocol allows. Strict on purpose: a request read here is never read differently there.
+struct PublicDocumentRequest: Equatable {
+    var isHead: Bool
+    var slug: String
+    var number: Int?
+    var isHTTP10: Bool
+    var keepAlive: Bool
+    /// Several fields of one name are one comma-separated list (RFC 9110 §5.3).
+    var acceptEncoding: String?
+    var ifNoneMatch: String?
+
+    /// `head` runs from the request line through the blank line that ends the fields.
+    init?(head: UnsafeRawBufferPointer) {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        let n = head.count
+        var i: Int
+        if Self.has(head, at: 0, "GET ") {
+            (isHead, i) = (false, 4)
+        } else if Self.has(head, at: 0, "HEAD ") {
+            (isHead, i) = (true, 5)
+        } else {
+            return nil
+        }
+        let targetStart = i
+        while i < n, head[i] > space, head[i] < 0x7F { i += 1 }
+        guard i > targetStart, i < n, head[i] == space else { return nil }
+        let target = UnsafeRawBufferPointer(rebasing: head[targetStart..<i]).assumingMemoryBound(to: UInt8.self)
+        guard let (slug, number) = PublicDocumentPath.parse(target) else { return nil }
+        (self.slug, self.number) = (slug, number)
+        i += 1
+        if Self.has(head, at: i, "HTTP/1.1\r\n") {
+            isHTTP10 = false
+        } else if Self.has(head, at: i, "HTTP/1.0\r\n") {
+            isHTTP10 = true
+        } else {
+            return nil
+        }
+        i += 10
+        var close = false, keepAliveAsked = false
+        while true {
+            guard i + 1 < n else { return nil }
+            if head[i] == cr {
+                // The blank line: the head must end here.
+                guard head[i + 1] == lf, i + 2 == n else { return nil }
+                break
+            }
+            let nameStart = i
+            while i < n, Self.isTokenByte(head[i]) { i += 1 }
+            guard i > nameStart, i < n, head[i] == UInt8(ascii: ":") else { return nil }
+            let name = UnsafeRawBufferPointer(rebasing: head[nameStart..<i])
+            i += 1
+            while i < n, head[i] == space || head[i] == tab { i += 1 }
+            let valueStart = i
+            var valueEnd = i
+            while i < n, head[i] != cr {
+                let byte = head[i]
+                // Visible characters, spaces, tabs and obs-text; no control characters.
+                guard byte >= space || byte == tab, byte != 0x7F else { return nil }
+                i += 1
+                if byte != space, byte != tab { valueEnd = i }
+            }
+            guard i + 1 < n, head[i + 1] == lf else { return nil }
+            i += 2
+            let value = UnsafeRawBufferPointer(rebasing: head[valueStart..<valueEnd])
+            switch name.count {
+            case 15 where Self.equalsLowercased(name, "accept-encoding"):
+                acceptEncoding = Self.appending(value, to: acceptEncoding)
+            case 13 where Self.equalsLowercased(name, "if-none-match"):
+                ifNoneMatch = Self.appending(value, to: ifNoneMatch)
+            case 10 where Self.equalsLowercased(name, "connection"):
+                for option in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
+                    let trimmed = option.drop { $0 == space || $0 == tab }.reversed().drop { $0 == space || $0 == tab }.reversed()
+                    let word = String(decoding: trimmed, as: UTF8.self).lowercased()
+                    if word == "close" {
+                        close = true
+                    } else if word == "keep-alive" {
+                        keepAliveAsked = true
+                    } else {
+                        return nil
+                    }
+                }
+            case 14 where Self.equalsLowercased(name, "content-length"),
+                17 where Self.equalsLowercased(name, "transfer-encoding"),
+                6 where Self.equalsLowercased(name, "expect"),
+                7 where Self.equalsLowercased(name, "upgrade"):
+                return nil
+            default:
+                break
+            }
+        }
+        keepAlive = !close && (!isHTTP10 || keepAliveAsked)
+    }
+
+    private static func has(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard offset + count <= bytes.count else { return false }
+        return text.withUTF8Buffer { bytes[offset..<(offset + count)].elementsEqual($0) }
+    }
+
+    /// `name` is `lowercased` in any case (ASCII letters only).
+    private static func equalsLowercased(_ name: UnsafeRawBufferPointer, _ lowercased: StaticString) -> Bool {
+        var expected = lowercased.utf8Start
+        for byte in name {
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            guard folded == expected.pointee else { return false }
+            expected += 1
+        }
+        return true
+    }
+
+    /// tchar (RFC 9110 §5.6.2).
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+        default: false
+        }
+    }
+
+    private static func appending(_ value: UnsafeRawBufferPointer, to list: String?) -> String {
+        let text = String(decoding: value, as: UTF8.self)
+        return list.map { $0 + ", " + text } ?? text
     }
 }

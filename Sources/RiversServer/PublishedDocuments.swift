@@ -10,19 +10,24 @@ import RiversStore
 import ServiceLifecycle
 
 /// A published document ready to send: its bytes, its gzip bytes, their ETags, and the whole
-/// header block of every answer it can give, built once (no per-request string work).
-struct ServedDocument: Sendable {
-    var number: Int
-    var body: ByteBuffer
-    var gzip: ByteBuffer
-    var etag: String
-    var gzipETag: String
+/// header block of every answer it can give, built once (no per-request string work). A class:
+/// every cache hit hands it out, and a reference costs one retain where a copy costs one per field.
+final class ServedDocument: Sendable {
+    let number: Int
+    let body: ByteBuffer
+    let gzip: ByteBuffer
+    let etag: String
+    let gzipETag: String
     /// Headers of a 200 (and HEAD) and of a 304, by [current or numbered URL][gzip or not]: as
-    /// HTTP types for the routes, and as NIO's response heads for `PublicDocumentHandler`.
-    var okHeaders: [[HTTPFields]]
-    var notModifiedHeaders: [[HTTPFields]]
-    var okHead: [[HTTPResponseHead]]
-    var notModifiedHead: [[HTTPResponseHead]]
+    /// HTTP types for the routes, as NIO's response heads for `PublicDocumentHandler`, and as the
+    /// bytes of the status line and fields for `PublicDocumentByteHandler` (which adds the request
+    /// id, any Connection field and the blank line).
+    let okHeaders: [[HTTPFields]]
+    let notModifiedHeaders: [[HTTPFields]]
+    let okHead: [[HTTPResponseHead]]
+    let notModifiedHead: [[HTTPResponseHead]]
+    let okHeadBytes: [[ByteBuffer]]
+    let notModifiedHeadBytes: [[ByteBuffer]]
 
     init(_ version: PublishedVersion) {
         number = version.number
@@ -59,6 +64,15 @@ struct ServedDocument: Sendable {
         }
         okHead = ok.map { $0.map(head(.ok)) }
         notModifiedHead = notModified.map { $0.map(head(.notModified)) }
+        func bytes(_ statusLine: String) -> (HTTPFields) -> ByteBuffer {
+            { fields in
+                var buffer = ByteBuffer(string: statusLine)
+                for field in fields { buffer.writeString("\(field.name.rawName): \(field.value)\r\n") }
+                return buffer
+            }
+        }
+        okHeadBytes = ok.map { $0.map(bytes("HTTP/1.1 200 OK\r\n")) }
+        notModifiedHeadBytes = notModified.map { $0.map(bytes("HTTP/1.1 304 Not Modified\r\n")) }
     }
 }
 

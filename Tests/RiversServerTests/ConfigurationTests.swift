@@ -14,12 +14,15 @@ struct ConfigurationTests {
         #expect(defaults.maxBodyBytes == 1_048_576)
         #expect(defaults.publicDirectory == "Public")
         #expect(!defaults.autoMigrate)
+        #expect(defaults.eventLoopThreads == nil, "one event loop per core")
         #expect(defaults.baseURL == "http://127.0.0.1:8080")
 
         let set = try ServerConfiguration.fromEnvironment([
             "HOST": "0.0.0.0", "PORT": "9000", "DATABASE_URL": "postgres://u:p@db:5433/x", "PUBLIC_BASE_URL": "https://r.example/",
             "LOG_LEVEL": "DEBUG", "MAX_BODY_BYTES": "2048", "PUBLIC_DIR": "/srv/public", "AUTO_MIGRATE": "true",
+            "EVENT_LOOP_THREADS": "3",
         ])
+        #expect(set.eventLoopThreads == 3)
         #expect(set.host == "0.0.0.0")
         #expect(set.port == 9000)
         #expect(set.logLevel == .debug)
@@ -33,7 +36,9 @@ struct ConfigurationTests {
 
     @Test("bad values are refused with the variable's name")
     func badValues() {
-        for (name, value) in [("PORT", "eighty"), ("LOG_LEVEL", "loud"), ("MAX_BODY_BYTES", "10")] {
+        for (name, value) in [
+            ("PORT", "eighty"), ("LOG_LEVEL", "loud"), ("MAX_BODY_BYTES", "10"), ("EVENT_LOOP_THREADS", "0"), ("EVENT_LOOP_THREADS", "1000"),
+        ] {
             #expect(throws: ConfigurationError.self, "\(name)=\(value)") { try ServerConfiguration.fromEnvironment([name: value]) }
             do {
                 _ = try ServerConfiguration.fromEnvironment([name: value])

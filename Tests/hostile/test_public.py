@@ -2,13 +2,14 @@
 document is never served under its app's id, which would make app ids guessable addresses."""
 import gzip as gzip_module
 import json
+import socket
 import time
 import uuid
 
 import pytest
 
 from conftest import (
-    HEADER_TIMEOUT, HOST, IDLE_TIMEOUT, PORT, call, connect, document_request as request, expect_problem, family_body,
+    HEADER_TIMEOUT, HOST, IDLE_TIMEOUT, PORT, SERVER, call, connect, document_request as request, expect_problem, family_body,
     read_responses, recv_some, run_cli,
 )
 
@@ -169,3 +170,98 @@ def test_http_1_0_clients_get_the_document_with_their_keep_alive_rules(published
         sock.sendall(kept)
         second, closed = read_responses(sock, ["HEAD"], time.monotonic() + 5)
     assert len(second) == 1 and second[0][0] == 200, "the kept-alive HTTP/1.0 connection did not serve a second request"
+
+
+# The documents' handler ahead of the HTTP decoder reads one plain form of request head itself;
+# everything else goes to NIO's decoder. These check the seam between the two.
+
+
+def test_a_document_request_arriving_in_pieces_is_answered(published_app):
+    """A request head split over many small sends (a few bytes each, with pauses) is answered
+    once whole; so is the next one, split across the same sends as the end of the first."""
+    slug, _ = published_app
+    data = request("GET", f"/rivers/{slug}/rivers.json", "Accept-Encoding: gzip") * 2
+    with connect() as sock:
+        for i in range(0, len(data), 7):
+            sock.sendall(data[i:i + 7])
+            time.sleep(0.005)
+        answers, closed = read_responses(sock, ["GET", "GET"], time.monotonic() + 5)
+    assert [a[0] for a in answers] == [200, 200] and not closed, answers
+    assert json.loads(gzip_module.decompress(answers[1][2])), "the second answer's body is not the document"
+
+
+def test_document_requests_in_other_valid_forms_are_answered_and_the_connection_keeps_serving(published_app):
+    """Valid requests that the early handler leaves to the decoder (a Content-Length of 0, a
+    Connection option it does not know, lowercase field names with tabs, a head over 8 KB) are
+    answered with the document all the same, as is a plain request after them on the same
+    connection, each with its own request id."""
+    slug, _ = published_app
+    doc = f"/rivers/{slug}/rivers.json"
+    padding = [f"X-Padding-{i}: {'p' * 1000}" for i in range(9)]
+    sent = [
+        request("GET", doc, "Content-Length: 0"),
+        request("GET", doc, "Connection: TE", "TE: trailers"),
+        request("GET", doc, "accept-encoding:\tgzip\t"),
+        request("GET", doc, *padding),
+        request("GET", doc),
+    ]
+    with connect() as sock:
+        sock.sendall(b"".join(sent))
+        answers, closed = read_responses(sock, ["GET"] * len(sent), time.monotonic() + 10)
+    assert [a[0] for a in answers] == [200] * len(sent) and not closed, [(a[0], a[2][:100]) for a in answers]
+    assert answers[2][1].get("content-encoding") == ["gzip"], answers[2][1]
+    plain = json.loads(answers[0][2])
+    for a in answers[1:]:
+        body = gzip_module.decompress(a[2]) if a[1].get("content-encoding") == ["gzip"] else a[2]
+        assert json.loads(body) == plain
+    ids = [a[1]["x-request-id"][0] for a in answers]
+    assert len(set(ids)) == len(ids), ids
+
+
+@pytest.mark.parametrize("head", [
+    b"GET /rivers/{slug}/rivers.json HTTP/1.1\r\nX: a\x00b\r\n\r\n",
+    b"GET /rivers/{slug}/rivers.json HTTP/1.1\r\nX : a\r\n\r\n",
+    b"GET /rivers/{slug}/rivers.json HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\nabc",
+    b"GET /rivers/{slug}/rivers.json HTTP/9.9\r\n\r\n",
+])
+def test_malformed_document_requests_get_a_client_error_never_the_document(published_app, head):
+    """Heads the protocol forbids (a NUL in a field, a space before the colon, both framings, an
+    unknown version) are never answered with the document: the decoder answers 4xx or closes."""
+    slug, _ = published_app
+    with connect() as sock:
+        sock.sendall(head.replace(b"{slug}", slug.encode()))
+        answers, closed = read_responses(sock, ["GET"], time.monotonic() + 5)
+    assert closed or (answers and 400 <= answers[0][0] < 500), answers
+    assert not answers or 400 <= answers[0][0] < 500, f"answered {answers[0][0]}"
+
+
+@pytest.mark.parametrize("first", ["document", "api"])
+def test_a_client_that_never_reads_its_answers_cannot_make_the_server_queue_them(published_app, first):
+    """Documents asked for back to back, 32 MB of HEAD requests (about 400,000), by a client that
+    reads none of the answers: the server stops reading once the answers back up, so its memory
+    grows by a few MB, not by the hundreds of MB the answers would take. The same when the
+    connection's first request was an API call (the documents are then answered after decoding)."""
+    import select
+    slug, _ = published_app
+    one = request("HEAD", f"/rivers/{slug}/rivers.json", "Accept-Encoding: gzip")
+    batch = one * (256 * 1024 // len(one))
+    before = SERVER.rss_kb()
+    sent, blocked = 0, False
+    with connect() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+        if first == "api":
+            sock.sendall(request("GET", "/health/live"))
+        sock.setblocking(False)
+        deadline = time.monotonic() + 20
+        while sent < 32 * 1024 * 1024 and time.monotonic() < deadline:
+            _, writable, _ = select.select([], [sock], [], 1.0)
+            if not writable:
+                blocked = True
+                break
+            try:
+                sent += sock.send(batch[sent % len(batch):])
+            except BlockingIOError:
+                continue
+        grown_mb = (SERVER.rss_kb() - before) / 1024
+    assert blocked, f"the server read all {sent >> 20} MB of requests without their answers being read"
+    assert grown_mb < 64, f"the server grew by {grown_mb:.0f} MB for one client that does not read"

@@ -1,0 +1,175 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import RiversStore
+import Testing
+
+@testable import RiversServer
+
+/// Issue 13: the request heads `PublicDocumentByteHandler` answers from the bytes received, before
+/// HTTP decoding. Only one plain form is read there; every other head is left to NIO's decoder.
+@Suite("Public documents: the request heads answered before decoding")
+struct PublicDocumentRequestTests {
+    func read(_ head: String) -> PublicDocumentRequest? {
+        read(Array(head.utf8))
+    }
+
+    func read(_ bytes: [UInt8]) -> PublicDocumentRequest? {
+        bytes.withUnsafeBytes { PublicDocumentRequest(head: $0) }
+    }
+
+    @Test func thePlainFormIsRead() throws {
+        let get = try #require(read("GET /rivers/my-app/rivers.json HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip, br\r\n\r\n"))
+        #expect(!get.isHead && get.slug == "my-app" && get.number == nil && !get.isHTTP10 && get.keepAlive)
+        #expect(get.acceptEncoding == "gzip, br" && get.ifNoneMatch == nil)
+        let head = try #require(read("HEAD /rivers/a/v12/rivers.json?x=1 HTTP/1.0\r\nconnection: Keep-Alive\r\nIF-NONE-MATCH: \t\"e\" \t\r\n\r\n"))
+        #expect(head.isHead && head.slug == "a" && head.number == 12 && head.isHTTP10 && head.keepAlive)
+        #expect(head.acceptEncoding == nil && head.ifNoneMatch == "\"e\"", "names in any case; blanks around a value are not part of it")
+        // Several fields of one name are one list; an empty value is kept as empty.
+        let lists = try #require(read("GET /rivers/a/rivers.json HTTP/1.1\r\nAccept-Encoding: gzip\r\nX: 1\r\naccept-encoding: br\r\nIf-None-Match:\r\n\r\n"))
+        #expect(lists.acceptEncoding == "gzip, br" && lists.ifNoneMatch == "")
+        // Field values may carry obs-text (a user agent in Latin-1, say).
+        #expect(read(Array("GET /rivers/a/rivers.json HTTP/1.1\r\nUser-Agent: caf".utf8) + [0xE9] + Array("\r\n\r\n".utf8)) != nil)
+    }
+
+    @Test func keepAliveFollowsTheVersionAndConnection() throws {
+        func keepAlive(_ version: String, _ fields: String = "") throws -> Bool {
+            try #require(read("GET /rivers/a/rivers.json \(version)\r\n\(fields)\r\n")).keepAlive
+        }
+        #expect(try keepAlive("HTTP/1.1"))
+        #expect(try !keepAlive("HTTP/1.1", "Connection: close\r\n"))
+        #expect(try !keepAlive("HTTP/1.1", "Connection: keep-alive, close\r\n"))
+        #expect(try !keepAlive("HTTP/1.0"))
+        #expect(try keepAlive("HTTP/1.0", "Connection: keep-alive\r\n"))
+        #expect(try !keepAlive("HTTP/1.0", "Connection: keep-alive\r\nConnection: close\r\n"))
+    }
+
+    @Test func everyOtherFormIsLeftToTheDecoder() {
+        let document = "/rivers/a/rivers.json"
+        for head in [
+            // Other methods, paths, versions and request-line shapes.
+            "POST \(document) HTTP/1.1\r\n\r\n", "get \(document) HTTP/1.1\r\n\r\n", "GET  \(document) HTTP/1.1\r\n\r\n",
+            "GET /api/v1/apps HTTP/1.1\r\n\r\n", "GET /rivers/my%2Dapp/rivers.json HTTP/1.1\r\n\r\n",
+            "GET \(document) HTTP/2.0\r\n\r\n", "GET \(document) HTTP/1.1 \r\n\r\n", "GET \(document)\r\n\r\n",
+            "GET http://x\(document) HTTP/1.1\r\n\r\n", "GET \(document) HTTP/1.1\n\r\n",
+            // Fields that give the request a body or ask for more than a document.
+            "GET \(document) HTTP/1.1\r\nContent-Length: 0\r\n\r\n", "GET \(document) HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n",
+            "GET \(document) HTTP/1.1\r\nExpect: 100-continue\r\n\r\n", "GET \(document) HTTP/1.1\r\nUpgrade: websocket\r\n\r\n",
+            "GET \(document) HTTP/1.1\r\nConnection: Upgrade\r\n\r\n", "GET \(document) HTTP/1.1\r\nConnection: keep-alive, TE\r\n\r\n",
+            // Malformed fields: bare LF, a space before the colon, no name, no colon, folded lines.
+            "GET \(document) HTTP/1.1\r\nHost: x\n\r\n", "GET \(document) HTTP/1.1\r\nHost : x\r\n\r\n",
+            "GET \(document) HTTP/1.1\r\n: x\r\n\r\n", "GET \(document) HTTP/1.1\r\nHost\r\n\r\n",
+            "GET \(document) HTTP/1.1\r\nX: a\r\n b\r\n\r\n", "GET \(document) HTTP/1.1\r\nX: a\rb\r\n\r\n",
+            // Control characters in a value.
+            "GET \(document) HTTP/1.1\r\nX: a\u{0}b\r\n\r\n", "GET \(document) HTTP/1.1\r\nX: a\u{1}b\r\n\r\n",
+            "GET \(document) HTTP/1.1\r\nX: a\u{7F}\r\n\r\n",
+            // Not one head through its blank line.
+            "GET \(document) HTTP/1.1\r\nHost: x\r\n", "GET \(document) HTTP/1.1\r\n\r\nGET", "",
+        ] {
+            #expect(read(head) == nil, "\(head.debugDescription)")
+        }
+        // A target with bytes outside visible ASCII.
+        #expect(read(Array("GET /rivers/caf".utf8) + [0xE9] + Array("/rivers.json HTTP/1.1\r\n\r\n".utf8)) == nil)
+    }
+
+    @Test func theEndOfAHeadIsFoundAcrossReads() {
+        // Against a plain search, for heads of CR, LF and other bytes, fed in pieces.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0...24, using: &generator)).map { _ in ([13, 10, 65] as [UInt8]).randomElement(using: &generator)! }
+            let expected = (0..<max(0, bytes.count - 3)).first { bytes[$0..<($0 + 4)].elementsEqual([13, 10, 13, 10]) }.map { $0 + 4 }
+            var buffer = ByteBuffer()
+            var searched = 0
+            var found: Int?
+            for byte in bytes {
+                buffer.writeInteger(byte)
+                if let length = PublicDocumentByteHandler.headLength(buffer, searchingFrom: searched) {
+                    found = length
+                    break
+                }
+                searched = max(0, buffer.readableBytes - 3)
+            }
+            #expect(found == expected, "\(bytes)")
+            #expect(PublicDocumentByteHandler.headLength(ByteBuffer(bytes: bytes), searchingFrom: 0) == expected, "\(bytes)")
+        }
+    }
+
+    // MARK: The handler, on an embedded channel (no socket)
+
+    /// The handler alone in a channel, serving an app with one published version, in memory.
+    func withChannel(_ body: @Sendable (_ make: () -> EmbeddedChannel, _ slug: String, _ document: ServedDocument) throws -> Void) async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
+            #expect(try await api.request(.post, "publish").status == .created)
+            let documents = PublishedDocuments(store: Store(client: try await TestDatabase.client(), logger: testLogger))
+            try await documents.reloadAll()
+            let slug = api.app.slug
+            _ = try await documents.document(slug: slug, number: nil)
+            let document = try #require(documents.cached(slug: slug, number: nil))
+            try body({
+                let connectionGuard = ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter())
+                return EmbeddedChannel(handler: PublicDocumentByteHandler(documents: documents, connectionGuard: connectionGuard))
+            }, slug, document)
+        }
+    }
+
+    /// Everything written to the socket so far.
+    func written(_ channel: EmbeddedChannel) throws -> String {
+        var out = ""
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { out += String(buffer: buffer) }
+        return out
+    }
+
+    @Test func answersAreWrittenStraightToTheSocket() async throws {
+        try await withChannel { make, slug, document in
+            let channel = make()
+            let body = String(buffer: document.body)
+            // One head over two reads, then two heads in one read.
+            try channel.writeInbound(ByteBuffer(string: "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\nHo"))
+            #expect(try written(channel).isEmpty, "answered before the head was whole")
+            try channel.writeInbound(ByteBuffer(string: "st: x\r\n\r\n"))
+            let first = try written(channel)
+            #expect(first.hasPrefix("HTTP/1.1 200 OK\r\nETag: \(document.etag)\r\n"), "\(first.prefix(300))")
+            #expect(first.contains("\r\nContent-Length: \(document.body.readableBytes)\r\n") && first.contains("\r\nX-Request-Id: "))
+            #expect(first.hasSuffix("\r\n\r\n" + body) && !first.contains("Connection:"))
+            try channel.writeInbound(ByteBuffer(string:
+                "HEAD /rivers/\(slug)/rivers.json HTTP/1.1\r\nAccept-Encoding: gzip\r\n\r\n"
+                + "GET /rivers/\(slug)/v1/rivers.json HTTP/1.1\r\nIf-None-Match: \(document.etag)\r\n\r\n"))
+            let two = try written(channel)
+            let heads = two.components(separatedBy: "\r\n\r\n")
+            #expect(heads.count == 3 && heads[2].isEmpty, "two heads and no body: \(two)")
+            #expect(heads[0].hasPrefix("HTTP/1.1 200 OK\r\nETag: \(document.gzipETag)\r\n") && heads[0].contains("Content-Encoding: gzip"))
+            #expect(heads[1].hasPrefix("HTTP/1.1 304 Not Modified\r\n") && heads[1].contains("immutable") && !heads[1].contains("Content-Length"))
+            #expect(try channel.readInbound(as: ByteBuffer.self) == nil, "nothing was passed on")
+            // HTTP/1.0 without keep-alive: answered, then closed; what follows is not read.
+            try channel.writeInbound(ByteBuffer(string: "GET /rivers/\(slug)/rivers.json HTTP/1.0\r\n\r\nGET /api/v1/apps HTTP/1.1\r\n\r\n"))
+            let last = try written(channel)
+            #expect(last.hasSuffix("\r\nConnection: close\r\n\r\n" + body), "\(last.prefix(600))")
+            #expect(!channel.isActive, "the connection was not closed")
+            #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
+        }
+    }
+
+    @Test func theFirstRequestNotAnsweredGoesOnWithEverythingAfterIt() async throws {
+        try await withChannel { make, slug, _ in
+            let channel = make()
+            try channel.writeInbound(ByteBuffer(string: "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"))
+            #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK"))
+            // An unknown app is not this handler's to answer (the 404 is the framework's), nor is
+            // the document asked for after it, nor anything later on this connection.
+            let rest = "GET /rivers/no-\(slug)/rivers.json HTTP/1.1\r\n\r\nGET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\nGET /rivers/\(slug)/rivers"
+            try channel.writeInbound(ByteBuffer(string: rest))
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == rest)
+            try channel.writeInbound(ByteBuffer(string: ".json HTTP/1.1\r\n\r\n"))
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == ".json HTTP/1.1\r\n\r\n")
+            #expect(try written(channel).isEmpty)
+            // A head that has not ended within 8 KB goes on as it is.
+            let other = make()
+            let long = "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\nX: " + String(repeating: "x", count: PublicDocumentByteHandler.maxHeadBytes)
+            try other.writeInbound(ByteBuffer(string: long))
+            #expect(try other.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == long)
+            #expect(try written(other).isEmpty)
+        }
+    }
+}
