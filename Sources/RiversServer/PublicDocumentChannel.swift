@@ -263,6 +263,8 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
                 return
             }
             searched = 0
+            // A head longer than that goes to the decoder even when whole, whose limits it may break.
+            if headLength > Self.maxHeadBytes { break }
             let request = buffer.withUnsafeReadableBytes { PublicDocumentRequest(head: UnsafeRawBufferPointer(rebasing: $0[..<headLength])) }
             guard let request, let document = documents.cached(slug: request.slug, number: request.number) else { break }
             buffer.moveReaderIndex(forwardBy: headLength)
@@ -274,7 +276,6 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
             if wrote { context.flush() }
             wrote = false
             context.fireChannelRead(wrapInboundOut(buffer))
-            context.fireChannelReadComplete()
         }
     }
 
@@ -297,6 +298,8 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
             if case .answering = state, let unread {
                 self.unread = nil
                 answer(unread, context: context)
+                // Passed on outside a read: no read will complete it.
+                if case .passingOn = state { context.fireChannelReadComplete() }
             }
             if !paused, readWanted {
                 readWanted = false

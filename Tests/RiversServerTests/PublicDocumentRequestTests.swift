@@ -164,12 +164,47 @@ struct PublicDocumentRequestTests {
             try channel.writeInbound(ByteBuffer(string: ".json HTTP/1.1\r\n\r\n"))
             #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == ".json HTTP/1.1\r\n\r\n")
             #expect(try written(channel).isEmpty)
-            // A head that has not ended within 8 KB goes on as it is.
-            let other = make()
+            // A head that has not ended within 8 KB goes on as it is; so does a whole one over 8 KB.
             let long = "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\nX: " + String(repeating: "x", count: PublicDocumentByteHandler.maxHeadBytes)
-            try other.writeInbound(ByteBuffer(string: long))
-            #expect(try other.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == long)
-            #expect(try written(other).isEmpty)
+            for head in [long, long + "\r\n\r\n"] {
+                let other = make()
+                try other.writeInbound(ByteBuffer(string: head))
+                #expect(try other.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == head)
+                #expect(try written(other).isEmpty)
+            }
         }
+    }
+
+    @Test func aClientThatDoesNotReadItsAnswersIsNotReadEither() async throws {
+        try await withChannel { make, slug, _ in
+            let channel = make()
+            let reads = ReadCounter()
+            try channel.pipeline.syncOperations.addHandler(reads, position: .first)
+            let request = "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"
+            // The socket is full: nothing is answered, and reads asked for are held.
+            channel.isWritable = false
+            try channel.writeInbound(ByteBuffer(string: request + request))
+            channel.read()
+            #expect(try written(channel).isEmpty, "answered while the socket was full")
+            #expect(reads.count == 0)
+            // It drains: both are answered, then the held read is done.
+            channel.isWritable = true
+            channel.pipeline.fireChannelWritabilityChanged()
+            #expect(try written(channel).components(separatedBy: "HTTP/1.1 200 OK\r\n").count == 3)
+            #expect(reads.count == 1)
+            channel.read()
+            #expect(reads.count == 2, "reads go through again")
+        }
+    }
+}
+
+/// Counts the reads that reach the socket.
+final class ReadCounter: ChannelOutboundHandler {
+    typealias OutboundIn = IOData
+    var count = 0
+
+    func read(context: ChannelHandlerContext) {
+        count += 1
+        context.read()
     }
 }
