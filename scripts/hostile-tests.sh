@@ -26,6 +26,8 @@ find_server_binary
 
 # Short limits, so that slow-client tests finish quickly; the tests read them from the environment.
 export HEADER_TIMEOUT=2 BODY_TIMEOUT=2 IDLE_TIMEOUT=5 MAX_CONNECTIONS=64
+# Connections on event loops of their own (a test counts them).
+export EVENT_LOOP_THREADS=3
 # A crash's backtrace (in the server log) shows the crashed thread only: it takes seconds instead of
 # tens of seconds, during which swift-backtrace holds the listening socket.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-threads=crashed,registers=none,images=none}"

@@ -199,6 +199,7 @@ public func buildApplication(
         router: router,
         server: RiversHTTP1Channel.server(documents: documents, limits: configuration.connections),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rivers"),
+        // A group of the size asked for lives as long as the process, as the shared one does.
         eventLoopGroupProvider: configuration.eventLoopThreads.map { .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0)) } ?? .singleton,
         logger: logger)
     let url = try? DatabaseURL(configuration.databaseURL)

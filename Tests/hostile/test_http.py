@@ -8,7 +8,7 @@ import time
 import pytest
 
 from conftest import (
-    API, BODY_TIMEOUT, HEADER_TIMEOUT, HOST, IDLE_TIMEOUT, MAX_CONNECTIONS, PORT, call, connect,
+    SERVER, API, BODY_TIMEOUT, HEADER_TIMEOUT, HOST, IDLE_TIMEOUT, MAX_CONNECTIONS, PORT, call, connect,
     expect_problem, head_lines, raw_http, read_response, recv_some,
 )
 
@@ -230,3 +230,16 @@ def test_every_answer_carries_a_request_id(method, path, auth):
     a = call(method, path, auth=auth)
     assert a.status is not None, f"no answer: {a}"
     assert a.header("x-request-id"), f"no X-Request-Id on {method} {path} ({a.status})"
+
+
+def test_connections_run_on_the_event_loops_configured():
+    """EVENT_LOOP_THREADS (3 here) is the number of threads of the group that serves HTTP
+    connections (NIO names them NIO-ELT-…; the shared group the database client uses is apart)."""
+    import os
+    import pathlib
+    wanted = int(os.environ.get("EVENT_LOOP_THREADS", "0"))
+    assert wanted, "hostile-tests.sh sets EVENT_LOOP_THREADS"
+    assert call("GET", "/health/live", auth=False).status == 200
+    names = [p.read_text().strip() for p in pathlib.Path(f"/proc/{SERVER.pid}/task").glob("*/comm")]
+    loops = [n for n in names if n.startswith("NIO-ELT-")]
+    assert len(loops) == wanted, f"threads: {sorted(names)}"
