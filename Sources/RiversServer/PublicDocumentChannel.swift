@@ -168,9 +168,9 @@ final class PublicDocumentHandler: ChannelDuplexHandler, RemovableChannelHandler
         for (name, value) in headers {
             switch name.utf8.count {
             case 15 where name.lowercased() == "accept-encoding":
-                acceptEncoding = acceptEncoding.map { $0 + ", " + value } ?? value
+                acceptEncoding = DocumentAnswer.list(acceptEncoding, adding: value)
             case 13 where name.lowercased() == "if-none-match":
-                ifNoneMatch = ifNoneMatch.map { $0 + ", " + value } ?? value
+                ifNoneMatch = DocumentAnswer.list(ifNoneMatch, adding: value)
             default: break
             }
         }
@@ -272,9 +272,8 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
             if !answer(request, with: document, context: context) { return }
         }
         if buffer.readableBytes > 0 {
+            // The answers written here are queued ahead of any the decoder's side writes.
             state = .passingOn
-            if wrote { context.flush() }
-            wrote = false
             context.fireChannelRead(wrapInboundOut(buffer))
         }
     }
@@ -440,11 +439,13 @@ struct PublicDocumentRequest: Equatable {
                 // NIO's decoder does not take a tab after an option for a blank: left to it.
                 if head[valueStart..<(i - 2)].contains(tab) { return nil }
                 for option in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
-                    let trimmed = option.drop { $0 == space || $0 == tab }.reversed().drop { $0 == space || $0 == tab }.reversed()
-                    let word = String(decoding: trimmed, as: UTF8.self).lowercased()
-                    if word == "close" {
+                    var start = option.startIndex, end = option.endIndex
+                    while start < end, value[start] == space { start += 1 }
+                    while end > start, value[end - 1] == space { end -= 1 }
+                    let word = UnsafeRawBufferPointer(rebasing: value[start..<end])
+                    if Self.equalsLowercased(word, "close") {
                         close = true
-                    } else if word == "keep-alive" {
+                    } else if Self.equalsLowercased(word, "keep-alive") {
                         keepAliveAsked = true
                     } else {
                         return nil
@@ -472,6 +473,7 @@ struct PublicDocumentRequest: Equatable {
 
     /// `name` is `lowercased` in any case (ASCII letters only).
     private static func equalsLowercased(_ name: UnsafeRawBufferPointer, _ lowercased: StaticString) -> Bool {
+        guard name.count == lowercased.utf8CodeUnitCount else { return false }
         var expected = lowercased.utf8Start
         for byte in name {
             let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
@@ -493,7 +495,6 @@ struct PublicDocumentRequest: Equatable {
     }
 
     private static func appending(_ value: UnsafeRawBufferPointer, to list: String?) -> String {
-        let text = String(decoding: value, as: UTF8.self)
-        return list.map { $0 + ", " + text } ?? text
+        DocumentAnswer.list(list, adding: String(decoding: value, as: UTF8.self))
     }
 }

@@ -483,6 +483,11 @@ struct PublicDocumentController {
 /// and the bytes to send (none for a 304 or a HEAD). The routes and `PublicDocumentHandler` both
 /// answer through it.
 struct DocumentAnswer {
+    /// Several fields of one name are one comma-separated list (RFC 9110 §5.3).
+    static func list(_ list: String?, adding value: String) -> String {
+        list.map { $0 + ", " + value } ?? value
+    }
+
     var notModified: Bool
     /// 0 for the current URL, 1 for a numbered version's.
     var row: Int
