@@ -40,6 +40,11 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxyHops = 0
     /// Who else receives one-time links (the hook for mail; by default nobody).
     public var linkDelivery: any LinkDelivery = NoLinkDelivery()
+    /// Sign-in attempts from one address within 15 minutes before each must wait (doubling)
+    /// after the one before (`SIGN_IN_ADDRESS_BURST`).
+    public var signInAddressBurst = SignInThrottle().addressBurst
+    /// Password checks from one address in flight at once (`PASSWORD_CHECKS_PER_ADDRESS`).
+    public var passwordChecksPerAddress = Passwords.defaultPerAddress
 
     public init() {}
 
@@ -106,6 +111,18 @@ public struct ServerConfiguration: Sendable {
             }
             c.trustedProxyHops = n
         }
+        if let v = env["SIGN_IN_ADDRESS_BURST"], !v.isEmpty {
+            guard let n = Int(v), (1...1_000_000).contains(n) else {
+                throw ConfigurationError("SIGN_IN_ADDRESS_BURST must be a whole number from 1 to 1000000 (got \"\(v.prefix(40))\")")
+            }
+            c.signInAddressBurst = n
+        }
+        if let v = env["PASSWORD_CHECKS_PER_ADDRESS"], !v.isEmpty {
+            guard let n = Int(v), (1...Passwords.maxQueued).contains(n) else {
+                throw ConfigurationError("PASSWORD_CHECKS_PER_ADDRESS must be a whole number from 1 to \(Passwords.maxQueued) (got \"\(v.prefix(40))\")")
+            }
+            c.passwordChecksPerAddress = n
+        }
         if let v = env["AUTO_MIGRATE"], !v.isEmpty { c.autoMigrate = ["1", "true", "yes"].contains(v.lowercased()) }
         return c
     }
@@ -165,7 +182,10 @@ public func buildRouter(
         .add(middleware: AppAccessMiddleware(store: store))
     let helpers = APIHelpers(bodyLimit: configuration.maxBodyBytes)
     let routes = RouteRegistrar(group: api, prefix: "api/v1", log: routeLog)
-    TeamController(store: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies, delivery: configuration.linkDelivery)
+    TeamController(
+        store: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies, delivery: configuration.linkDelivery,
+        throttle: SignInThrottle(addressBurst: configuration.signInAddressBurst),
+        passwords: Passwords(perAddress: configuration.passwordChecksPerAddress))
         .register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)

@@ -21,6 +21,14 @@ public enum Principal: Sendable {
         }
     }
 
+    /// What a token or an invitation made by this caller is revoked with.
+    var grantor: Grantor {
+        switch self {
+        case .person(let session): return .person(userId: session.user.id)
+        case .token(_, let token): return .token(id: token.id)
+        }
+    }
+
     var isInstanceAdmin: Bool {
         if case .person(let session) = self { return session.user.isAdmin }
         return false
@@ -257,40 +265,57 @@ struct SessionCookies: Sendable {
     }
 }
 
-/// Passwords: bcrypt at cost 12 (hummingbird-auth), on a thread pool, since a hash takes a
-/// quarter of a second of CPU by design.
-enum Passwords {
+/// Passwords: bcrypt at cost 12 (hummingbird-auth), a quarter of a second of CPU each by
+/// design. They run on a thread pool of their own (half the cores, at least one thread), never
+/// on the pool that serves the editor's files, so a flood of sign-ins slows only sign-ins. At
+/// most `maxQueued` wait or run (503 past that), and at most `maxPerAddress` from one client
+/// address (429 past that): one client cannot fill the queue for everyone else.
+final class Passwords: Sendable {
     static let cost: UInt8 = 12
     static let minimumLength = 10
     static let maximumBytes = 72  // bcrypt reads no further
-
-    /// Hashes waiting or running at most; past that, 503 with Retry-After at once. A flood of
-    /// sign-ins (each a quarter second of CPU) then costs a bounded amount of work, and the
-    /// API and public documents of everyone else stay fast.
     static let maxQueued = 16
-    private static let queued = NIOLockedValueBox(0)
+    static let defaultPerAddress = 2
 
-    static func hash(_ password: String) async throws -> String {
-        try await bounded { Bcrypt.hash(password, cost: cost) }
+    /// The process's hashing threads, started at first use and shared by every router.
+    static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: threads)
+        pool.start()
+        return pool
+    }()
+    static let threads = max(1, System.coreCount / 2)
+
+    private let admission: NIOLockedValueBox<PasswordAdmission>
+
+    init(perAddress: Int = Passwords.defaultPerAddress) {
+        admission = NIOLockedValueBox(PasswordAdmission(maxQueued: Self.maxQueued, maxPerAddress: perAddress))
     }
 
-    static func verify(_ password: String, hash: String) async throws -> Bool {
-        try await bounded { Bcrypt.verify(password, hash: hash) }
+    func hash(_ password: String, from address: String) async throws -> String {
+        try await bounded(address) { Bcrypt.hash(password, cost: Self.cost) }
     }
 
-    private static func bounded<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
-        let admitted = queued.withLockedValue { n -> Bool in
-            guard n < maxQueued else { return false }
-            n += 1
-            return true
-        }
-        guard admitted else {
+    func verify(_ password: String, hash: String, from address: String) async throws -> Bool {
+        try await bounded(address) { Bcrypt.verify(password, hash: hash) }
+    }
+
+    /// Hashes in flight now (for tests).
+    var inFlight: Int { admission.withLockedValue { $0.total } }
+
+    private func bounded<T: Sendable>(_ address: String, _ work: @escaping @Sendable () -> T) async throws -> T {
+        switch admission.withLockedValue({ $0.admit(address) }) {
+        case .admitted: break
+        case .busy:
             ServerMetrics.passwordChecksRefused.increment()
             throw Problem(.serviceUnavailable, type: "busy", title: "Too busy",
                           detail: "too many sign-ins are being checked right now; retry in a moment", headers: [.retryAfter: "1"])
+        case .tooManyFromAddress:
+            ServerMetrics.passwordChecksRefused.increment()
+            throw Problem(.tooManyRequests, type: "too-many-sign-ins", title: "Too many sign-ins",
+                          detail: "other sign-ins from your address are being checked; retry in a moment", headers: [.retryAfter: "1"])
         }
-        defer { queued.withLockedValue { $0 -= 1 } }
-        return try await NIOThreadPool.singleton.runIfActive(work)
+        defer { admission.withLockedValue { $0.leave(address) } }
+        return try await Self.pool.runIfActive(work)
     }
 
     /// A hash of no one's password: verifying against it costs the same time as a real check, so
@@ -305,6 +330,93 @@ enum Passwords {
         guard password.utf8.count <= maximumBytes else {
             throw Problem.invalid([FieldError(field, "must be at most \(maximumBytes) bytes")])
         }
+    }
+}
+
+/// Which password checks may start: at most `maxQueued` in all and `maxPerAddress` from one
+/// client address. Pure state, so it is tested without threads.
+struct PasswordAdmission {
+    enum Verdict { case admitted, busy, tooManyFromAddress }
+
+    let maxQueued: Int
+    let maxPerAddress: Int
+    private(set) var total = 0
+    private(set) var byAddress: [String: Int] = [:]
+
+    init(maxQueued: Int, maxPerAddress: Int) {
+        self.maxQueued = maxQueued
+        self.maxPerAddress = maxPerAddress
+    }
+
+    mutating func admit(_ address: String) -> Verdict {
+        if byAddress[address, default: 0] >= maxPerAddress { return .tooManyFromAddress }
+        if total >= maxQueued { return .busy }
+        total += 1
+        byAddress[address, default: 0] += 1
+        return .admitted
+    }
+
+    mutating func leave(_ address: String) {
+        total -= 1
+        if let n = byAddress[address] { byAddress[address] = n > 1 ? n - 1 : nil }
+    }
+}
+
+/// How sign-in attempts are held back. Nobody is locked out: past a free allowance, each
+/// attempt must wait a delay after the one before, doubling with each attempt (per address,
+/// per account), so guessing slows to a crawl while the owner waits seconds at most.
+/// - failures per account: 5 free, then 4 s, 8 s, … up to 60 s; not from an address the account
+///   signed in from lately (someone failing on purpose elsewhere cannot hold the owner back);
+/// - every attempt (success or not) per account: `accountBurst` free, then the same;
+/// - every attempt from one address: `addressBurst` free, then 4 s doubling up to 15 minutes.
+/// Counted over `window` (15 minutes), across every server process (the counts are in PostgreSQL).
+struct SignInThrottle: Sendable {
+    static let window: TimeInterval = 15 * 60
+    static let failuresPerAccount = 5
+    static let firstDelay: Double = 4
+    static let accountDelayCap: Double = 60
+    static let addressDelayCap: Double = 15 * 60
+
+    /// Attempts per account within the window before delays.
+    var accountBurst = 30
+    /// Attempts from one address within the window before delays (`SIGN_IN_ADDRESS_BURST`).
+    var addressBurst = 100
+
+    struct Keys {
+        var accountFailures: String
+        var accountAttempts: String
+        var addressAttempts: String
+        var all: [String] { [accountFailures, accountAttempts, addressAttempts] }
+        /// What a success takes back.
+        var failures: [String] { [accountFailures] }
+    }
+
+    static func keys(email: String, address: String) -> Keys {
+        Keys(accountFailures: "account:\(email)", accountAttempts: "attempts-account:\(email)", addressAttempts: "attempts-address:\(address)")
+    }
+
+    /// The delay required after the previous attempt when `count` attempts (this one included)
+    /// were made and `free` are allowed without one.
+    static func delay(count: Int, free: Int, cap: Double) -> Double? {
+        guard count > free else { return nil }
+        let doublings = min(count - free - 1, 30)
+        return min(cap, firstDelay * Double(1 << doublings))
+    }
+
+    /// Seconds to wait before trying again, or nil when this attempt may go ahead.
+    func wait(counts: [String: Store.AttemptCount], keys: Keys, knownAddress: Bool, now: Date) -> Int? {
+        var rules: [(String, Int, Double)] = [(keys.addressAttempts, addressBurst, Self.addressDelayCap)]
+        if !knownAddress {
+            rules.append((keys.accountFailures, Self.failuresPerAccount, Self.accountDelayCap))
+            rules.append((keys.accountAttempts, accountBurst, Self.accountDelayCap))
+        }
+        var longest: Double = 0
+        for (key, free, cap) in rules {
+            guard let counted = counts[key], let delay = Self.delay(count: counted.count, free: free, cap: cap) else { continue }
+            let since = counted.previous.map { now.timeIntervalSince($0) } ?? .infinity
+            if since < delay { longest = max(longest, delay - since) }
+        }
+        return longest > 0 ? max(1, Int(longest.rounded(.up))) : nil
     }
 }
 

@@ -91,7 +91,14 @@ public final class DatabaseAvailability: Sendable {
 }
 
 extension Problem {
-    /// 503 while the database cannot be reached; clients retry after `Retry-After` seconds.
+    /// 503 for a write given up on after it may have committed: it may or may not be saved.
+    static let writeOutcomeUnknown = Problem(
+        .serviceUnavailable, type: "write-outcome-unknown", title: "The change may or may not have been saved",
+        detail: "the database went away while this change was being committed: read it back before writing again, or repeat the request with the same Idempotency-Key",
+        headers: [.retryAfter: "2"])
+
+    /// 503 while the database cannot be reached; nothing of the request was saved; clients retry
+    /// after `Retry-After` seconds.
     static let databaseUnavailable = Problem(
         .serviceUnavailable, type: "database-unavailable", title: "The database is unavailable",
         detail: "the database cannot be reached right now; published documents are still served; retry shortly",
@@ -109,6 +116,22 @@ struct DatabaseAvailabilityMiddleware<Context: RequestContext>: RouterMiddleware
             ServerMetrics.databaseUnavailable.increment()
             throw Problem.databaseUnavailable
         }
+        // A write reports what its transactions committed, so that giving up on it tells the
+        // client the truth: "nothing changed" only when nothing can have.
+        guard !AuthMiddleware.isSafe(request.method) else { return try await answer(request, context: context, next: next) }
+        let outcome = WriteOutcome()
+        do {
+            return try await WriteOutcome.$current.withValue(outcome) { try await answer(request, context: context, next: next) }
+        } catch let problem as Problem where problem.type == Problem.databaseUnavailable.type {
+            if outcome.abandon() == .mayHaveCommitted {
+                ServerMetrics.writeOutcomeUnknown.increment()
+                throw Problem.writeOutcomeUnknown
+            }
+            throw problem
+        }
+    }
+
+    private func answer(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let availability = self.availability
         do {
             return try await withoutActuallyEscaping(next) { next in

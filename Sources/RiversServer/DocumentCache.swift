@@ -1,11 +1,12 @@
 import RiversCore
 
 /// Published documents kept in memory, within a budget of bytes, least recently used first out.
-/// Keys are (slug, version number): versions never change, so an entry is never stale, and an
-/// app's current document is just its current version.
+/// Keys are (app id, version number), never a slug: a slug can pass to another app (after a
+/// purge), an app's versions never change, so an entry is never stale, and an app's current
+/// document is just its current version.
 struct DocumentCache {
     struct Key: Hashable {
-        var slug: String
+        var appId: String
         var number: Int
     }
 
@@ -29,6 +30,16 @@ struct DocumentCache {
     }
 
     func contains(_ key: Key) -> Bool { entries.contains(key) }
+
+    /// The document, without making it the most recently used.
+    func peek(_ key: Key) -> ServedDocument? { entries.peek(key) }
+
+    mutating func remove(_ key: Key) { entries.remove(key) }
+
+    /// Removes every version of one app (rare: a purge, a slug taken by another app).
+    mutating func removeAll(appId: String) {
+        for key in entries.keysByRecency where key.appId == appId { entries.remove(key) }
+    }
 
     /// The document, now the most recently used.
     mutating func get(_ key: Key) -> ServedDocument? { entries.get(key) }

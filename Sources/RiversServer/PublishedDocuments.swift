@@ -13,6 +13,10 @@ import ServiceLifecycle
 /// header block of every answer it can give, built once (no per-request string work). A class:
 /// every cache hit hands it out, and a reference costs one retain where a copy costs one per field.
 final class ServedDocument: Sendable {
+    /// Whose document it is and its hash: a hit is served only for the app the index names
+    /// under that slug, and a current document only when its hash is the index's.
+    let appId: String
+    let sha256: String
     let number: Int
     let body: ByteBuffer
     let gzip: ByteBuffer
@@ -30,6 +34,8 @@ final class ServedDocument: Sendable {
     let notModifiedHeadBytes: [[ByteBuffer]]
 
     init(_ version: PublishedVersion) {
+        appId = version.appId
+        sha256 = version.sha256
         number = version.number
         body = ByteBuffer(bytes: version.document)
         gzip = ByteBuffer(bytes: version.gzip)
@@ -100,12 +106,38 @@ public final class PublishedDocuments: Sendable {
         /// purge) costs the database one read, not one per request.
         var reading: [Miss: Task<PublishedVersion?, any Error>] = [:]
 
-        /// The cached document for `key`, now the most recently used of its cache.
-        mutating func get(_ key: DocumentCache.Key) -> ServedDocument? {
-            current.get(key) ?? older.get(key)
+        /// The cached document for `key`, now the most recently used of its cache; nil when the
+        /// index expects another hash (`sha256`, known for an app's current version).
+        mutating func get(_ key: DocumentCache.Key, sha256: String?) -> ServedDocument? {
+            guard let document = current.get(key) ?? older.get(key) else { return nil }
+            guard sha256 == nil || document.sha256 == sha256 else {
+                // Never served: the index says this version of this app has other bytes.
+                current.remove(key)
+                older.remove(key)
+                return nil
+            }
+            return document
         }
 
-        func contains(_ key: DocumentCache.Key) -> Bool { current.contains(key) || older.contains(key) }
+        func contains(_ key: DocumentCache.Key, sha256: String?) -> Bool {
+            guard let document = current.peek(key) ?? older.peek(key) else { return false }
+            return sha256 == nil || document.sha256 == sha256
+        }
+
+        /// Forgets every document of `appId` (its slug now names another app, or none).
+        mutating func drop(appId: String) {
+            current.removeAll(appId: appId)
+            older.removeAll(appId: appId)
+        }
+
+        /// Sets the index entry of `slug`, dropping the documents of the app it named before when
+        /// that was another app (a purge, then a new app with the slug).
+        mutating func setEntry(_ entry: PublishedIndexEntry?, slug: String) {
+            // A 301 or 410 entry names no documents of its own under this slug; a slug change
+            // keeps the app's documents (they are kept by app id, served under the new slug).
+            if let previous = index[slug], previous.serves, previous.appId != entry?.appId { drop(appId: previous.appId) }
+            index[slug] = entry
+        }
 
         mutating func insert(_ key: DocumentCache.Key, _ document: ServedDocument, isCurrent: Bool) {
             if isCurrent { current.insert(key, document) } else { older.insert(key, document) }
@@ -115,11 +147,12 @@ public final class PublishedDocuments: Sendable {
         /// `.absent` when the loaded index says it cannot (no version above the current one,
         /// nothing for a slug it does not know), `.ask` when only the database can tell.
         func lookup(slug: String, number: Int?) -> Lookup {
-            guard loaded else { return number.map { .ask(.init(slug: slug, number: $0)) } ?? .askCurrent }
-            guard let entry = index[slug], !entry.gone, entry.movedTo == nil else { return .absent }
+            guard loaded else { return .ask }
+            guard let entry = index[slug], entry.serves else { return .absent }
             let wanted = number ?? entry.number
             guard wanted <= entry.number else { return .absent }
-            return .known(.init(slug: slug, number: wanted), isCurrent: wanted == entry.number)
+            let isCurrent = wanted == entry.number
+            return .known(.init(appId: entry.appId, number: wanted), isCurrent: isCurrent, sha256: isCurrent ? entry.sha256 : nil)
         }
     }
 
@@ -130,9 +163,11 @@ public final class PublishedDocuments: Sendable {
     }
 
     enum Lookup {
-        case known(DocumentCache.Key, isCurrent: Bool)
-        case ask(DocumentCache.Key)
-        case askCurrent
+        /// The index names the app and the version (and, for the current one, its hash).
+        case known(DocumentCache.Key, isCurrent: Bool, sha256: String?)
+        /// Not loaded yet (the database was away at start): only the database can tell whose
+        /// document a slug names, so nothing in memory is served for it.
+        case ask
         case absent
     }
 
@@ -170,7 +205,10 @@ public final class PublishedDocuments: Sendable {
 
     /// Whether version `number` of `slug` is in memory (so it can be served without the database).
     func hasVersion(slug: String, number: Int) -> Bool {
-        state.withLockedValue { $0.contains(.init(slug: slug, number: number)) }
+        state.withLockedValue { state in
+            guard let appId = state.index[slug]?.appId else { return false }
+            return state.contains(.init(appId: appId, number: number), sha256: nil)
+        }
     }
 
     /// Whether the document (the current one when `number` is nil) can be answered without the
@@ -179,9 +217,8 @@ public final class PublishedDocuments: Sendable {
         state.withLockedValue { state in
             switch state.lookup(slug: slug, number: number) {
             case .absent: return true
-            case .known(let key, _): return state.contains(key)
-            case .ask(let key): return state.contains(key)
-            case .askCurrent: return false
+            case .known(let key, _, let sha256): return state.contains(key, sha256: sha256)
+            case .ask: return false
             }
         }
     }
@@ -191,8 +228,8 @@ public final class PublishedDocuments: Sendable {
     func cached(slug: String, number: Int?) -> ServedDocument? {
         state.withLockedValue { state in
             switch state.lookup(slug: slug, number: number) {
-            case .known(let key, _), .ask(let key): return state.get(key)
-            case .askCurrent, .absent: return nil
+            case .known(let key, _, let sha256): return state.get(key, sha256: sha256)
+            case .ask, .absent: return nil
             }
         }
     }
@@ -203,8 +240,8 @@ public final class PublishedDocuments: Sendable {
         let (lookup, hit) = state.withLockedValue { state -> (Lookup, ServedDocument?) in
             let lookup = state.lookup(slug: slug, number: number)
             switch lookup {
-            case .known(let key, _), .ask(let key): return (lookup, state.get(key))
-            case .askCurrent, .absent: return (lookup, nil)
+            case .known(let key, _, let sha256): return (lookup, state.get(key, sha256: sha256))
+            case .ask, .absent: return (lookup, nil)
             }
         }
         if let hit {
@@ -215,17 +252,20 @@ public final class PublishedDocuments: Sendable {
         var isCurrent: Bool
         switch lookup {
         case .absent: return nil
-        case .known(let key, let current): (miss, isCurrent) = (Miss(slug: slug, number: key.number), current)
-        case .ask(let key): (miss, isCurrent) = (Miss(slug: slug, number: key.number), false)
+        case .known(let key, let current, _): (miss, isCurrent) = (Miss(slug: slug, number: key.number), current)
         // Not warm yet (the database was away at start): the database says what is current.
-        case .askCurrent: (miss, isCurrent) = (Miss(slug: slug, number: nil), true)
+        case .ask: (miss, isCurrent) = (Miss(slug: slug, number: number), number == nil)
         }
         guard let version = try await read(miss) else { return nil }
         let document = ServedDocument(version)
         state.withLockedValue { state in
-            // The index may have moved on while the database answered.
-            if let entry = state.index[slug], state.loaded { isCurrent = entry.number == version.number }
-            state.insert(.init(slug: slug, number: version.number), document, isCurrent: isCurrent)
+            // The index may have moved on while the database answered; the database read the
+            // slug's app as it is now, so its answer is served, and kept only if the index agrees.
+            guard state.loaded, let entry = state.index[slug] else { return }
+            guard entry.appId == version.appId, entry.serves else { return }
+            isCurrent = entry.number == version.number
+            if isCurrent && entry.sha256 != version.sha256 { return }
+            state.insert(.init(appId: version.appId, number: version.number), document, isCurrent: isCurrent)
         }
         return document
     }
@@ -258,13 +298,13 @@ public final class PublishedDocuments: Sendable {
     /// process): the index follows, and the new document is kept hot.
     func update(slug: String, version: PublishedVersion?) {
         guard let version else {
-            state.withLockedValue { _ = $0.index.removeValue(forKey: slug) }
+            state.withLockedValue { $0.setEntry(nil, slug: slug) }
             return
         }
         let document = ServedDocument(version)
         state.withLockedValue { state in
-            state.insert(.init(slug: slug, number: version.number), document, isCurrent: true)
-            state.index[slug] = PublishedIndexEntry(slug: slug, number: version.number, sha256: version.sha256)
+            state.setEntry(PublishedIndexEntry(slug: slug, appId: version.appId, number: version.number, sha256: version.sha256), slug: slug)
+            state.insert(.init(appId: version.appId, number: version.number), document, isCurrent: true)
         }
     }
 
@@ -273,7 +313,7 @@ public final class PublishedDocuments: Sendable {
         let entry = try await store.publishedIndexEntry(slug: slug)
         try await keepHot(entry.map { [$0] } ?? [])
         state.withLockedValue { state in
-            if let entry { state.index[slug] = Self.newer(entry, than: state.index[slug]) } else { state.index.removeValue(forKey: slug) }
+            state.setEntry(entry.map { Self.newer($0, than: state.index[slug]) }, slug: slug)
         }
     }
 
@@ -286,9 +326,11 @@ public final class PublishedDocuments: Sendable {
         try await keepHot(Array(fresh.values))
         state.withLockedValue { state in
             if state.loaded {
-                // A publish seen while the index was read (here or by a notification) stays.
                 for (slug, entry) in state.index {
-                    if let read = fresh[slug], entry.number > read.number { fresh[slug] = entry }
+                    // A publish seen while the index was read (here or by a notification) stays.
+                    if let read = fresh[slug] { fresh[slug] = Self.newer(read, than: entry) }
+                    // Documents of an app that no longer has this slug are dropped.
+                    if entry.serves, fresh[slug]?.appId != entry.appId { state.drop(appId: entry.appId) }
                 }
             }
             state.index = fresh
@@ -296,8 +338,12 @@ public final class PublishedDocuments: Sendable {
         }
     }
 
-    private static func newer(_ entry: PublishedIndexEntry, than known: PublishedIndexEntry?) -> PublishedIndexEntry {
-        guard let known, known.number > entry.number else { return entry }
+    /// The entry to keep when the database says `entry` and the process knew `known`: the known
+    /// one only when it is a later version of the same app (a publish heard of while the
+    /// database was read). A 301 or 410 from the database always wins: a version number says
+    /// nothing about a slug that moved, an app that was archived or purged.
+    static func newer(_ entry: PublishedIndexEntry, than known: PublishedIndexEntry?) -> PublishedIndexEntry {
+        guard let known, known.serves, entry.serves, known.appId == entry.appId, known.number > entry.number else { return entry }
         return known
     }
 
@@ -307,16 +353,25 @@ public final class PublishedDocuments: Sendable {
         let hot = state.withLockedValue { state -> [PublishedIndexEntry] in
             guard state.loaded else { return [] }
             return entries.filter { entry in
-                guard let previous = state.index[entry.slug], previous.number < entry.number else { return false }
-                return state.current.contains(.init(slug: entry.slug, number: previous.number))
+                guard entry.serves, let previous = state.index[entry.slug], previous.serves, previous.appId == entry.appId,
+                    previous.number < entry.number
+                else { return false }
+                return state.current.contains(.init(appId: previous.appId, number: previous.number))
             }
         }
         for entry in hot {
-            guard let version = try await store.document(slug: entry.slug, number: entry.number) else { continue }
+            guard let version = try await store.document(slug: entry.slug, number: entry.number),
+                version.appId == entry.appId, version.sha256 == entry.sha256
+            else { continue }
             let document = ServedDocument(version)
-            state.withLockedValue { $0.insert(.init(slug: entry.slug, number: version.number), document, isCurrent: true) }
+            state.withLockedValue { $0.insert(.init(appId: version.appId, number: version.number), document, isCurrent: true) }
         }
     }
+}
+
+extension PublishedIndexEntry {
+    /// Whether the slug serves documents itself (not a 410 or a 301).
+    var serves: Bool { !gone && movedTo == nil && number > 0 }
 }
 
 enum PublicRedirect: Equatable {

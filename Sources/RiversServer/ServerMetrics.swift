@@ -24,6 +24,7 @@ enum ServerMetrics {
     static let databaseReady = Metrics.Gauge(label: "rivers_database_ready")
     /// API requests answered 503 because the database was away.
     static let databaseUnavailable = Metrics.Counter(label: "rivers_database_unavailable_responses_total")
+    static let writeOutcomeUnknown = Metrics.Counter(label: "rivers_write_outcome_unknown_responses_total")
     /// Sign-ins and password changes refused (503) because too many password checks were queued.
     static let passwordChecksRefused = Metrics.Counter(label: "rivers_password_checks_refused_total")
 }

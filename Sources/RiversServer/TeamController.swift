@@ -11,10 +11,10 @@ struct TeamController {
     let cookies: SessionCookies
     var delivery: any LinkDelivery = NoLinkDelivery()
 
-    /// Failed sign-ins allowed per account and per address within `throttleWindow`.
-    static let failuresPerAccount = 5
-    static let failuresPerAddress = 50
-    static let throttleWindow: TimeInterval = 15 * 60
+    /// How sign-ins are held back, per account and per address.
+    var throttle = SignInThrottle()
+    /// Where passwords are hashed and checked (a bounded pool of its own).
+    var passwords = Passwords()
 
     func appJSON(_ app: App, role: Role?) -> JSONValue { app.json(baseURL: baseURL, role: role) }
 
@@ -98,7 +98,7 @@ struct TeamController {
             guard try await checkPassword(current, hash: hash, email: session.user.email, context: context) else {
                 throw Problem(.forbidden, type: "wrong-password", title: "Wrong password", detail: "the current password is wrong", field: "/current_password")
             }
-            try await store.setPassword(userId: session.user.id, hash: try await Passwords.hash(new))
+            try await store.setPassword(userId: session.user.id, hash: try await passwords.hash(new, from: context.remoteAddress))
             return try await signIn(session.user, request: request, context: context, status: .ok)
         }
 
@@ -152,49 +152,52 @@ struct TeamController {
             }
             use = .existingAccount
         } else {
+            // Refused before any hashing: an invitation never sets the password of an account that
+            // exists (the store refuses it too), so it must cost no bcrypt work to be told so.
+            if link.kind == .invitation, existing != nil { throw Self.accountNeedsItsOwnLink }
             try Passwords.check(password)
-            use = .setPassword(hash: try await Passwords.hash(password), name: name)
+            use = .setPassword(hash: try await passwords.hash(password, from: context.remoteAddress), name: name)
         }
         // The person the link is for is who acts (the audit log names them, not "anonymous").
         let actor = AuditActor(name: link.email, kind: .user, requestId: context.id, address: context.remoteAddress)
         guard let user = try await AuditActor.$current.withValue(actor, operation: { try await store.useLink(secret: secret, use) }) else {
             throw Problem.linkGone
         }
+        // The address a password was just chosen from is one its owner uses (the per-account
+        // throttle does not hold them back there).
+        if case .setPassword = use { try await store.recordSignInSuccess(email: user.email, address: context.remoteAddress) }
         return try await signIn(user, request: request, context: context, status: .created)
     }
 
-    /// Checks a password under the sign-in throttle. The attempt counts against the account and
-    /// the address before the check, so concurrent guesses see each other: past the limit it is a
-    /// 429 with Retry-After (and not counted). A success takes the attempt back; a failure stays
-    /// counted and is audited. Without a hash (no account, or no password yet) a decoy is checked,
-    /// so the time taken tells nothing.
+    static let accountNeedsItsOwnLink = Problem(
+        .conflict, type: "conflict", title: "Conflict",
+        detail: "this email has an account already: set its password with its own link first, then accept with it")
+
+    /// Checks a password under the sign-in throttle (`SignInThrottle`). The attempt is counted
+    /// before the check, so concurrent attempts see each other; one held back is a 429 with
+    /// Retry-After, answered at once and not counted. A success takes back its failures (not its
+    /// place among the attempts); a failure stays counted and is audited. Without a hash (no
+    /// account, or no password yet) a decoy is checked, so the time taken tells nothing.
     private func checkPassword(_ password: String, hash: String?, email: String, context: RiversContext) async throws -> Bool {
-        let keys = ["account:\(email)", "address:\(context.remoteAddress)"]
-        let attempt = try await store.beginSignInAttempt(keys: keys, window: Self.throttleWindow)
-        for key in keys {
-            guard let (count, oldest) = attempt.counts[key] else { continue }
-            let perAccount = key.hasPrefix("account:")
-            let limit = perAccount ? Self.failuresPerAccount : Self.failuresPerAddress
-            // The owner, from an address the account signed in from lately, is not held back by
-            // failures someone else made elsewhere (only by the per-address limit).
-            if count > limit, perAccount, try await store.isKnownAddress(email: email, address: context.remoteAddress) { continue }
-            if count > limit {
-                try await store.dropSignInAttempt(ids: attempt.ids)
-                let wait = max(1, Int((oldest.addingTimeInterval(Self.throttleWindow).timeIntervalSinceNow).rounded(.up)))
-                throw Problem(.tooManyRequests, type: "too-many-sign-ins", title: "Too many failed sign-ins",
-                              detail: "too many failed attempts; try again in \(wait) seconds", headers: [.retryAfter: String(wait)])
-            }
+        let address = context.remoteAddress
+        let keys = SignInThrottle.keys(email: email, address: address)
+        let attempt = try await store.beginSignInAttempt(keys: keys.all, window: SignInThrottle.window)
+        let knownAddress = try await store.isKnownAddress(email: email, address: address)
+        if let wait = throttle.wait(counts: attempt.counts, keys: keys, knownAddress: knownAddress, now: Date()) {
+            try await store.dropSignInAttempt(ids: attempt.ids, keys: keys.all)
+            throw Problem(.tooManyRequests, type: "too-many-sign-ins", title: "Too many sign-ins",
+                          detail: "too many sign-in attempts; try again in \(wait) seconds", headers: [.retryAfter: String(wait)])
         }
         let ok: Bool
         do {
-            ok = try await Passwords.verify(password, hash: hash ?? Passwords.decoy) && hash != nil
+            ok = try await passwords.verify(password, hash: hash ?? Passwords.decoy, from: address) && hash != nil
         } catch {
-            try await store.dropSignInAttempt(ids: attempt.ids)
+            try await store.dropSignInAttempt(ids: attempt.ids, keys: keys.all)
             throw error
         }
         if ok {
-            try await store.dropSignInAttempt(ids: attempt.ids)
-            try await store.recordSignInSuccess(email: email, address: context.remoteAddress)
+            try await store.dropSignInAttempt(ids: attempt.ids, keys: keys.failures)
+            try await store.recordSignInSuccess(email: email, address: address)
         } else {
             try await store.recordSignInFailure(email: email)
         }
@@ -347,7 +350,8 @@ struct TeamController {
             if let email, !Self.looksLikeEmail(email) { problems.add("/email", "must be an email address") }
             guard problems.isEmpty, let email, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
             let (secret, link) = try await store.createLink(
-                kind: .invitation, email: email, appId: context.app.id, role: role, createdBy: context.principal?.displayName ?? "")
+                kind: .invitation, email: email, appId: context.app.id, role: role, createdBy: context.principal?.displayName ?? "",
+                grantedBy: context.principal?.grantor ?? .operator)
             return JSONResponse(["invitation": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.delete, "invitations/{id}", need: .role(.admin)) { _, context in
@@ -375,7 +379,8 @@ struct TeamController {
             }
             guard problems.isEmpty, let name, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
             let (token, info) = try await store.createToken(
-                appId: context.app.id, name: name, role: role, expiresAt: expires, createdBy: context.principal?.displayName ?? "")
+                appId: context.app.id, name: name, role: role, expiresAt: expires, createdBy: context.principal?.displayName ?? "",
+                grantedBy: context.principal?.grantor ?? .operator)
             var o = info.json.objectValue ?? [:]
             o["token"] = .string(token)
             return JSONResponse(.object(o), status: .created, headers: [.cacheControl: "no-store"])

@@ -54,6 +54,18 @@ public struct SessionSummary: Sendable {
     public var address: String
 }
 
+/// Who granted a token or an invitation: what is revoked with them (a member removed or
+/// demoted, a token revoked).
+public enum Grantor: Sendable, Equatable {
+    case person(userId: String)
+    case token(id: String)
+    /// The command line (an operator): revoked only by hand.
+    case `operator`
+
+    var userId: String? { if case .person(let id) = self { id } else { nil } }
+    var tokenId: String? { if case .token(let id) = self { id } else { nil } }
+}
+
 /// An API token as its app's admins see it (never the token itself).
 public struct TokenInfo: Sendable {
     public var id: String
@@ -312,24 +324,42 @@ extension Store {
 
     // MARK: Throttling sign-ins
 
+    /// What the throttle knows of one key: attempts within the window (this one included), the
+    /// oldest of them, and when the one before this was made.
+    public struct AttemptCount: Sendable {
+        public var count: Int
+        public var oldest: Date
+        public var previous: Date?
+        public init(count: Int, oldest: Date, previous: Date?) {
+            self.count = count
+            self.oldest = oldest
+            self.previous = previous
+        }
+    }
+
     /// Counts an attempt against each key before its password is checked (so concurrent guesses
-    /// see each other), and returns the attempt's rows and, per key, the attempts within `window`
-    /// (this one included) and when the oldest was made.
-    public func beginSignInAttempt(keys: [String], window: TimeInterval) async throws -> (ids: [Int], counts: [String: (count: Int, oldest: Date)]) {
+    /// see each other), and returns the attempt's rows and, per key, what is counted within `window`.
+    public func beginSignInAttempt(keys: [String], window: TimeInterval) async throws -> (ids: [Int], counts: [String: AttemptCount]) {
         try await client.transaction(logger: logger) { connection in
             var ids: [Int] = []
             for try await id in try await connection.query(
                 "INSERT INTO sign_in_failures (key) SELECT unnest(\(keys)::text[]) RETURNING id", logger: self.logger
             ).decode(Int.self) { ids.append(id) }
-            var counts: [String: (count: Int, oldest: Date)] = [:]
-            for try await (key, count, oldest) in try await connection.query(
+            var counts: [String: AttemptCount] = [:]
+            for try await (key, count, oldest, previous) in try await connection.query(
                 """
-                SELECT key, count(*)::int, min(at) FROM sign_in_failures
+                SELECT key, count(*)::int, min(at), max(at) FILTER (WHERE NOT (id = ANY(\(ids)))) FROM sign_in_failures
                 WHERE key = ANY(\(keys)) AND at > now() - make_interval(secs => \(window)) GROUP BY key
                 """, logger: self.logger
-            ).decode((String, Int, Date).self) { counts[key] = (count, oldest) }
+            ).decode((String, Int, Date, Date?).self) { counts[key] = AttemptCount(count: count, oldest: oldest, previous: previous) }
             return (ids, counts)
         }
+    }
+
+    /// Takes back the rows of an attempt under some of its keys only (a success takes back its
+    /// failures, not its place in the count of attempts).
+    public func dropSignInAttempt(ids: [Int], keys: [String]) async throws {
+        try await client.query("DELETE FROM sign_in_failures WHERE id = ANY(\(ids)) AND key = ANY(\(keys))", logger: logger)
     }
 
     /// How long an address that signed in to an account stays one its owner uses.
@@ -351,6 +381,7 @@ extension Store {
     /// addresses of the account forgotten).
     public func recordSignInSuccess(email: String, address: String) async throws {
         try await client.transaction(logger: logger) { connection in
+            try await connection.query("DELETE FROM sign_in_failures WHERE at < now() - interval '1 day'", logger: self.logger)
             try await connection.query(
                 """
                 INSERT INTO sign_in_addresses (user_id, address) SELECT id, \(address) FROM users WHERE email = \(email)
@@ -388,16 +419,16 @@ extension Store {
 
     /// A one-time link's secret (returned once; only its hash is kept).
     public func createLink(
-        kind: OneTimeLink.Kind, email: String, appId: String? = nil, role: Role? = nil, createdBy: String
+        kind: OneTimeLink.Kind, email: String, appId: String? = nil, role: Role? = nil, createdBy: String, grantedBy: Grantor = .operator
     ) async throws -> (secret: String, link: OneTimeLink) {
         let secret = Secret.make("rvl_"), id = UUIDText.random(), email = try Self.normalizedEmail(email)
         let lifetime = Self.linkLifetime
         let created = try await client.transaction(logger: logger) { connection in
             let row = try await connection.query(
             """
-            INSERT INTO links (secret_hash, id, kind, email, app_id, role, created_by, expires_at)
+            INSERT INTO links (secret_hash, id, kind, email, app_id, role, created_by, expires_at, granted_by_user, granted_by_token)
             VALUES (\(Self.hash(secret)), \(id)::uuid, \(kind.rawValue), \(email), CAST(\(appId) AS uuid), \(role?.rawValue), \(createdBy),
-                    now() + make_interval(secs => \(lifetime)))
+                    now() + make_interval(secs => \(lifetime)), CAST(\(grantedBy.userId) AS uuid), CAST(\(grantedBy.tokenId) AS uuid))
             RETURNING created_at, expires_at
             """, logger: self.logger).collect().first?.decode((Date, Date).self)
             if kind == .setPassword {
@@ -478,11 +509,19 @@ extension Store {
             let rows = try await connection.query(
                 """
                 UPDATE links SET used_at = now() WHERE secret_hash = \(hash) AND used_at IS NULL AND expires_at > now()
-                RETURNING kind, email, app_id::text, role
+                RETURNING kind, email, app_id::text, role, granted_by_user::text, granted_by_token::text
                 """, logger: self.logger)
-            var found: (String, String, String?, String?)?
-            for try await row in rows.decode((String, String, String?, String?).self) { found = row }
-            guard let (kind, email, appId, role) = found else { return nil }
+            var found: (String, String, String?, String?, String?, String?)?
+            for try await row in rows.decode((String, String, String?, String?, String?, String?).self) { found = row }
+            guard let (kind, email, appId, role, byUser, byToken) = found else { return nil }
+            // An invitation grants only what its grantor may still grant: one whose grantor lost
+            // the app's admin role (or was revoked) since is void, whatever else missed it: it is
+            // used up (committed) and answers as a used link.
+            if kind == "invitation", let appId,
+                try await !Self.mayStillGrant(appId: appId, userId: byUser, tokenId: byToken, on: connection, logger: self.logger)
+            {
+                return nil
+            }
             var userId: String?
             for try await id in try await connection.query("SELECT id::text FROM users WHERE email = \(email)", logger: self.logger).decode(String.self) {
                 userId = id
@@ -520,6 +559,46 @@ extension Store {
             return try await self.users(connection.query(
                 "SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(userId)::uuid", logger: self.logger)).first
         }
+    }
+
+    /// Whether the grantor of an invitation still holds the app's admin role: a member who is an
+    /// admin of it (or of the instance), or a token of it with the admin role. The operator
+    /// (neither named) always may.
+    static func mayStillGrant(appId: String, userId: String?, tokenId: String?, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        if let userId {
+            for try await _ in try await connection.query(
+                """
+                SELECT 1 FROM users u WHERE u.id = \(userId)::uuid
+                  AND (u.is_admin OR EXISTS (SELECT 1 FROM memberships m WHERE m.app_id = \(appId)::uuid AND m.user_id = u.id AND m.role = 'admin'))
+                """, logger: logger
+            ).decode(Int.self) { return true }
+            return false
+        }
+        if let tokenId {
+            for try await _ in try await connection.query(
+                """
+                SELECT 1 FROM api_tokens WHERE id = \(tokenId)::uuid AND app_id = \(appId)::uuid AND role = 'admin'
+                  AND (expires_at IS NULL OR expires_at > now())
+                """, logger: logger
+            ).decode(Int.self) { return true }
+            return false
+        }
+        return true
+    }
+
+    /// Revokes what a member granted in an app beyond `role` (everything when nil: removed):
+    /// their pending invitations and their tokens, in the caller's transaction (audited).
+    func revokeGrants(appId: String, userId: String, above role: Role?, on connection: PostgresConnection) async throws {
+        let kept = Role.allCases.filter { candidate in role.map { candidate <= $0 } ?? false }.map(\.rawValue)
+        try await connection.query(
+            """
+            DELETE FROM links WHERE app_id = \(appId)::uuid AND granted_by_user = \(userId)::uuid AND used_at IS NULL
+              AND NOT (role = ANY(\(kept)))
+            """, logger: logger)
+        try await connection.query(
+            """
+            DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND granted_by_user = \(userId)::uuid AND NOT (role = ANY(\(kept)))
+            """, logger: logger)
     }
 
     // MARK: Members
@@ -574,7 +653,10 @@ extension Store {
                 INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role.rawValue))
                 ON CONFLICT (app_id, user_id) DO UPDATE SET role = EXCLUDED.role
                 """, logger: self.logger)
+            // A demoted member keeps nothing granted above the new role.
+            try await self.revokeGrants(appId: appId, userId: userId, above: role, on: connection)
         }
+        tokens.clear()
     }
 
     public func removeMember(appId: String, userId: String) async throws {
@@ -585,8 +667,10 @@ extension Store {
             for try await _ in try await connection.query(
                 "DELETE FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid RETURNING 1", logger: self.logger
             ).decode(Int.self) { n += 1 }
+            if n > 0 { try await self.revokeGrants(appId: appId, userId: userId, above: nil, on: connection) }
             return n
         }
+        tokens.clear()
         if removed == 0 { throw StoreError.notFound("no member \(userId) in this app") }
     }
 
@@ -679,6 +763,10 @@ extension Store {
                     "UPDATE apps SET name = \(app.name), slug = \(app.slug) WHERE id = \(appId)::uuid", logger: self.logger)
                 if app.slug != oldSlug {
                     try await Self.refuseRedirectedSlug(app.slug, except: appId, on: connection, logger: self.logger)
+                    try await Self.refuseReservedSlug(app.slug, except: appId, on: connection, logger: self.logger)
+                    if try await Self.hasPublished(appId: appId, on: connection, logger: self.logger) {
+                        try await Self.reserveSlug(app.slug, appId: appId, on: connection, logger: self.logger)
+                    }
                     try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(app.slug)", logger: self.logger)
                     try await connection.query(
                         """
@@ -708,6 +796,32 @@ extension Store {
             throw StoreError.conflict(
                 "the slug \"\(slug)\" still redirects to another app (until \(Timestamp.format(until))): choose another", usedBy: [])
         }
+    }
+
+    /// 409 when another app's documents were once public under `slug` (even one purged since):
+    /// caches and CDNs may still hold its numbered URLs, immutable for a year, so the same URLs
+    /// must never name another app's documents.
+    static func refuseReservedSlug(_ slug: String, except appId: String?, on connection: PostgresConnection, logger: Logger) async throws {
+        for try await _ in try await connection.query(
+            "SELECT 1 FROM published_slugs WHERE slug = \(slug) AND app_id IS DISTINCT FROM CAST(\(appId) AS uuid)", logger: logger
+        ).decode(Int.self) {
+            throw StoreError.conflict(
+                "the slug \"\(slug)\" published another app's documents once (caches may still serve them): slugs of published apps are never reused, choose another",
+                usedBy: [])
+        }
+    }
+
+    /// Records that `appId`'s documents are public under `slug` (once and for good).
+    static func reserveSlug(_ slug: String, appId: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            "INSERT INTO published_slugs (slug, app_id) VALUES (\(slug), \(appId)::uuid) ON CONFLICT (slug) DO NOTHING", logger: logger)
+    }
+
+    static func hasPublished(appId: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        for try await _ in try await connection.query(
+            "SELECT 1 FROM versions WHERE app_id = \(appId)::uuid LIMIT 1", logger: logger
+        ).decode(Int.self) { return true }
+        return false
     }
 
     /// Archives an app: nothing is removed, but its API and tokens stop answering and its public

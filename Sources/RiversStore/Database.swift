@@ -84,11 +84,85 @@ extension PostgresConnection {
                     """, logger: logger)
             }
             let result = try await body(self)
-            try await query("COMMIT", logger: logger)
+            // A request that was given up on (its answer already said nothing changed) never
+            // commits afterwards: the check and the mark are one step (`WriteOutcome`).
+            let outcome = WriteOutcome.current
+            if let outcome, !outcome.beginCommit() { throw CancellationError() }
+            do {
+                try await query("COMMIT", logger: logger)
+            } catch {
+                // Sent, and no answer: the database may have committed it.
+                outcome?.endCommit(confirmed: false)
+                throw error
+            }
+            outcome?.endCommit(confirmed: true)
             return result
         } catch {
             _ = try? await query("ROLLBACK", logger: logger)
             throw error
+        }
+    }
+}
+
+/// What a write request's transactions did, for its answer when the database goes away under
+/// it: a client told "nothing changed" must be able to trust it. Set per request (a task local)
+/// by the HTTP layer; the transactions of that request report to it.
+public final class WriteOutcome: Sendable {
+    public enum State: Sendable, Equatable {
+        /// No commit sent: nothing of this request is saved.
+        case nothingCommitted
+        /// A COMMIT was sent and its answer not (yet) received, or a commit succeeded: something
+        /// of this request is, or may be, saved.
+        case mayHaveCommitted
+        /// The request was given up on before any commit: none will be sent.
+        case abandoned
+    }
+
+    @TaskLocal public static var current: WriteOutcome?
+
+    private struct Inner {
+        var committing = false
+        var committedAny = false
+        var abandoned = false
+    }
+    private let inner = NIOLockedValueBox(Inner())
+
+    public init() {}
+
+    /// Before sending COMMIT: false when the request was given up on (roll back instead).
+    public func beginCommit() -> Bool {
+        inner.withLockedValue { s in
+            if s.abandoned { return false }
+            s.committing = true
+            return true
+        }
+    }
+
+    public func endCommit(confirmed: Bool) {
+        inner.withLockedValue { s in
+            // An unconfirmed commit stays "committing" for good: its outcome is unknown.
+            if confirmed {
+                s.committing = false
+                s.committedAny = true
+            }
+        }
+    }
+
+    /// The request is answered without waiting for its work: from now on its transactions roll
+    /// back instead of committing. Says whether something may have been committed already.
+    public func abandon() -> State {
+        inner.withLockedValue { s in
+            if s.committing || s.committedAny { return .mayHaveCommitted }
+            s.abandoned = true
+            return .abandoned
+        }
+    }
+
+    /// What is known now, without giving up.
+    public var state: State {
+        inner.withLockedValue { s in
+            if s.committing || s.committedAny { return .mayHaveCommitted }
+            return s.abandoned ? .abandoned : .nothingCommitted
         }
     }
 }

@@ -11,7 +11,7 @@ public protocol AppRepository: Sendable {
     func findApp(_ idOrSlug: String) async throws -> App?
     func findApp(slug: String) async throws -> App?
     func app(id: String) async throws -> App
-    func createToken(appId: String, name: String, role: Role, expiresAt: Date?, createdBy: String) async throws -> (token: String, info: TokenInfo)
+    func createToken(appId: String, name: String, role: Role, expiresAt: Date?, createdBy: String, grantedBy: Grantor) async throws -> (token: String, info: TokenInfo)
     /// The app a token belongs to, with the token; nil for an unknown or expired token.
     func tokenOwner(_ token: String) async throws -> (app: App, token: TokenInfo)?
 }

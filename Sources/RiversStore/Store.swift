@@ -115,6 +115,7 @@ public struct Store: Sendable {
             let createdAt = try await client.transaction(logger: logger) { connection in
                 // A former slug whose redirect has expired becomes this app's.
                 try await Self.refuseRedirectedSlug(slug, except: nil, on: connection, logger: self.logger)
+                try await Self.refuseReservedSlug(slug, except: nil, on: connection, logger: self.logger)
                 try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(slug)", logger: self.logger)
                 return try await connection.query(
                     "INSERT INTO apps (id, slug, name) VALUES (\(id)::uuid, \(slug), \(name)) RETURNING created_at", logger: self.logger
@@ -156,15 +157,18 @@ public struct Store: Sendable {
 
     /// Issues a new API token for an app. The token is returned once; only its hash is stored.
     public func createToken(
-        appId: String, name: String = "created with the app", role: Role = .admin, expiresAt: Date? = nil, createdBy: String = ""
+        appId: String, name: String = "created with the app", role: Role = .admin, expiresAt: Date? = nil, createdBy: String = "",
+        grantedBy: Grantor = .operator
     ) async throws -> (token: String, info: TokenInfo) {
         let token = Secret.make("rvs_"), id = UUIDText.random()
         let hash = Self.hash(token)
         let createdAt = try await client.transaction(logger: logger) { connection in
             try await connection.query(
                 """
-                INSERT INTO api_tokens (id, app_id, token_hash, name, role, expires_at, created_by)
-                VALUES (\(id)::uuid, \(appId)::uuid, \(hash), \(name), \(role.rawValue), \(expiresAt), \(createdBy)) RETURNING created_at
+                INSERT INTO api_tokens (id, app_id, token_hash, name, role, expires_at, created_by, granted_by_user, granted_by_token)
+                VALUES (\(id)::uuid, \(appId)::uuid, \(hash), \(name), \(role.rawValue), \(expiresAt), \(createdBy),
+                        CAST(\(grantedBy.userId) AS uuid), CAST(\(grantedBy.tokenId) AS uuid))
+                RETURNING created_at
                 """, logger: self.logger
             ).collect().first?.decode(Date.self)
         }

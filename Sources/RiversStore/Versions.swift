@@ -9,14 +9,18 @@ import RiversLayout
 /// (the ETag), without the document's bytes.
 /// A slug that serves nothing itself is in the index too: an archived app's (410 Gone) and a
 /// former slug of a renamed app (301 to `movedTo`, for 90 days); their `number` is 0.
+/// `appId` says whose: cached documents are kept by app id, never by slug alone, so a slug
+/// that passes to another app can never serve the former owner's bytes.
 public struct PublishedIndexEntry: Sendable, Hashable {
     public var slug: String
+    public var appId: String
     public var number: Int
     public var sha256: String
     public var gone: Bool
     public var movedTo: String?
-    public init(slug: String, number: Int, sha256: String, gone: Bool = false, movedTo: String? = nil) {
+    public init(slug: String, appId: String, number: Int, sha256: String, gone: Bool = false, movedTo: String? = nil) {
         self.slug = slug
+        self.appId = appId
         self.number = number
         self.sha256 = sha256
         self.gone = gone
@@ -25,6 +29,8 @@ public struct PublishedIndexEntry: Sendable, Hashable {
 }
 
 public struct PublishedVersion: Sendable {
+    /// The app it belongs to (empty where the caller already knows it and nothing reads it).
+    public var appId: String
     public var number: Int
     public var sha256: String
     public var document: [UInt8]
@@ -37,7 +43,8 @@ public struct PublishedVersion: Sendable {
     public var size: Int
     public var gzipSize: Int
 
-    public init(number: Int, sha256: String, document: [UInt8], gzip: [UInt8], publishedBy: String, note: String, rollbackOf: Int?, createdAt: Date, size: Int? = nil, gzipSize: Int? = nil) {
+    public init(appId: String = "", number: Int, sha256: String, document: [UInt8], gzip: [UInt8], publishedBy: String, note: String, rollbackOf: Int?, createdAt: Date, size: Int? = nil, gzipSize: Int? = nil) {
+        self.appId = appId
         self.number = number
         self.sha256 = sha256
         self.document = document
@@ -140,11 +147,13 @@ extension Store {
         let slugRows = try await connection.query(
             "UPDATE apps SET current_version = \(next) WHERE id = \(appId)::uuid RETURNING slug", logger: logger)
         for try await slug in slugRows.decode(String.self) {
+            // The slug is this app's for good: no other app may publish under it (Store.refuseReservedSlug).
+            try await Self.reserveSlug(slug, appId: appId, on: connection, logger: logger)
             // Delivered at commit to every server process, which then serves the new version.
             try await connection.query("SELECT pg_notify(\(publishedChannel), \(slug))", logger: logger)
         }
         return .published(PublishedVersion(
-            number: next, sha256: sha, document: bytes, gzip: gzip, publishedBy: publishedBy, note: note,
+            appId: appId, number: next, sha256: sha, document: bytes, gzip: gzip, publishedBy: publishedBy, note: note,
             rollbackOf: rollbackOf, createdAt: createdAt))
     }
 
@@ -233,18 +242,18 @@ extension Store {
         try await client.reading { connection in
             let rows = try await connection.query(
                 """
-                SELECT a.slug, coalesce(v.number, 0), coalesce(v.sha256, ''), a.archived_at IS NOT NULL, NULL::text
+                SELECT a.slug, a.id::text, coalesce(v.number, 0), coalesce(v.sha256, ''), a.archived_at IS NOT NULL, NULL::text
                 FROM apps a LEFT JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
                 WHERE (v.number IS NOT NULL OR a.archived_at IS NOT NULL) AND (CAST(\(slug) AS text) IS NULL OR a.slug = \(slug))
                 UNION ALL
-                SELECT r.old_slug, 0, '', a.archived_at IS NOT NULL, a.slug
+                SELECT r.old_slug, a.id::text, 0, '', a.archived_at IS NOT NULL, a.slug
                 FROM slug_redirects r JOIN apps a ON a.id = r.app_id
                 WHERE r.expires_at > now() AND (CAST(\(slug) AS text) IS NULL OR r.old_slug = \(slug))
                   AND NOT EXISTS (SELECT 1 FROM apps b WHERE b.slug = r.old_slug)
                 """, logger: self.logger)
             var result: [PublishedIndexEntry] = []
-            for try await (slug, number, sha, gone, movedTo) in rows.decode((String, Int, String, Bool, String?).self) {
-                result.append(PublishedIndexEntry(slug: slug, number: number, sha256: sha, gone: gone, movedTo: movedTo))
+            for try await (slug, appId, number, sha, gone, movedTo) in rows.decode((String, String, Int, String, Bool, String?).self) {
+                result.append(PublishedIndexEntry(slug: slug, appId: appId, number: number, sha256: sha, gone: gone, movedTo: movedTo))
             }
             return result
         }
@@ -253,13 +262,17 @@ extension Store {
     /// The current document of one app by slug.
     public func currentDocument(slug: String) async throws -> PublishedVersion? {
         guard let app = try await findApp(slug: slug) else { return nil }
-        return try await currentVersion(appId: app.id)
+        var version = try await currentVersion(appId: app.id)
+        version?.appId = app.id
+        return version
     }
 
     /// Version `number` of an app by slug.
     public func document(slug: String, number: Int) async throws -> PublishedVersion? {
         guard let app = try await findApp(slug: slug) else { return nil }
-        return try await client.reading { try await self.version(appId: app.id, number: number, on: $0) }
+        var version = try await client.reading { try await self.version(appId: app.id, number: number, on: $0) }
+        version?.appId = app.id
+        return version
     }
 }
 
@@ -340,12 +353,33 @@ extension Store {
                 var problems = References.checkCellStyles(screen.uiComponents, family: families[screen.family], familyId: screen.family)
                 problems += References.checkScreenLinks(screen, parents: parents)
                 problems += registry.check(screen)
-                errors += problems.map { FieldError(at(i) + $0.pointer, $0.message) }
+                // Pointers where the value is in the document (a document keeps `parent` in `data`).
+                let item = imported.single ? json : (json.arrayValue?[i] ?? .null)
+                errors += problems.map { FieldError(at(i) + RiversImport.documentPointer($0.pointer, in: item), $0.message) }
                 screens.append(screen)
             }
             if !errors.isEmpty { throw StoreError.invalid(errors) }
-            let hadScreens = try await count(.screens, appId: appId) > 0
-            if !hadScreens, !screens.contains(where: \.home), !screens.isEmpty { screens[0].home = true }
+            var warnings = imported.warnings
+            // `home` stays as the document says; an app left without a home screen is told so.
+            var hadHome = false
+            for try await found in try await connection.query(
+                "SELECT EXISTS (SELECT 1 FROM screens WHERE app_id = \(appId)::uuid AND home)", logger: logger
+            ).decode(Bool.self) { hadHome = found }
+            if !hadHome, !screens.isEmpty, !screens.contains(where: \.home) {
+                warnings.append(FieldError("", "no screen of the document is the home screen, and the app has none: make one screen home before publishing"))
+            }
+            // Navigation plugins the document names and the app lacks: a placeholder registration each.
+            for identifier in imported.placeholderPlugins {
+                let manifest = RiversImport.placeholderManifest(identifier: identifier).serializedString()
+                try await connection.query(
+                    "INSERT INTO plugins (app_id, identifier, current_version) VALUES (\(appId)::uuid, \(identifier), \(RiversImport.placeholderVersion))",
+                    logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest)
+                    VALUES (\(appId)::uuid, \(identifier), \(RiversImport.placeholderVersion), \(manifest)::jsonb)
+                    """, logger: logger)
+            }
             if let home = screens.first(where: \.home) { try await clearHome(appId: appId, except: home.id, on: connection) }
             // Parents first, so that each screen is written whole in one statement (one entry in
             // the audit log). Screens in a cycle of parents (the checks refuse those) would be
@@ -375,7 +409,7 @@ extension Store {
             try await self.appendAudit(
                 appId: appId, kind: "app", resourceId: appId, action: "import",
                 summary: "\(records.count) screen(s), \(created.count) family(ies) created, \(extended.count) extended", on: connection)
-            return ImportResult(screens: records, familiesCreated: created, familiesExtended: extended, warnings: imported.warnings)
+            return ImportResult(screens: records, familiesCreated: created, familiesExtended: extended, warnings: warnings)
         }
     }
 

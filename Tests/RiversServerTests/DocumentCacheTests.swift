@@ -17,7 +17,7 @@ struct DocumentCacheTests {
             note: "", rollbackOf: nil, createdAt: Date()))
     }
 
-    func key(_ slug: String, _ n: Int = 1) -> DocumentCache.Key { .init(slug: slug, number: n) }
+    func key(_ app: String, _ n: Int = 1) -> DocumentCache.Key { .init(appId: app, number: n) }
 
     @Test func theLeastRecentlyUsedGoFirstWithinTheByteBudget() {
         let each = DocumentCache.cost(document(1, bytes: 1000))

@@ -153,6 +153,10 @@ func testConfiguration() -> ServerConfiguration {
     var c = ServerConfiguration()
     c.publicDirectory = repositoryRoot.appendingPathComponent("Public").path
     c.maxBodyBytes = 64 * 1024
+    // The suite's tests run in parallel, all from 127.0.0.1, on one database: the per-address
+    // sign-in limits are tested on their own (TeamTests), with their defaults.
+    c.signInAddressBurst = 1_000_000
+    c.passwordChecksPerAddress = Passwords.maxQueued
     return c
 }
 

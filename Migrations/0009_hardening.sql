@@ -1,0 +1,32 @@
+-- Issue 24, hardening round two.
+
+-- Every slug under which an app's documents were ever public, and whose they were. Kept after a
+-- purge (no foreign key): a CDN may keep a numbered URL (immutable, a year) of a purged app, so
+-- such a slug is never given to another app, which would otherwise publish its own v1 at a URL
+-- that caches still answer with the former owner's bytes.
+CREATE TABLE published_slugs (
+    slug text PRIMARY KEY,
+    app_id uuid NOT NULL,
+    first_published_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO published_slugs (slug, app_id)
+    SELECT a.slug, a.id FROM apps a WHERE EXISTS (SELECT 1 FROM versions v WHERE v.app_id = a.id)
+    ON CONFLICT DO NOTHING;
+-- A former slug may have served documents before the rename: kept for its app too.
+INSERT INTO published_slugs (slug, app_id)
+    SELECT r.old_slug, r.app_id FROM slug_redirects r WHERE EXISTS (SELECT 1 FROM versions v WHERE v.app_id = r.app_id)
+    ON CONFLICT DO NOTHING;
+
+-- Who granted a token or an invitation: a member (revoked with what they granted when they are
+-- removed or lose the role it needs) or a token (revoked with the token). NULL: the operator
+-- (the command line), or granted before this migration.
+ALTER TABLE api_tokens
+    ADD COLUMN granted_by_user uuid REFERENCES users (id) ON DELETE CASCADE,
+    ADD COLUMN granted_by_token uuid REFERENCES api_tokens (id) ON DELETE CASCADE;
+ALTER TABLE links
+    ADD COLUMN granted_by_user uuid REFERENCES users (id) ON DELETE CASCADE,
+    ADD COLUMN granted_by_token uuid REFERENCES api_tokens (id) ON DELETE CASCADE;
+CREATE INDEX api_tokens_granted_by_user ON api_tokens (app_id, granted_by_user) WHERE granted_by_user IS NOT NULL;
+CREATE INDEX api_tokens_granted_by_token ON api_tokens (granted_by_token) WHERE granted_by_token IS NOT NULL;
+CREATE INDEX links_granted_by_user ON links (app_id, granted_by_user) WHERE granted_by_user IS NOT NULL;
+CREATE INDEX links_granted_by_token ON links (granted_by_token) WHERE granted_by_token IS NOT NULL;

@@ -1,0 +1,278 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import RiversCore
+import RiversStore
+import Testing
+
+@testable import RiversServer
+
+/// Issue 24 (hardening, second round): each reproduction of the report, as a test.
+@Suite("Hardening, second round")
+struct HardeningTwoTests {
+    static let password = "correct horse battery"
+
+    /// Publishes the app's current screens; the new version's document.
+    func publish(_ api: TestAPI, token: String? = nil) async throws -> JSONValue {
+        let published = try await api.request(.post, "/api/v1/apps/\(api.app.id)/publish", json: [:], token: token)
+        #expect(published.status == .created, "\(published.text)")
+        return published.json
+    }
+
+    func body(_ document: ServedDocument?) -> String? {
+        document.map { String(buffer: $0.body) }
+    }
+
+    // MARK: 1. A reused slug
+
+    @Test("a purged app's slug is never given to another app, and no process serves the purged app's bytes under it")
+    func aReusedSlugNeverServesThePurgedAppsDocument() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Old tenant", components: [component("list", source: "feed-1")]))
+            _ = try await publish(api)
+            let slug = api.app.slug
+            // Another process, which has the document (current and numbered) in memory.
+            let other = PublishedDocuments(store: api.store)
+            try await other.reloadAll()
+            let oldBody = try #require(body(try await other.document(slug: slug, number: nil)))
+            #expect(oldBody.contains("Old tenant"))
+            #expect(body(try await other.document(slug: slug, number: 1)) == oldBody)
+
+            try await api.store.archiveApp(appId: api.app.id)
+            #expect(try await api.store.purgeApp(slug)?.id == api.app.id)
+            // The purge reaches the other process (its notification): the documents are dropped.
+            try await other.refresh(slug: slug)
+            #expect(try await other.document(slug: slug, number: nil) == nil)
+            #expect(try await other.document(slug: slug, number: 1) == nil)
+            #expect(other.cacheUsage.count == 0, "a purge drops what was kept of the app")
+
+            // The slug stays the purged app's: CDNs may keep its numbered URLs for a year.
+            await #expect(throws: StoreError.self) { try await api.store.createApp(slug: slug, name: "Squatter") }
+            let third = try await api.store.createApp(slug: "third-\(UUIDText.random().prefix(6))", name: "Third")
+            let thirdToken = try await api.store.createToken(appId: third.id).token
+            let grab = try await api.request(.patch, "/api/v1/apps/\(third.id)", json: ["slug": .string(slug)], token: thirdToken)
+            #expect(grab.status == .conflict, "\(grab.text)")
+
+            // Even where the slug was freed by hand (an operator, or data from before the rule), a
+            // process that kept the old bytes never serves them for the new app.
+            let stale = PublishedDocuments(store: api.store)
+            try await stale.reloadAll()
+            try await TestDatabase.client().query("DELETE FROM published_slugs WHERE slug = \(slug)", logger: testLogger)
+            let newApp = try await api.store.createApp(slug: slug, name: "New tenant")
+            let newToken = try await api.store.createToken(appId: newApp.id).token
+            let newAPI = TestAPI(client: api.client, store: api.store, app: newApp, token: newToken)
+            try await newAPI.create("families", phoneFamily)
+            _ = try await newAPI.create("screens", screenBody("New tenant", components: [component("list", source: "feed-1")]))
+            _ = try await publish(newAPI)
+            for documents in [other, stale] {
+                try await documents.refresh(slug: slug)
+                #expect(body(try await documents.document(slug: slug, number: nil))?.contains("New tenant") == true)
+                #expect(body(try await documents.document(slug: slug, number: 1))?.contains("New tenant") == true)
+                #expect(body(documents.cached(slug: slug, number: 1))?.contains("Old tenant") != true)
+            }
+        }
+    }
+
+    @Test("a cached current document whose hash is not the index's is never served")
+    func aCachedDocumentIsCheckedAgainstTheIndexHash() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
+            _ = try await publish(api)
+            let documents = PublishedDocuments(store: api.store)
+            try await documents.reloadAll()
+            let served = try #require(try await documents.document(slug: api.app.slug, number: nil))
+            // Another document kept under the same key (as a bug or a reused key would): refused.
+            documents.update(slug: api.app.slug, version: PublishedVersion(
+                appId: api.app.id, number: served.number, sha256: "not-the-index-hash", document: Array("{}".utf8), gzip: [],
+                publishedBy: "t", note: "", rollbackOf: nil, createdAt: Date()))
+            try await documents.reloadAll()
+            #expect(documents.cached(slug: api.app.slug, number: nil) == nil, "the index's hash differs: not served from memory")
+            #expect(try await documents.document(slug: api.app.slug, number: nil)?.sha256 == served.sha256)
+        }
+    }
+
+    // MARK: 4. A slug change
+
+    @Test("after a slug change every process answers 301 at the old slug and serves the new one, also when renamed back")
+    func aSlugChangeIsSeenByEveryProcess() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
+            _ = try await publish(api)
+            let first = api.app.slug, second = "moved-\(UUIDText.random().prefix(6))"
+            // One process hears every notification, the other only the periodic reload.
+            let notified = PublishedDocuments(store: api.store), reloaded = PublishedDocuments(store: api.store)
+            for documents in [notified, reloaded] {
+                try await documents.reloadAll()
+                #expect(try await documents.document(slug: first, number: nil)?.number == 1)
+            }
+            #expect(try await api.request(.patch, "/api/v1/apps/\(api.app.id)", json: ["slug": .string(second)]).status == .ok)
+            for slug in [first, second] { try await notified.refresh(slug: slug) }
+            try await reloaded.reloadAll()
+            for documents in [notified, reloaded] {
+                #expect(documents.redirect(slug: first) == .moved(second))
+                #expect(documents.cached(slug: first, number: nil) == nil)
+                #expect(try await documents.document(slug: second, number: nil)?.number == 1)
+            }
+            // Renamed back: the second slug redirects to the first.
+            #expect(try await api.request(.patch, "/api/v1/apps/\(api.app.id)", json: ["slug": .string(first)]).status == .ok)
+            for slug in [second, first] { try await notified.refresh(slug: slug) }
+            try await reloaded.reloadAll()
+            for documents in [notified, reloaded] {
+                #expect(documents.redirect(slug: second) == .moved(first))
+                #expect(documents.redirect(slug: first) == nil)
+                #expect(try await documents.document(slug: first, number: nil)?.number == 1)
+            }
+        }
+    }
+
+    // MARK: 2. What a member granted
+
+    struct Person {
+        var headers: HTTPFields
+        var userId: String
+        var email: String
+    }
+
+    func newPerson(_ api: TestAPI, role: Role?) async throws -> Person {
+        let email = "h-\(UUIDText.random().prefix(8))@example.com"
+        let user = try await api.store.createUser(email: email, name: "H", isAdmin: false)
+        let (secret, _) = try await api.store.createLink(kind: .setPassword, email: email, createdBy: "test")
+        let used = try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: secret], authorized: false)
+        #expect(used.status == .created)
+        let cookie = try #require(used.headers[.setCookie]?.split(separator: ";").first)
+        if let role { try await api.store.addMember(appId: api.app.id, userId: user.id, role: role) }
+        return Person(
+            headers: [.cookie: String(cookie), SessionCookies.csrfHeader: try #require(used["csrf_token"]?.stringValue)],
+            userId: user.id, email: email)
+    }
+
+    func secret(_ invitation: APIResponse) throws -> String {
+        String(try #require(invitation["url"]?.stringValue?.split(separator: "#").last))
+    }
+
+    @Test("a removed admin's own invitation gives her nothing back; a demoted one's grants above the new role are revoked")
+    func membershipChangesRevokeWhatTheMemberGranted() async throws {
+        try await withAPI { api in
+            _ = try await newPerson(api, role: .admin)  // the admin who stays
+            let alice = try await newPerson(api, role: .admin)
+            let selfInvite = try await api.request(.post, "invitations", json: ["email": .string(alice.email), "role": "admin"], headers: alice.headers, authorized: false)
+            #expect(selfInvite.status == .created, "\(selfInvite.text)")
+            let toFriend = try await api.request(.post, "invitations", json: ["email": .string("friend-\(UUIDText.random().prefix(6))@example.com"), "role": "viewer"], headers: alice.headers, authorized: false)
+            let aliceToken = try await api.request(.post, "tokens", json: ["name": "alice's", "role": "admin"], headers: alice.headers, authorized: false)
+            let token = try #require(aliceToken["token"]?.stringValue)
+            #expect(try await api.request(.get, "", token: token).status == .ok)
+
+            #expect(try await api.request(.delete, "members/\(alice.userId)").status == .noContent)
+            let reused = try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: try secret(selfInvite)], authorized: false)
+            // Revoked (a link no longer known) — and, had it been missed, void when used.
+            #expect(reused.status == .notFound, "\(reused.text)")
+            #expect(try await api.store.role(userId: alice.userId, appId: api.app.id) == nil)
+            #expect(try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: try secret(toFriend)], authorized: false).status == .notFound)
+            #expect(try await api.request(.get, "", token: token).status == .unauthorized, "her token went with her")
+            #expect(try await api.request(.get, "invitations")["items"]?.arrayValue?.isEmpty == true)
+
+            // Demoted: what is above the new role goes; what is within it stays.
+            let bob = try await newPerson(api, role: .admin)
+            let high = try await api.request(.post, "tokens", json: ["name": "bob admin", "role": "admin"], headers: bob.headers, authorized: false)
+            let low = try await api.request(.post, "tokens", json: ["name": "bob viewer", "role": "viewer"], headers: bob.headers, authorized: false)
+            let invitedEditor = try await api.request(.post, "invitations", json: ["email": .string("e-\(UUIDText.random().prefix(6))@example.com"), "role": "editor"], headers: bob.headers, authorized: false)
+            #expect(invitedEditor.status == .created)
+            #expect(try await api.request(.put, "members/\(bob.userId)", json: ["role": "editor"]).status == .ok)
+            #expect(try await api.request(.get, "", token: try #require(high["token"]?.stringValue)).status == .unauthorized)
+            #expect(try await api.request(.get, "", token: try #require(low["token"]?.stringValue)).status == .ok)
+            #expect(try await api.request(.get, "invitations")["items"]?.arrayValue?.count == 1, "an editor invitation is within an editor's role")
+        }
+    }
+
+    @Test("an invitation whose grantor is no longer an admin is void when used, even where nothing revoked it")
+    func anInvitationChecksItsGrantorWhenUsed() async throws {
+        try await withAPI { api in
+            _ = try await newPerson(api, role: .admin)
+            let carol = try await newPerson(api, role: .admin)
+            let invitation = try await api.request(.post, "invitations", json: ["email": .string(carol.email), "role": "admin"], headers: carol.headers, authorized: false)
+            // Her role changed behind the API's back (SQL by hand, a restore of a backup, ...).
+            try await TestDatabase.client().query(
+                "UPDATE memberships SET role = 'viewer' WHERE app_id = \(api.app.id)::uuid AND user_id = \(carol.userId)::uuid", logger: testLogger)
+            let used = try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: try secret(invitation)], authorized: false)
+            #expect(used.status == .gone, "\(used.text)")
+            #expect(try await api.store.role(userId: carol.userId, appId: api.app.id) == .viewer)
+            #expect(try await api.request(.get, "/api/v1/link", headers: [.linkSecret: try secret(invitation)], authorized: false).status == .gone, "used up")
+        }
+    }
+
+    @Test("revoking a token revokes the tokens and invitations made with it; an invitation of a revoked token is void")
+    func revokingATokenRevokesWhatItGranted() async throws {
+        try await withAPI { api in
+            let made = try await api.request(.post, "tokens", json: ["name": "ci", "role": "admin"])
+            let ci = try #require(made["token"]?.stringValue), ciId = try #require(made["id"]?.stringValue)
+            let child = try await api.request(.post, "tokens", json: ["name": "child", "role": "editor"], token: ci)
+            let childToken = try #require(child["token"]?.stringValue)
+            let invitation = try await api.request(.post, "invitations", json: ["email": .string("c-\(UUIDText.random().prefix(6))@example.com"), "role": "admin"], token: ci)
+            #expect(invitation.status == .created)
+            #expect(try await api.request(.delete, "tokens/\(ciId)").status == .noContent)
+            #expect(try await api.request(.get, "", token: childToken).status == .unauthorized)
+            #expect(try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: try secret(invitation)], authorized: false).status == .notFound)
+        }
+    }
+
+    // MARK: 3. Sign-in
+
+    @Test("password checks: at most two in flight from one address, sixteen in all")
+    func passwordChecksAreAdmittedPerAddress() {
+        var admission = PasswordAdmission(maxQueued: 3, maxPerAddress: 2)
+        #expect(admission.admit("a") == .admitted)
+        #expect(admission.admit("a") == .admitted)
+        #expect(admission.admit("a") == .tooManyFromAddress)
+        #expect(admission.admit("b") == .admitted)
+        #expect(admission.admit("c") == .busy)
+        admission.leave("a")
+        #expect(admission.admit("c") == .admitted)
+        for address in ["a", "b", "c"] { admission.leave(address) }
+        #expect(admission.total == 0 && admission.byAddress.isEmpty)
+    }
+
+    @Test("sign-in delays double past the free attempts, per address and per account; the owner's address skips the account's")
+    func signInDelaysDouble() {
+        let throttle = SignInThrottle(accountBurst: 30, addressBurst: 100)
+        let keys = SignInThrottle.keys(email: "a@example.com", address: "10.0.0.1")
+        let now = Date()
+        func counts(_ key: String, _ count: Int, before seconds: Double) -> [String: Store.AttemptCount] {
+            [key: Store.AttemptCount(count: count, oldest: now.addingTimeInterval(-600), previous: now.addingTimeInterval(-seconds))]
+        }
+        // Five failures are free; the sixth waits 4 s after the fifth, the seventh 8 s, up to 60 s.
+        #expect(throttle.wait(counts: counts(keys.accountFailures, 5, before: 0), keys: keys, knownAddress: false, now: now) == nil)
+        #expect(throttle.wait(counts: counts(keys.accountFailures, 6, before: 1), keys: keys, knownAddress: false, now: now) == 3)
+        #expect(throttle.wait(counts: counts(keys.accountFailures, 6, before: 5), keys: keys, knownAddress: false, now: now) == nil)
+        #expect(throttle.wait(counts: counts(keys.accountFailures, 7, before: 0), keys: keys, knownAddress: false, now: now) == 8)
+        #expect(throttle.wait(counts: counts(keys.accountFailures, 40, before: 0), keys: keys, knownAddress: false, now: now) == 60)
+        #expect(throttle.wait(counts: counts(keys.accountFailures, 40, before: 0), keys: keys, knownAddress: true, now: now) == nil)
+        // Successes count too: past the burst, per account and (longer) per address.
+        #expect(throttle.wait(counts: counts(keys.accountAttempts, 31, before: 0), keys: keys, knownAddress: false, now: now) == 4)
+        #expect(throttle.wait(counts: counts(keys.addressAttempts, 100, before: 0), keys: keys, knownAddress: true, now: now) == nil)
+        #expect(throttle.wait(counts: counts(keys.addressAttempts, 112, before: 0), keys: keys, knownAddress: true, now: now) == 15 * 60)
+        #expect(SignInThrottle.delay(count: 10_000, free: 5, cap: 60) == 60, "no overflow")
+    }
+
+    // MARK: 7. A write whose commit outcome is unknown
+
+    @Test("a write given up on before its commit never commits; one given up on after says it may have")
+    func writeOutcomes() {
+        let before = WriteOutcome()
+        #expect(before.abandon() == .abandoned)
+        #expect(!before.beginCommit(), "a transaction of an abandoned request rolls back")
+        let during = WriteOutcome()
+        #expect(during.beginCommit())
+        #expect(during.abandon() == .mayHaveCommitted)
+        let lost = WriteOutcome()
+        #expect(lost.beginCommit())
+        lost.endCommit(confirmed: false)
+        #expect(lost.state == .mayHaveCommitted)
+        let done = WriteOutcome()
+        #expect(done.beginCommit())
+        done.endCommit(confirmed: true)
+        #expect(done.abandon() == .mayHaveCommitted)
+    }
+}
