@@ -30,3 +30,24 @@ CREATE INDEX api_tokens_granted_by_user ON api_tokens (app_id, granted_by_user) 
 CREATE INDEX api_tokens_granted_by_token ON api_tokens (granted_by_token) WHERE granted_by_token IS NOT NULL;
 CREATE INDEX links_granted_by_user ON links (app_id, granted_by_user) WHERE granted_by_user IS NOT NULL;
 CREATE INDEX links_granted_by_token ON links (granted_by_token) WHERE granted_by_token IS NOT NULL;
+
+-- Idempotency-Key: a write's answer, kept 24 hours per scope (an app's id, or '' for the routes
+-- outside apps), caller and key, so that a client that repeats a write it is unsure of gets the
+-- first answer instead of a second change. `committed` is set in the transaction of the write
+-- itself: a key whose request died before committing can be used again; one that committed is
+-- never carried out twice.
+CREATE TABLE idempotency_keys (
+    scope text NOT NULL,
+    caller text NOT NULL,
+    key text NOT NULL,
+    request_hash text NOT NULL,
+    claimed_at timestamptz NOT NULL DEFAULT now(),
+    committed boolean NOT NULL DEFAULT false,
+    -- The answer, once there is one (NULL body: an answer not kept, such as one holding a secret).
+    status integer,
+    headers jsonb,
+    body bytea,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (scope, caller, key)
+);
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);

@@ -28,6 +28,9 @@ find_server_binary
 export HEADER_TIMEOUT=2 BODY_TIMEOUT=2 IDLE_TIMEOUT=5 MAX_CONNECTIONS=64
 # Connections on event loops of their own (a test counts them).
 export EVENT_LOOP_THREADS=3
+# As deploy/ runs it: behind one proxy, whose X-Forwarded-For names the client (the sign-in tests
+# play clients at many addresses).
+export TRUSTED_PROXY_HOPS=1
 # A crash's backtrace (in the server log) shows the crashed thread only: it takes seconds instead of
 # tens of seconds, during which swift-backtrace holds the listening socket.
 export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-threads=crashed,registers=none,images=none}"

@@ -7,6 +7,7 @@ need=()
 command -v psql >/dev/null 2>&1 || need+=(postgresql-client-15)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)   # HummingbirdTesting links zlib
 command -v runuser >/dev/null 2>&1 || need+=(util-linux)
+command -v node >/dev/null 2>&1 || need+=(nodejs)          # the editor's unit tests (node --test)
 if [ "${RIVERS_BROWSER_TESTS:-}" = 1 ]; then
   command -v chromium >/dev/null 2>&1 || need+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)

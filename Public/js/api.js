@@ -47,6 +47,23 @@ function etagOf(response, body) {
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** A fresh Idempotency-Key (random, 128 bits). crypto.randomUUID needs a secure context; the
+ *  editor may be served over plain http on a private network, where getRandomValues still works. */
+export function newIdempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Whether a failed write may be sent again with its key: the server was not reached, or it could
+ *  not tell whether the change was saved. The key makes the repeat safe (the server answers as the
+ *  first time instead of changing anything twice). */
+export function isRetryableWrite(error) {
+  return error.status === 0 || error.type === '/problems/write-outcome-unknown'
+    || error.type === '/problems/idempotency-key-in-progress';
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export class Api {
   constructor(token = null) {
     this.token = token;
@@ -65,7 +82,22 @@ export class Api {
    *   quiet401: a 401 is an answer here (signing in, asking whether a session is on), not a sign-out.
    *   headers: more request headers.
    */
-  async request(method, path, { body, etag, signal, text = false, auth = true, quiet401 = false, headers: extra = {} } = {}) {
+  async request(method, path, options = {}) {
+    if (SAFE.has(method)) return this.send(method, path, options);
+    // Every write carries an Idempotency-Key; one whose outcome is unknown is sent again, with
+    // the same key, up to twice.
+    const headers = { 'Idempotency-Key': newIdempotencyKey(), ...(options.headers || {}) };
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.send(method, path, { ...options, headers });
+      } catch (error) {
+        if (!(error instanceof ApiError) || !isRetryableWrite(error) || attempt >= 2 || options.signal?.aborted) throw error;
+        await sleep(500 * 2 ** attempt);
+      }
+    }
+  }
+
+  async send(method, path, { body, etag, signal, text = false, auth = true, quiet401 = false, headers: extra = {} } = {}) {
     const url = /^(https?:\/)?\//.test(path) ? path : `${BASE}/${path}`;
     const headers = { ...extra, Accept: text ? 'image/svg+xml, application/problem+json' : 'application/json, application/problem+json' };
     if (auth && this.token) headers.Authorization = `Bearer ${this.token}`;

@@ -180,6 +180,7 @@ public func buildRouter(
         .add(middleware: DatabaseAvailabilityMiddleware(availability: availability))
         .add(middleware: AuthMiddleware(store: store, sessions: cookies, proxyHops: configuration.trustedProxyHops))
         .add(middleware: AppAccessMiddleware(store: store))
+        .add(middleware: IdempotencyMiddleware(store: store, bodyLimit: configuration.maxBodyBytes))
     let helpers = APIHelpers(bodyLimit: configuration.maxBodyBytes)
     let routes = RouteRegistrar(group: api, prefix: "api/v1", log: routeLog)
     TeamController(

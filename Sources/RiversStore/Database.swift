@@ -87,6 +87,13 @@ extension PostgresConnection {
             // A request that was given up on (its answer already said nothing changed) never
             // commits afterwards: the check and the mark are one step (`WriteOutcome`).
             let outcome = WriteOutcome.current
+            // The request's Idempotency-Key is marked carried out in the same transaction as the
+            // change (the first of the request's transactions that commits).
+            if let claim = outcome?.unmarkedClaim {
+                try await query(
+                    "UPDATE idempotency_keys SET committed = true WHERE scope = \(claim.scope) AND caller = \(claim.caller) AND key = \(claim.key)",
+                    logger: logger)
+            }
             if let outcome, !outcome.beginCommit() { throw CancellationError() }
             do {
                 try await query("COMMIT", logger: logger)
@@ -124,10 +131,17 @@ public final class WriteOutcome: Sendable {
         var committing = false
         var committedAny = false
         var abandoned = false
+        var claim: IdempotencyClaim?
     }
     private let inner = NIOLockedValueBox(Inner())
 
     public init() {}
+
+    /// The request's Idempotency-Key, claimed before it runs.
+    public func attach(_ claim: IdempotencyClaim) { inner.withLockedValue { $0.claim = claim } }
+
+    /// The claim still to be marked committed (none once a transaction of the request committed).
+    var unmarkedClaim: IdempotencyClaim? { inner.withLockedValue { $0.committedAny ? nil : $0.claim } }
 
     /// Before sending COMMIT: false when the request was given up on (roll back instead).
     public func beginCommit() -> Bool {

@@ -276,3 +276,71 @@ struct HardeningTwoTests {
         #expect(done.abandon() == .mayHaveCommitted)
     }
 }
+
+/// Issue 24: `Idempotency-Key` on every write.
+@Suite("Idempotency-Key")
+struct IdempotencyTests {
+    func key() -> HTTPFields { [IdempotencyMiddleware.header: UUIDText.random()] }
+
+    @Test("a write repeated with its key is answered as the first time and changes nothing more")
+    func aRepeatedWriteIsReplayed() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let once = key()
+            let body = screenBody("Home", components: [component("list", source: "feed-1")])
+            let first = try await api.request(.post, "screens", json: body, headers: once)
+            #expect(first.status == .created)
+            #expect(first.headers[IdempotencyMiddleware.replayedHeader] == nil)
+            let again = try await api.request(.post, "screens", json: body, headers: once)
+            #expect(again.status == .created)
+            #expect(again.headers[IdempotencyMiddleware.replayedHeader] == "true")
+            #expect(again.text == first.text)
+            #expect(again.headers[.eTag] == first.headers[.eTag])
+            #expect(try await api.request(.get, "screens")["total"] == 1, "one screen, not two")
+            // The same key with another body: 422, nothing done.
+            let other = try await api.request(.post, "screens", json: screenBody("Other", components: []), headers: once)
+            #expect(other.status == .unprocessableContent && other["type"] == "/problems/idempotency-key-reused", "\(other.text)")
+            #expect(try await api.request(.get, "screens")["total"] == 1)
+
+            // A PATCH with If-Match repeated: one new revision, the same answer.
+            let id = try #require(first["id"]?.stringValue)
+            let patchKey = key()
+            var headers = patchKey
+            headers[.ifMatch] = "\"1\""
+            let patched = try await api.request(.patch, "screens/\(id)", json: ["name": "Home 2"], headers: headers)
+            #expect(patched.status == .ok && patched["revision"] == 2)
+            let repeated = try await api.request(.patch, "screens/\(id)", json: ["name": "Home 2"], headers: headers)
+            #expect(repeated.status == .ok && repeated["revision"] == 2, "not a 412, not revision 3: \(repeated.text)")
+
+            // A DELETE repeated.
+            let deleteKey = key()
+            #expect(try await api.request(.delete, "screens/\(id)", headers: deleteKey).status == .noContent)
+            #expect(try await api.request(.delete, "screens/\(id)", headers: deleteKey).status == .noContent)
+        }
+    }
+
+    @Test("a refused write frees its key; an answer with a secret is never replayed; keys are checked")
+    func keysOfFailuresSecretsAndBadKeys() async throws {
+        try await withAPI { api in
+            let once = key()
+            let refused = try await api.request(.post, "families", json: ["id": "FAMILY_1"], headers: once)
+            #expect(refused.status == .unprocessableContent)
+            // The key was given back: the corrected request (another body) goes through with it.
+            let corrected = try await api.request(.post, "families", json: phoneFamily, headers: once)
+            #expect(corrected.status == .created, "\(corrected.text)")
+
+            let tokenKey = key()
+            let made = try await api.request(.post, "tokens", json: ["name": "ci", "role": "viewer"], headers: tokenKey)
+            #expect(made.status == .created && made["token"]?.stringValue != nil)
+            let again = try await api.request(.post, "tokens", json: ["name": "ci", "role": "viewer"], headers: tokenKey)
+            #expect(again.status == .conflict && again["type"] == "/problems/idempotency-key-used", "\(again.text)")
+            #expect(!again.text.contains("rvs_"), "the secret is shown once")
+            #expect(try await api.request(.get, "tokens")["items"]?.arrayValue?.filter { $0["name"] == "ci" }.count == 1)
+
+            for bad in ["", "has space", String(repeating: "k", count: 256)] {
+                let answer = try await api.request(.post, "families", json: phoneFamily, headers: [IdempotencyMiddleware.header: bad])
+                #expect(answer.status == .badRequest && answer["field"] == "Idempotency-Key", "\(bad.prefix(10)): \(answer.text)")
+            }
+        }
+    }
+}
