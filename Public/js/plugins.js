@@ -15,6 +15,7 @@ import { h, uid, focusKeyOf, restoreFocus } from './dom.js';
 import { explain } from './notify.js';
 import { flatFields, isShown, isRequired, matches, valueOf } from './plugin-conditions.js';
 import { webAddressProblem } from './web-address.js';
+import { controlValue, isOn, valueForm } from './plugin-values.js';
 
 const SCREEN_SECTIONS = ['general', 'styles', 'data', 'rules', 'advertising'];
 const forms = new Map(); // identifier → Promise<form>
@@ -159,43 +160,39 @@ function renderField(f, ctx) {
     if (v === '' || v === null || v === undefined) delete values[f.key]; else values[f.key] = v;
     ctx.onChange();
   };
-  // Numbers and switches keep the JSON type they came with ("18" stays text, as the manifest's
-  // initial value says): plugin code reads them with string casts.
-  const asText = typeof (has ? values[f.key] : f.initial_value) === 'string';
+  // Switches, numbers and choices are written in the form the server gives (`value_form`, one
+  // rule per field type: docs/spec/plugin-values.md), the form the plugin's own code reads.
   let control;
   switch (f.type) {
     case 'switch': case 'checkbox': {
-      control = h('input', { type: 'checkbox', id, checked: current === true || current === 'true' });
-      control.addEventListener('change', () => { values[f.key] = asText ? String(control.checked) : control.checked; ctx.onChange(); });
+      control = h('input', { type: 'checkbox', id, checked: isOn(current) });
+      control.addEventListener('change', () => { values[f.key] = controlValue(f, control.checked); ctx.onChange(); });
       control.dataset.pointer = `${ctx.pointer}/${f.key}`;
       control.dataset.focusKey = `plugin-${ctx.pointer}/${f.key}`;
       return h('div', { class: 'field check' }, control, h('label', { for: id, text: label }));
     }
-    case 'select': case 'dropdown': case 'screen_selector': {
+    case 'select': case 'dropdown': case 'screen_selector': case 'multi_select': case 'tag_select': case 'tags': {
+      if (f.type !== 'screen_selector' && valueForm(f) === 'choices') {
+        control = multipleChoice(f, ctx, id, current, set);
+        break;
+      }
+      // One value (a tag_select too): a plain option value, never an array.
       const options = f.type === 'screen_selector'
         ? state.screens.map((s) => ({ value: s.id, text: s.name }))
         : optionsFor(f, ctx);
+      const chosen = Array.isArray(current) ? current[0] : current;
       control = h('select', { id }, h('option', { value: '', text: '(not set)' }),
-        options.map((o) => h('option', { value: String(o.value), text: o.text ?? String(o.value), selected: String(o.value) === String(current) })));
-      control.addEventListener('change', () => set(options.find((o) => String(o.value) === control.value)?.value ?? control.value));
-      break;
-    }
-    case 'multi_select': case 'tag_select': case 'tags': {
-      const chosen = Array.isArray(current) ? current.map(String) : [];
-      const options = optionsFor(f, ctx);
-      if (options.length) {
-        control = h('select', { id, multiple: true, size: Math.min(5, options.length) },
-          options.map((o) => h('option', { value: String(o.value), text: o.text ?? String(o.value), selected: chosen.includes(String(o.value)) })));
-        control.addEventListener('change', () => set([...control.selectedOptions].map((o) => options.find((x) => String(x.value) === o.value)?.value ?? o.value)));
-      } else {
-        control = h('input', { type: 'text', id, value: chosen.join(', '), placeholder: 'comma-separated' });
-        control.addEventListener('input', () => set(control.value.split(',').map((s) => s.trim()).filter(Boolean)));
-      }
+        options.map((o) => h('option', { value: String(o.value), text: o.text ?? String(o.value), selected: String(o.value) === String(chosen) })));
+      control.addEventListener('change', () => {
+        if (control.value === '') { set(null); return; }
+        const value = options.find((o) => String(o.value) === control.value)?.value ?? control.value;
+        set(f.type === 'screen_selector' ? value : controlValue(f, [value]));
+      });
       break;
     }
     case 'number_input': {
       control = h('input', { type: 'number', step: 'any', id, value: current ?? '' });
-      control.addEventListener('input', () => set(control.value === '' ? null : (asText ? control.value : Number(control.value))));
+      control.addEventListener('input', () => set(controlValue(f, control.value)));
       break;
     }
     case 'text_area': case 'textarea': {
@@ -219,6 +216,21 @@ function renderField(f, ctx) {
   control.dataset.pointer = `${ctx.pointer}/${f.key}`;
   control.dataset.focusKey = `plugin-${ctx.pointer}/${f.key}`;
   return h('div', { class: 'field' }, h('label', { for: id, text: label }), control);
+}
+
+/** A multiple choice: its options as a list box, or comma-separated text when it has none. */
+function multipleChoice(f, ctx, id, current, set) {
+  const chosen = Array.isArray(current) ? current.map(String) : [];
+  const options = optionsFor(f, ctx);
+  if (!options.length) {
+    const control = h('input', { type: 'text', id, value: chosen.join(', '), placeholder: 'comma-separated' });
+    control.addEventListener('input', () => set(controlValue(f, control.value.split(',').map((s) => s.trim()).filter(Boolean))));
+    return control;
+  }
+  const control = h('select', { id, multiple: true, size: Math.min(5, options.length) },
+    options.map((o) => h('option', { value: String(o.value), text: o.text ?? String(o.value), selected: chosen.includes(String(o.value)) })));
+  control.addEventListener('change', () => set(controlValue(f, [...control.selectedOptions].map((o) => options.find((x) => String(x.value) === o.value)?.value ?? o.value))));
+  return control;
 }
 
 // Text styles ------------------------------------------------------------------------------------

@@ -79,10 +79,11 @@ public struct PluginRegistry: Sendable {
     }
 
     /// Components of `ui_component` plugins get the style values their manifest starts them with,
-    /// where they have none of their own (applied on every write, so it holds for components
-    /// added later too).
+    /// where they have none of their own, and every plugin value is written in its field's form
+    /// (`normalizingValues`). Applied on every write, so it holds for components added and values
+    /// changed later too.
     public func fillingComponentStyles(_ screen: Screen) -> Screen {
-        var screen = screen
+        var screen = normalizingValues(screen).screen
         screen.uiComponents = screen.uiComponents.map(fillingStyles)
         return screen
     }
@@ -90,11 +91,44 @@ public struct PluginRegistry: Sendable {
     func fillingStyles(_ component: Component) -> Component {
         var component = component
         if let manifest = plugins[component.componentType]?.current, manifest.isUIComponent {
-            let normalized = manifest.normalizeValues(.object(component.styles), section: "styles").values.objectValue ?? component.styles
-            component.styles = manifest.initialValues(section: "styles").merging(normalized) { _, given in given }
+            component.styles = manifest.initialValues(section: "styles").merging(component.styles) { _, given in given }
         }
         component.uiComponents = component.uiComponents.map(fillingStyles)
         return component
+    }
+
+    /// Every plugin value of a screen written in its field's form (`ManifestField.valueForm`,
+    /// docs/spec/plugin-values.md): a plugin screen's sections and the styles of `ui_component`
+    /// plugin components, groups included. Nothing is filled in (an import keeps a document's
+    /// values and adds none). The notes say what was rewritten, at pointers into the screen.
+    public func normalizingValues(_ screen: Screen) -> (screen: Screen, notes: [FieldError]) {
+        var screen = screen
+        var notes: [FieldError] = []
+        func normalized(_ values: [String: JSONValue], _ section: String, _ manifest: PluginManifest, at pointer: String) -> [String: JSONValue] {
+            let (out, found) = manifest.normalizeValues(.object(values), section: section, pointerPrefix: pointer)
+            notes += found
+            return out.objectValue ?? values
+        }
+        func components(_ list: [Component], at pointer: String) -> [Component] {
+            list.enumerated().map { i, component in
+                var component = component
+                let p = JSONPointer.join(pointer, i)
+                if let manifest = plugins[component.componentType]?.current, manifest.isUIComponent {
+                    component.styles = normalized(component.styles, "styles", manifest, at: JSONPointer.join(p, "styles"))
+                }
+                component.uiComponents = components(component.uiComponents, at: JSONPointer.join(p, "ui_components"))
+                return component
+            }
+        }
+        if let manifest = manifest(for: screen), manifest.isScreen {
+            screen.styles = normalized(screen.styles, "styles", manifest, at: "/styles")
+            screen.general = normalized(screen.general, "general", manifest, at: "/general")
+            screen.data = normalized(screen.data, "data", manifest, at: "/data")
+            screen.rules = normalized(screen.rules, "rules", manifest, at: "/rules")
+            screen.advertising = normalized(screen.advertising, "advertising", manifest, at: "/advertising")
+        }
+        screen.uiComponents = components(screen.uiComponents, at: "/ui_components")
+        return (screen, notes)
     }
 
     /// Everything about a screen that depends on the registry.

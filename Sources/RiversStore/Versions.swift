@@ -340,8 +340,13 @@ extension Store {
             for try await type in try await connection.query(
                 "SELECT screen_type FROM screens WHERE app_id = \(appId)::uuid", logger: logger
             ).decode(String.self) { takenTypes.insert(type) }
+            var rewritten: [FieldError] = []
             for (i, original) in imported.screens.enumerated() {
-                var screen = registry.preparingNew(original)
+                // Plugin values in the form their plugins read (docs/spec/plugin-values.md), each
+                // rewrite a warning.
+                let (normalized, notes) = registry.normalizingValues(original)
+                var screen = registry.preparingNew(normalized)
+                rewritten += notes.map { FieldError(at(i) + $0.pointer, $0.message) }
                 if screen.screenType.isEmpty || takenTypes.contains(screen.screenType) {
                     screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
                     number += 1
@@ -359,7 +364,7 @@ extension Store {
                 screens.append(screen)
             }
             if !errors.isEmpty { throw StoreError.invalid(errors) }
-            var warnings = imported.warnings
+            var warnings = imported.warnings + rewritten
             // `home` stays as the document says; an app left without a home screen is told so.
             var hadHome = false
             for try await found in try await connection.query(

@@ -350,17 +350,43 @@ import Testing
         JSONValue.object(["name": "A", "family": "FAMILY_1"].merging(more) { _, new in new })
     }
 
-    @Test func navigationTypesAreCheckedAsTheAPIChecksThem() {
-        let document: JSONValue = [[
-            "id": .string(S.homeId), "name": "A",
-            "navigations": [["id": "n", "category": "menu", "navigation_type": "TwoLevelRNMenu"]],
-        ]]
+    @Test func unregisteredNavigationPluginsImportWithAWarningAndAPlaceholder() throws {
+        let document: JSONValue = [
+            ["id": .string(S.homeId), "name": "A", "navigations": [
+                ["id": "b", "category": "nav_bar", "navigation_type": "navigation_bar"],
+                ["id": "n", "category": "menu", "navigation_type": "TwoLevelRNMenu"],
+            ]],
+            ["id": .string(S.showId), "name": "B", "navigations": [["id": "m", "category": "menu", "navigation_type": "TwoLevelRNMenu"]]],
+        ]
+        let app = try RiversImport.read(document, options: Screen.ReadOptions())
+        #expect(app.screens[0].navigations[1].navigationType == "TwoLevelRNMenu")
+        #expect(app.placeholderPlugins == ["TwoLevelRNMenu"])
+        #expect(app.warnings.map(\.pointer) == ["/0/navigations/1/navigation_type", "/1/navigations/0/navigation_type"])
+        #expect(app.warnings.allSatisfy { $0.message.contains("placeholder") && $0.message.contains("TwoLevelRNMenu") })
+        // The placeholder is a manifest the registry reads, so the screens check against it.
+        let placeholder = try PluginManifest.parse(RiversImport.placeholderManifest(identifier: "TwoLevelRNMenu"))
+        #expect(placeholder.identifier == "TwoLevelRNMenu")
+        #expect(placeholder.manifestVersion == RiversImport.placeholderVersion)
+        let registry = PluginRegistry(["TwoLevelRNMenu": .init(currentVersion: placeholder.manifestVersion, versions: [placeholder.manifestVersion: placeholder])])
+        let problems = Problems()
+        #expect(Screen.read(app.screens[0].json, options: registry.readOptions, problems: problems) != nil, "\(problems.errors)")
+        // A name no plugin could have is still refused where it is.
+        let bad: JSONValue = [["id": .string(S.homeId), "name": "A", "navigations": [["id": "n", "category": "menu", "navigation_type": "no such/menu"]]]]
         do {
-            _ = try RiversImport.read(document, options: Screen.ReadOptions())
-            Issue.record("an unknown navigation type was imported")
+            _ = try RiversImport.read(bad, options: Screen.ReadOptions())
+            Issue.record("an impossible navigation type was imported")
         } catch {
             #expect(error.errors.map(\.pointer) == ["/0/navigations/0/navigation_type"])
         }
+    }
+
+    @Test func problemsOfParentAndConnectedArePointedWhereTheDocumentKeepsThem() {
+        let inData: JSONValue = ["id": .string(S.showId), "data": ["parent": .string(S.missingId), "connected": true]]
+        #expect(RiversImport.documentPointer("/parent", in: inData) == "/data/parent")
+        #expect(RiversImport.documentPointer("/connected", in: inData) == "/data/connected")
+        #expect(RiversImport.documentPointer("/ui_components/0/data/target", in: inData) == "/ui_components/0/data/target")
+        let atTop: JSONValue = ["id": .string(S.showId), "parent": .string(S.missingId)]
+        #expect(RiversImport.documentPointer("/parent", in: atTop) == "/parent")
     }
 
     @Test func aSingleScreenObjectImportsAsOneScreen() throws {

@@ -36,7 +36,7 @@ struct PluginFormTests {
 
         let fieldKeys: Set<String> = [
             "key", "type", "label", "placeholder", "initial_value", "options", "mandatory", "conditions",
-            "conditions_match", "conditional_options", "form_sections",
+            "conditions_match", "conditional_options", "form_sections", "value_form",
         ]
         for field in fields {
             #expect(field.objectValue.map { Set($0.keys) } == fieldKeys)
@@ -46,7 +46,7 @@ struct PluginFormTests {
         #expect(fields[0] == [
             "key": "banner_ad_unit", "type": "text_input", "label": "Banner Ad Unit", "placeholder": nil,
             "initial_value": "", "options": [], "mandatory": false, "conditions": [], "conditions_match": "any",
-            "conditional_options": [], "form_sections": nil,
+            "conditional_options": [], "form_sections": nil, "value_form": "as_typed",
         ])
         // A select with options and a placeholder, no initial value.
         #expect(fields[1]["key"] == "banner_ad_type")
@@ -60,9 +60,10 @@ struct PluginFormTests {
             ["text": "Adaptive Banner", "value": "adaptive_banner"],
             ["text": "Box Banner", "value": "box_banner"],
         ])
-        // A switch whose "false" stays a string (its plugin reads a string), shown under one condition.
+        // A switch whose "false" is the boolean false (docs/spec/plugin-values.md), shown under one condition.
         #expect(fields[2]["type"] == "switch")
-        #expect(fields[2]["initial_value"] == "false")
+        #expect(fields[2]["initial_value"] == false)
+        #expect(fields[2]["value_form"] == "boolean")
         #expect(fields[2]["conditions"] == [["section": "styles", "key": "banner_ad_type", "value": ["standard_banner", "box_banner"]]])
         #expect(fields[2]["conditions_match"] == "any")
         // Two conditions that must all hold.
@@ -78,6 +79,7 @@ struct PluginFormTests {
         #expect(fields[7]["type"] == "number_input")
         #expect(fields[7]["label"] == nil as JSONValue)
         #expect(fields[7]["initial_value"] == "9")
+        #expect(fields[7]["value_form"] == "number_text")
         #expect(fields[9]["initial_value"] == "12")
         #expect(fields[5]["type"] == "android_font_selector")
         #expect(fields[5]["initial_value"] == "Roboto-Bold")
@@ -85,7 +87,7 @@ struct PluginFormTests {
         #expect(json["custom_configuration_fields"] == [[
             "key": "plist.GADApplicationIdentifier", "type": "text_input", "label": "AdMob Application Identifier",
             "placeholder": nil, "initial_value": nil, "options": [], "mandatory": false, "conditions": [],
-            "conditions_match": "any", "conditional_options": [], "form_sections": nil,
+            "conditions_match": "any", "conditional_options": [], "form_sections": nil, "value_form": "as_typed",
         ]])
 
         // Decoding gives the same form back.
@@ -134,7 +136,7 @@ struct PluginFormTests {
             "key": "section_1", "label": "section 1", "fields": [[
                 "key": "my_text_input", "type": "text_input", "label": "Text", "placeholder": "type here...",
                 "initial_value": nil, "options": [], "mandatory": false, "conditions": [], "conditions_match": "any",
-                "conditional_options": [], "form_sections": nil,
+                "conditional_options": [], "form_sections": nil, "value_form": "as_typed",
             ]],
         ]])
     }

@@ -475,7 +475,7 @@ struct PluginManifestNormalisationTests {
         #expect(m.manifestVersion == "2")
         #expect(m.uiBuilderSupport)
         #expect(m.initialValues(section: "styles") == [
-            "sw": "false", "cb": "0", "size": "18", "title": "12", "bg": "color", "kind": ["text"], "fg": "rgba(84, 90, 92, 1)",
+            "sw": false, "cb": "0", "size": "18", "title": "12", "bg": "color", "kind": "text", "fg": "rgba(84, 90, 92, 1)",
         ])
         #expect(m.field(section: "styles", key: "title")?.label == "5")
         #expect(m.field(section: "styles", key: "req")?.mandatory == true)
@@ -483,8 +483,11 @@ struct PluginManifestNormalisationTests {
         let fields = try #require(m.raw["styles"]?["fields"]?.arrayValue)
         #expect(m.raw["manifest_version"] == "2")
         #expect(m.raw["ui_builder_support"] == true)
-        // Numbers and booleans written as strings stay strings: plugin code reads them so.
-        #expect(fields[0]["initial_value"] == "false")
+        // A switch is a boolean ("true"/"false" strings never stay); "1"/"0" and numbers written as
+        // strings stay strings: plugin code reads them so (docs/spec/plugin-values.md).
+        #expect(fields[0]["initial_value"] == false)
+        #expect(m.field(section: "styles", key: "sw")?.valueForm == .boolean)
+        #expect(m.field(section: "styles", key: "cb")?.valueForm == .oneOrZero)
         #expect(fields[1]["default"] == "0")
         #expect(fields[1]["initial_value"] == nil)
         #expect(fields[2]["initial_value"] == "18")
@@ -492,7 +495,7 @@ struct PluginManifestNormalisationTests {
         #expect(fields[3]["initial_value"] == "12")
         #expect(fields[3]["label"] == "5")
         #expect(fields[4]["initial_value"] == "color")
-        #expect(fields[5]["initial_value"] == ["text"])
+        #expect(fields[5]["initial_value"] == "text")
         #expect(fields[6]["initial_value"] == "rgba(84, 90, 92, 1)")
         #expect(fields[7]["mandatory"] == true)
         // The field keeps its own normalised JSON too.
@@ -503,10 +506,10 @@ struct PluginManifestNormalisationTests {
         #expect(m.notes == [
             FieldError("/manifest_version", "the number 2 was read as the string \"2\""),
             FieldError("/ui_builder_support", "the string \"true\" was read as the boolean true"),
+            FieldError("/styles/fields/0/initial_value", "\"false\" was written as false: a switch is a JSON boolean"),
             FieldError("/styles/fields/3/label", "the number 5 was read as the string \"5\""),
             FieldError("/styles/fields/3/initial_value", "the number 12 was read as the string \"12\""),
             FieldError("/styles/fields/4/initial_value", "\"Color\" was read as the option value \"color\""),
-            FieldError("/styles/fields/5/initial_value", "the single value \"text\" was read as [\"text\"]"),
             FieldError("/styles/fields/6/initial_value", "\"rgb(84, 90, 92)\" was read as \"rgba(84, 90, 92, 1)\""),
             FieldError("/styles/fields/7/mandatory", "the string \"true\" was read as the boolean true"),
         ])
@@ -514,16 +517,17 @@ struct PluginManifestNormalisationTests {
 
     @Test func fixtureNormalisations() throws {
         let admob = try PluginFixtures.manifest("manifest_qb_admob_inline_banner_ui_component_ios_qb.json")
-        // The manifest writes "false" and "9": its values stay strings, as its plugin reads them.
-        #expect(admob.initialValues(section: "styles")["background"] == "false")
+        // The manifest writes "false" and "9": the switch is a boolean (its plugin reads
+        // `loaded && background`, and "false" is truthy), the number stays a string.
+        #expect(admob.initialValues(section: "styles")["background"] == false)
         #expect(admob.initialValues(section: "styles")["title_fontsize"] == "9")
-        #expect(admob.notes == [])
+        #expect(admob.notes.map(\.message) == ["\"false\" was written as false: a switch is a JSON boolean"])
         #expect(admob.validateValues(["background": "true", "title_fontsize": "10"], section: "styles", pointerPrefix: "") == [])
         #expect(admob.validateValues(["title_fontsize": "big"], section: "styles", pointerPrefix: "/s") == [FieldError("/s/title_fontsize", "\"big\" is not a number")])
-        #expect(admob.normalizeValues(["title_fontsize": 11, "background": true], section: "styles").values == ["title_fontsize": "11", "background": "true"])
+        #expect(admob.normalizeValues(["title_fontsize": 11, "background": "true"], section: "styles").values == ["title_fontsize": "11", "background": true])
 
         let ftue = try PluginFixtures.manifest("manifest_zf_first_time_user_experience_screen_ios_for_quickbrick.json")
-        #expect(ftue.initialValues(section: "styles")["top_button_type"] == ["text"])
+        #expect(ftue.initialValues(section: "styles")["top_button_type"] == "text")
         #expect(ftue.initialValues(section: "styles")["is_top_button_hidden"] == "0")
 
         let account = try PluginFixtures.manifest("manifest_zf_user_account_component_ui_component_ios.json")

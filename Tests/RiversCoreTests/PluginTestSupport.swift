@@ -39,6 +39,7 @@ enum PluginFixtures {
     /// The manifest fixtures that must be accepted.
     static let acceptedManifests = [
         "manifest_qb_admob_inline_banner_ui_component_ios_qb.json",
+        "manifest_android_parent_lock_screen_plugin.json",
         "manifest_qb_parent_lock_screen_ios_for_quickbrick.json",
         "manifest_zee5_home_screen_native_ios.json",
         "manifest_zf_first_time_user_experience_screen_ios_for_quickbrick.json",

@@ -17,7 +17,8 @@ struct PluginValuesTests {
         #expect(general["close_button_image"] == nil)
         #expect(general["delete_icon_image"] == nil)
 
-        #expect(general["import_parent_lock"] == "true")
+        // A switch is a boolean even where the manifest writes "true" (docs/spec/plugin-values.md).
+        #expect(general["import_parent_lock"] == true)
         #expect(general["background_type"] == "Image")
         #expect(general["background_color"] == "rgba(22, 27, 38, 1)")
         #expect(general["close_button_position"] == "Right")
@@ -93,13 +94,13 @@ struct PluginValuesTests {
     @Test func validValuesPass() throws {
         let m = try PluginManifest.parse(Self.typed)
         let values: JSONValue = [
-            "on": true, "size": 12.5, "mode": "b", "tags": ["x"], "multi": [1, 2], "hex": "#FF00aa11", "rgba": "rgba(1,2,3,0.5)",
+            "on": true, "size": 12.5, "mode": "b", "tags": "x", "multi": [1, 2], "hex": "#FF00aa11", "rgba": "rgba(1,2,3,0.5)",
             "image": "https://cdn.example.com/a.png", "target": "87706774-8436-4273-87bd-9a5cfa9f37ff", "title": "Hello",
             "font": "Helvetica", "secret": ["anything": true], "extra_key_not_in_manifest": [1, 2, 3],
         ]
         #expect(m.validateValues(values, section: "styles", pointerPrefix: "/styles") == [])
         // Empty and null mean "not set".
-        #expect(m.validateValues(["title": "t", "hex": "", "image": "", "size": nil, "tags": []], section: "styles", pointerPrefix: "") == [])
+        #expect(m.validateValues(["title": "t", "hex": "", "image": "", "size": nil, "tags": ""], section: "styles", pointerPrefix: "") == [])
         #expect(m.validateValues(["hex": "#abcdef", "title": "t"], section: "styles", pointerPrefix: "") == [])
         // A section the manifest does not declare accepts anything.
         #expect(m.validateValues(["whatever": 1], section: "advertising", pointerPrefix: "/advertising") == [])
@@ -115,7 +116,6 @@ struct PluginValuesTests {
         let errors = m.validateValues(values, section: "styles", pointerPrefix: "/screens/0/styles")
         #expect(errors == [
             FieldError("/screens/0/styles/mode", "\"c\" is not one of the options: \"a\", \"b\""),
-            FieldError("/screens/0/styles/tags", "expected an array of option values, got string \"x\""),
             FieldError("/screens/0/styles/multi/1", "3 is not one of the options: 1, 2"),
             FieldError("/screens/0/styles/hex", "\"#FFF\" is not a colour: expected \"#AARRGGBB\" or \"#RRGGBB\""),
             FieldError(
@@ -188,12 +188,12 @@ struct PluginValuesTests {
             ["on": "true", "size": "12", "mode": "A", "tags": "x", "multi": ["1"], "title": 7, "rgba": "rgb(1, 2, 3)", "hex": "nope", "extra": "1"],
             section: "styles", pointerPrefix: "/styles")
         #expect(values == [
-            "on": "true", "size": "12", "mode": "a", "tags": ["x"], "multi": [1], "title": "7", "rgba": "rgba(1, 2, 3, 1)", "hex": "nope",
+            "on": true, "size": "12", "mode": "a", "tags": "x", "multi": [1], "title": "7", "rgba": "rgba(1, 2, 3, 1)", "hex": "nope",
             "extra": "1",
         ])
         #expect(notes == [
+            FieldError("/styles/on", "\"true\" was written as true: a switch is a JSON boolean"),
             FieldError("/styles/mode", "\"A\" was read as the option value \"a\""),
-            FieldError("/styles/tags", "the single value \"x\" was read as [\"x\"]"),
             FieldError("/styles/multi", "[\"1\"] was read as [1]"),
             FieldError("/styles/rgba", "\"rgb(1, 2, 3)\" was read as \"rgba(1, 2, 3, 1)\""),
             FieldError("/styles/title", "the number 7 was read as the string \"7\""),

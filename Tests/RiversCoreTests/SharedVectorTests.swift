@@ -18,6 +18,20 @@ enum SharedVectors {
             .appendingPathComponent("Fixtures/vectors").standardizedFileURL
     }
 
+    /// A screen plugin's manifest: a minimal one with the vector's sections; an issue when refused.
+    static func screenPlugin(_ sections: [String: JSONValue], name: String) -> PluginManifest? {
+        var json = PluginFixtures.minimal().objectValue ?? [:]
+        for (key, value) in sections { json[key] = value }
+        json["identifier"] = .string("vector_plugin")
+        json["screen"] = .bool(true)
+        do {
+            return try PluginManifest.parse(.object(json))
+        } catch {
+            Issue.record("\(name): the manifest is refused: \(error.errors)")
+            return nil
+        }
+    }
+
     /// The `vectors` array of one file.
     static func vectors(_ name: String) throws -> [JSONValue] {
         let url = directory().appendingPathComponent(name)
@@ -85,17 +99,7 @@ struct SharedVectorTests {
                 Issue.record("\(name): a vector needs sections, section, values and fields")
                 continue
             }
-            var json = PluginFixtures.minimal().objectValue ?? [:]
-            for (key, value) in sections { json[key] = value }
-            json["identifier"] = .string("vector_plugin")
-            json["screen"] = .bool(true)
-            let manifest: PluginManifest
-            do {
-                manifest = try PluginManifest.parse(.object(json))
-            } catch {
-                Issue.record("\(name): the manifest is refused: \(error.errors)")
-                continue
-            }
+            guard let manifest = SharedVectors.screenPlugin(sections, name: name) else { continue }
 
             for (key, expected) in fields.sorted(by: { $0.key < $1.key }) {
                 guard let field = manifest.field(section: section, key: key) else {
@@ -116,6 +120,43 @@ struct SharedVectorTests {
                 let mandatory = FieldError("/\(section)/\(key)", "\"\(key)\" is mandatory")
                 #expect(errors.contains(mandatory) == requiredExpected, "\(name), \(key): \(errors)")
                 #expect(errors.allSatisfy { $0.message.hasSuffix("is mandatory") }, "\(name), \(key): \(errors)")
+            }
+        }
+    }
+
+    /// Each vector is one field of a screen plugin's `styles`, the form its values are written in,
+    /// the value a new screen starts from, and what each value given (by the editor's control or
+    /// loosely, by a caller or an earlier version) is written as (docs/spec/plugin-values.md).
+    @Test func pluginValueForms() throws {
+        let vectors = try SharedVectors.vectors("plugin-values.json")
+        #expect(vectors.count >= 12)
+        for vector in vectors {
+            let name = vector["name"]?.stringValue ?? "(unnamed)"
+            guard let fieldJSON = vector["field"], let key = fieldJSON["key"]?.stringValue,
+                  let form = vector["value_form"]?.stringValue else {
+                Issue.record("\(name): a vector needs a field with a key and a value_form")
+                continue
+            }
+            guard let manifest = SharedVectors.screenPlugin(["styles": ["fields": [fieldJSON]]], name: name) else { continue }
+            let field = try #require(manifest.field(section: "styles", key: key), "\(name)")
+            #expect(field.valueForm.rawValue == form, "\(name): \(field.valueForm)")
+            // The form the editor is given says the same, and the value a screen starts from.
+            let formField = manifest.form().sections.first { $0.name == "styles" }?.fields.first
+            guard case .field(let given)? = formField else {
+                Issue.record("\(name): no form field")
+                continue
+            }
+            #expect(given.valueForm.rawValue == form, "\(name): form")
+            #expect(given.initialValue == (vector["initial_value"] ?? .null), "\(name): initial value \(given.initialValue)")
+            let cases = (vector["inputs"]?.arrayValue ?? []).map { ($0["input"], $0["value"]) }
+                + (vector["loose"]?.arrayValue ?? []).map { ($0["given"], $0["value"]) }
+            #expect(!cases.isEmpty, "\(name)")
+            for case let (input?, expected?) in cases {
+                let written = field.normalized(input).value
+                #expect(written == expected, "\(name): \(input.serializedString()) was written as \(written.serializedString())")
+                #expect(manifest.validateValues([key: written], section: "styles", pointerPrefix: "/styles") == [], "\(name)")
+                // Written again, it stays as it is.
+                #expect(field.normalized(written).value == written, "\(name): \(written.serializedString()) again")
             }
         }
     }

@@ -61,7 +61,7 @@ struct MigrationAndDocumentTests {
             "INSERT INTO screens (app_id, id, screen_type, family, body) VALUES (\(appId)::uuid, \(screenId)::uuid, 'lock_1', 'FAMILY_1', \(screen.serializedString())::jsonb)",
         ]
         for statement in statements { try await client.query(statement, logger: testLogger) }
-        try await #require(Migrator(client: client, migrations: migrations, logger: testLogger).migrate().map(\.version).contains(5))
+        try await #require(Migrator(client: client, migrations: migrations.filter { $0.version <= 5 }, logger: testLogger).migrate().map(\.version) == [5])
 
         func read(_ query: PostgresQuery) async throws -> JSONValue {
             var text = ""
@@ -80,6 +80,70 @@ struct MigrationAndDocumentTests {
         #expect(parsed.field(section: "styles", key: "size")?.valuesAreText == true)
         #expect(parsed.validateValues(["size": "21", "on": "false"], section: "styles", pointerPrefix: "/styles") == [])
         #expect(parsed.normalizeValues(["size": 22], section: "styles").values == ["size": "22"])
+    }
+
+    @Test("migration 10: switches, numbers and tag_selects become what their plugins read")
+    func pluginValuesByReader() async throws {
+        let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_migrate")
+        let migrations = try TestDatabase.migrations
+        try await #require(Migrator(client: client, migrations: migrations.filter { $0.version < 10 }, logger: testLogger).migrate().count > 0)
+        // Values as earlier versions stored them: "true"/"false" strings, a one-element array, a
+        // number where the manifest gives no numeric initial value, text where it gives a number.
+        let ftue: JSONValue = [
+            "identifier": "ftue", "manifest_version": "1.0.0", "author_name": "A", "author_email": "a@example.com", "name": "FTUE",
+            "description": "First time", "type": "general", "min_zapp_sdk": "1.0.0", "ui_builder_support": true, "screen": true,
+            "styles": ["fields": [
+                ["key": "hidden", "type": "checkbox", "default": "0"],
+                ["key": "height", "type": "number_input", "initial_value": 68],
+                ["key": "kind", "type": "tag_select", "options": ["image", "text"], "initial_value": "text"],
+                ["group": true, "fields": [["key": "size", "type": "number_input"]]],
+            ]],
+            "general": ["fields": [["key": "once", "type": "switch", "initial_value": "true"]]],
+        ]
+        let ad: JSONValue = [
+            "identifier": "ad", "manifest_version": "1.0.0", "author_name": "A", "author_email": "a@example.com", "name": "Ad",
+            "description": "An ad", "type": "ui_component", "min_zapp_sdk": "1.0.0", "ui_builder_support": true,
+            "styles": ["fields": [
+                ["key": "background", "type": "switch", "initial_value": "false"],
+                ["key": "fs", "type": "number_input", "initial_value": "9"],
+            ]],
+        ]
+        let appId = UUIDText.random(), screenId = UUIDText.random(), homeId = UUIDText.random()
+        let screen: JSONValue = [
+            "id": .string(screenId), "name": "FTUE", "type": "ftue", "plugin_version": "1.0.0",
+            "styles": ["hidden": "true", "height": "70", "kind": ["image"], "size": 24, "other": "true"],
+            "general": ["once": "false"],
+        ]
+        let home: JSONValue = [
+            "id": .string(homeId), "name": "Home", "type": "general_content",
+            "ui_components": [["id": "g", "component_type": "group", "ui_components": [
+                ["id": "a", "component_type": "ad", "styles": ["background": "false", "fs": 11, "x": "false"]],
+            ]]],
+        ]
+        let statements: [PostgresQuery] = [
+            "INSERT INTO apps (id, slug, name) VALUES (\(appId)::uuid, 'migrate-ten', 'M')",
+            "INSERT INTO families (app_id, id, body) VALUES (\(appId)::uuid, 'FAMILY_1', '{}')",
+            "INSERT INTO plugins (app_id, identifier, current_version) VALUES (\(appId)::uuid, 'ftue', '1.0.0'), (\(appId)::uuid, 'ad', '1.0.0')",
+            "INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest) VALUES (\(appId)::uuid, 'ftue', '1.0.0', \(ftue.serializedString())::jsonb)",
+            "INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest) VALUES (\(appId)::uuid, 'ad', '1.0.0', \(ad.serializedString())::jsonb)",
+            "INSERT INTO screens (app_id, id, screen_type, family, body) VALUES (\(appId)::uuid, \(screenId)::uuid, 'ftue_1', 'FAMILY_1', \(screen.serializedString())::jsonb)",
+            "INSERT INTO screens (app_id, id, screen_type, family, body) VALUES (\(appId)::uuid, \(homeId)::uuid, 'home_2', 'FAMILY_1', \(home.serializedString())::jsonb)",
+        ]
+        for statement in statements { try await client.query(statement, logger: testLogger) }
+        try await #require(Migrator(client: client, migrations: migrations, logger: testLogger).migrate().map(\.version).contains(10))
+
+        func body(_ id: String) async throws -> JSONValue {
+            var text = ""
+            for try await value in try await client.query("SELECT body::text FROM screens WHERE id = \(id)::uuid", logger: testLogger).decode(String.self) { text = value }
+            return try JSONValue.parse(Array(text.utf8))
+        }
+        let migrated = try await body(screenId)
+        #expect(migrated["styles"] == ["hidden": "1", "height": 70, "kind": "image", "size": "24", "other": "true"])
+        #expect(migrated["general"] == ["once": false])
+        #expect(try await body(homeId).at("ui_components", 0, "ui_components", 0, "styles") == ["background": false, "fs": "11", "x": "false"])
+        // The same values written by today's rule are what the migration wrote.
+        let manifest = try PluginManifest.parse(ftue)
+        #expect(manifest.normalizeValues(screen["styles"]!, section: "styles").values == migrated["styles"])
     }
 
     @Test("published versions can be neither changed nor deleted, but go with their app")

@@ -225,6 +225,8 @@ struct PublishAPITests {
                 let imported = try await api.request(.post, "import", json: original)
                 #expect(imported.status == .created, "\(name): \(imported.text)")
                 #expect(imported["families_created"] == ["FAMILY_1"])
+                // The document names no home screen: it is kept so, with a warning, not changed.
+                #expect(imported["warnings"]?.arrayValue?.contains { $0["pointer"] == "" && $0["message"]?.stringValue?.contains("home") == true } == true, "\(imported.text)")
                 let problems = try await api.request(.get, "problems")
                 let published = try await api.request(.get, "draft.json")
                 let screens = try #require(published.json.arrayValue)
@@ -243,7 +245,7 @@ struct PublishAPITests {
                 // The field document's fifth component, a grid, has no data source: a warning,
                 // not a problem, since apps already read this document.
                 let screenId = originals[0]["id"]!.stringValue!
-                #expect(problems["count"] == 0, "\(problems.text)")
+                #expect(problems["count"] == 1, "only the missing home screen: \(problems.text)")
                 #expect(problems["warnings"]?.arrayValue?.compactMap { $0["pointer"]?.stringValue } == ["/screens/\(screenId)/ui_components/4/data"], "\(problems.text)")
                 let again = try await api.request(.post, "import", json: original)
                 #expect(again.status == .unprocessableContent, "the same screen ids exist now")
@@ -273,6 +275,88 @@ struct PublishAPITests {
             // A screen created later never gets a kept value: the counter moved past it.
             let later = try await api.create("screens", screenBody("Shows"))
             #expect(later["screen_type"] != "shows_40")
+        }
+    }
+
+    @Test("import keeps home as the document says, warns when the app is left without one, and points where values are")
+    func importHomeAndPointers() async throws {
+        try await withAPI { api in
+            try await api.create("plugins", [
+                "identifier": "settings_contact_us_legacy", "manifest_version": "1.0.0", "name": "Contact us", "type": "general",
+                "description": "A screen plugin", "author_name": "A", "author_email": "a@example.com", "min_zapp_sdk": "1.0.0",
+                "ui_builder_support": true, "screen": true,
+            ])
+            // The screen-plugin entry says "home": false; imported into an empty app it stays so.
+            let entry = try fixture("devportal_screen_plugin_rivers_entry.json")
+            let imported = try await api.request(.post, "import", json: entry)
+            #expect(imported.status == .created, "\(imported.text)")
+            let warning = imported["warnings"]?.arrayValue?.first { $0["pointer"] == "" }
+            #expect(warning?["message"]?.stringValue?.contains("home") == true, "\(imported.text)")
+            let screens = try await api.request(.get, "screens").json["items"]?.arrayValue ?? []
+            #expect(screens.map { $0["home"] } == [false])
+
+            // A missing parent is reported where the document keeps it: in data.
+            let orphan: JSONValue = [[
+                "id": .string(UUIDText.random()), "name": "Orphan", "styles": ["family": "FAMILY_1"],
+                "data": ["connected": false, "parent": .string(UUIDText.random())],
+            ]]
+            let refused = try await api.request(.post, "import", json: orphan)
+            #expect(refused.status == .unprocessableContent)
+            #expect(refused.pointers == ["/0/data/parent"], "\(refused.text)")
+        }
+    }
+
+    @Test("import writes plugin values in the form their plugins read, with a warning each")
+    func importWritesPluginValuesInTheirForms() async throws {
+        try await withAPI { api in
+            let ftueManifest = try fixture(ftue)
+            try await api.create("plugins", ftueManifest)
+            try await api.create("plugins", try fixture("manifest_qb_admob_inline_banner_ui_component_ios_qb.json"))
+            let ftueId = ftueManifest["identifier"]!
+            let document: JSONValue = [
+                ["id": .string(UUIDText.random()), "name": "Home", "home": true, "styles": ["family": "FAMILY_1"],
+                 "ui_components": [["component_type": "google-admob-inline-banner-qb", "styles": ["background": "false", "title_fontsize": 10]]]],
+                ["id": .string(UUIDText.random()), "name": "Welcome", "type": ftueId, "styles": ["family": "FAMILY_1",
+                 "top_button_type": ["image"], "is_top_button_hidden": "true"]],
+            ]
+            let imported = try await api.request(.post, "import", json: document)
+            #expect(imported.status == .created, "\(imported.text)")
+            let pointers = Set(imported["warnings"]?.arrayValue?.compactMap { $0["pointer"]?.stringValue } ?? [])
+            #expect(pointers.isSuperset(of: [
+                "/0/ui_components/0/styles/background", "/0/ui_components/0/styles/title_fontsize",
+                "/1/styles/top_button_type", "/1/styles/is_top_button_hidden",
+            ]), "\(imported.text)")
+            let draft = try await api.request(.get, "draft.json").json
+            let home = draft.arrayValue?.first { $0["name"] == "Home" }, welcome = draft.arrayValue?.first { $0["name"] == "Welcome" }
+            #expect(home?.at("ui_components", 0, "styles", "background") == false)
+            #expect(home?.at("ui_components", 0, "styles", "title_fontsize") == "10")
+            #expect(welcome?.at("styles", "top_button_type") == "image")
+            #expect(welcome?.at("styles", "is_top_button_hidden") == "1")
+        }
+    }
+
+    @Test("import of a document naming an unregistered navigation plugin: a warning and a placeholder to complete")
+    func importUnknownNavigationPlugin() async throws {
+        try await withAPI { api in
+            let document: JSONValue = [[
+                "id": .string(UUIDText.random()), "name": "Home", "home": true, "styles": ["family": "FAMILY_1"],
+                "navigations": [["id": "menu-1", "name": "Menu", "category": "menu", "navigation_type": "TwoLevelRNMenu", "nav_items": []]],
+            ]]
+            let imported = try await api.request(.post, "import", json: document)
+            #expect(imported.status == .created, "\(imported.text)")
+            let warnings = imported["warnings"]?.arrayValue ?? []
+            #expect(warnings.compactMap { $0["pointer"]?.stringValue } == ["/0/navigations/0/navigation_type"], "\(imported.text)")
+            let placeholder = try await api.request(.get, "plugins/TwoLevelRNMenu")
+            #expect(placeholder.status == .ok, "\(placeholder.text)")
+            #expect(placeholder["current_version"] == .string(RiversImport.placeholderVersion), "\(placeholder.text)")
+            // The user completes it with the plugin's manifest; the document publishes.
+            let completed = try await api.request(.put, "plugins/TwoLevelRNMenu", json: [
+                "identifier": "TwoLevelRNMenu", "manifest_version": "1.2.0", "name": "Two-level menu", "type": "menu",
+                "description": "A menu", "author_name": "A", "author_email": "a@example.com", "min_zapp_sdk": "1.0.0",
+                "ui_builder_support": true,
+            ])
+            #expect(completed.status == .ok, "\(completed.text)")
+            #expect(try await api.request(.post, "publish").status == .created)
         }
     }
 

@@ -138,6 +138,41 @@ return argument.map(({vector, form}) => {
     assert not failures, "\n".join(failures)
 
 
+def test_plugin_values_follow_the_shared_vectors(browser, api):
+    """The editor writes what its controls give in the form the server's form says (`value_form`),
+    and the server writes the same value for it, for every vector of plugin-values.json."""
+    vectors = load("plugin-values.json")
+    assert len(vectors) >= 12
+    fields = []
+    for i, vector in enumerate(vectors):
+        identifier = f"values-{i}"
+        api.ok("POST", "plugins", manifest(identifier, {"styles": {"fields": [vector["field"]]}}))
+        form = api.ok("GET", f"plugins/{identifier}/form")
+        fields.append(next(s for s in form["sections"] if s["name"] == "styles")["fields"][0])
+
+    open_editor(browser)
+    results = run_module(browser, "plugin-values.js", """
+return argument.map(({vector, field}) => vector.inputs.map(({input}) => m.controlValue(field, input)));
+""", [{"vector": v, "field": f} for v, f in zip(vectors, fields)])
+
+    failures = []
+    family = api.family()
+    for i, (vector, field, written) in enumerate(zip(vectors, fields, results)):
+        name = vector["name"]
+        if field.get("value_form") != vector["value_form"] or field.get("initial_value") != vector["initial_value"]:
+            failures.append(f"form, {name}: {field.get('value_form')} {field.get('initial_value')!r}")
+        for case, value in zip(vector["inputs"], written):
+            if value != case["value"]:
+                failures.append(f"editor, {name}: {case['input']!r} written as {value!r}")
+            # The server stores (and publishes) the editor's value as it is.
+            status, screen, _ = api.call("POST", "screens", {"name": "Vector", "family": family["id"], "type": f"values-{i}",
+                                                             "styles": {vector["field"]["key"]: value}})
+            stored = screen.get("styles", {}).get(vector["field"]["key"]) if status == 201 else None
+            if status != 201 or stored != case["value"]:
+                failures.append(f"server, {name}: {status} {stored!r} for {value!r}")
+    assert not failures, "\n".join(failures)
+
+
 def test_missing_routes_are_told_apart_by_problem_type(browser, api):
     """A route the server lacks is recognised by status and problem type, never by English text."""
     open_editor(browser)
@@ -166,7 +201,8 @@ def test_plugin_form_shows_and_requires_fields_by_the_shared_rules(browser, api)
         {"key": "look", "type": "select", "label": "Look", "options": ["plain", "fancy"], "initial_value": "fancy"},
         {"key": "fancy_note", "type": "text_input", "label": "Fancy note",
          "conditional_fields": [{"key": "general/look", "condition_value": ["fancy", "festive"]}]},
-        # Values whose manifest writes them as text stay text (plugin code reads them as strings).
+        # A number the manifest writes as text stays text (plugin code casts it to a string); a
+        # switch is a boolean even where the manifest writes "false" (docs/spec/plugin-values.md).
         {"key": "font_size", "type": "number_input", "label": "Font size", "initial_value": "18"},
         {"key": "autoplay", "type": "switch", "label": "Autoplay", "initial_value": "false"},
     ]}}))
@@ -196,4 +232,4 @@ def test_plugin_form_shows_and_requires_fields_by_the_shared_rules(browser, api)
     wait(browser, lambda d: css(d, "#save-status").text.startswith("Saved"), message="saved")
     saved = api.ok("GET", f"screens/{screen['id']}")
     assert saved["general"]["show_banner"] is True and saved["general"]["banner_title"] == "Summer sale"
-    assert saved["general"]["font_size"] == "20" and saved["general"]["autoplay"] == "true", saved["general"]
+    assert saved["general"]["font_size"] == "20" and saved["general"]["autoplay"] is True, saved["general"]

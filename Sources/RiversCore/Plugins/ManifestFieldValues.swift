@@ -25,7 +25,9 @@ extension ManifestField {
         case .numberInput: return .number
         case .switchField, .checkbox: return .bool
         case .select, .dropdown: return multiple ? .multiple : .single
-        case .multiSelect, .tagSelect, .tags: return .multiple
+        // A tag_select holds one value, a plain string (docs/spec/plugin-values.md).
+        case .tagSelect: return .single
+        case .multiSelect, .tags: return .multiple
         case .colorPicker, .colorpicker: return .hexColor
         case .colorPickerRGBA: return .rgbaColor
         case .uploader: return .url
@@ -36,29 +38,79 @@ extension ManifestField {
         }
     }
 
-    /// Coerces a loose value to the field's type: `12` → `"12"` where a string is expected, a
-    /// case-insensitive option match → the option's value, one string → a one-element array for a
-    /// multiple choice, `rgb(r,g,b)` → `rgba(r, g, b, 1)`.
-    ///
-    /// Numbers and booleans keep the JSON type of the manifest's initial value, since plugin code
-    /// casts them to that type: written as strings (`"18"`, `"true"`), a value is a string too (a
-    /// number given is written as its text; a string is checked, never rewritten); written as a
-    /// number or boolean, a string that reads as one becomes one. Without an initial value, a
-    /// value is kept as given and checked.
+    /// The form this field's values are written in (docs/spec/plugin-values.md): by its type, and
+    /// for switches, checkboxes and numbers by the JSON type of the manifest's initial value.
+    public var valueForm: PluginValueForm { statedForm ?? Self.form(of: valueKind, stated: nil) }
+
+    /// The form of a field's values given the initial value its manifest writes (`nil`: none).
+    static func form(of kind: PluginValueKind, stated: JSONValue?) -> PluginValueForm {
+        switch kind {
+        case .bool:
+            // Only a manifest that states "1"/"0" gets "1"/"0"; "true"/"false" strings never stay.
+            if case .string(let s)? = stated, ["1", "0"].contains(s.trimmingCharacters(in: .whitespaces)) {
+                return .oneOrZero
+            }
+            return .boolean
+        case .number:
+            if case .number? = stated { return .number }
+            return .numberText
+        case .single: return .choice
+        case .multiple: return .choices
+        default: return .asTyped
+        }
+    }
+
+    /// Values are strings where the type is a number or a switch: `"18"`, `"1"`.
+    public var valuesAreText: Bool { valueForm == .numberText || valueForm == .oneOrZero }
+
+    /// A switch's state read from any way it has been written: `true`, `"true"`, `"1"`, `1`.
+    static func switchState(_ value: JSONValue) -> Bool? {
+        switch value {
+        case .bool(let b): return b
+        case .string(let s):
+            let t = s.trimmingCharacters(in: .whitespaces)
+            return PluginJSON.looseBool(value) ?? (t == "1" ? true : t == "0" ? false : nil)
+        case .number(let n) where n == 0 || n == 1: return n == 1
+        default: return nil
+        }
+    }
+
+    /// Writes a loose value in the field's form (`valueForm`, the one rule per type of
+    /// docs/spec/plugin-values.md): a switch as `true`/`false` or `"1"`/`"0"`, a number as a number
+    /// or its digits, one option value for a `tag_select` given as a one-element array; otherwise
+    /// `12` → `"12"` where a string is expected, a case-insensitive option match → the option's
+    /// value, one string → a one-element array for a multiple choice, `rgb(r,g,b)` → `rgba(r, g, b, 1)`.
     /// Returns the value unchanged (and no note) when nothing applies; `check` reports what is still wrong.
     func normalized(_ value: JSONValue) -> (value: JSONValue, note: String?) {
-        if valuesAreText, valueKind == .number || valueKind == .bool {
-            switch value {
-            case .number(let n):
-                let s = PluginJSON.numberText(n)
-                return (.string(s), "the number \(s) was written as the string \"\(s)\", the type of this field's initial value")
-            case .bool(let b):
-                return (.string(String(b)), "the boolean \(b) was written as the string \"\(b)\", the type of this field's initial value")
-            default: return (value, nil)
+        switch valueForm {
+        case .boolean, .oneOrZero:
+            guard let on = Self.switchState(value) else { return (value, nil) }
+            let out: JSONValue = valueForm == .boolean ? .bool(on) : .string(on ? "1" : "0")
+            if out == value { return (value, nil) }
+            let why = valueForm == .boolean ? "a \(type.rawValue) is a JSON boolean" : "this \(type.rawValue)'s manifest states its value as \"1\"/\"0\""
+            return (out, "\(PluginJSON.describe(value)) was written as \(PluginJSON.describe(out)): \(why)")
+        case .number:
+            if case .string(let s) = value {
+                let t = s.trimmingCharacters(in: .whitespaces)
+                if !t.isEmpty, let n = Double(t), n.isFinite {
+                    return (.number(n), "the string \"\(s)\" was written as the number \(PluginJSON.numberText(n)), the type of this field's initial value")
+                }
             }
+            return (value, nil)
+        case .numberText:
+            if case .number(let n) = value {
+                let s = PluginJSON.numberText(n)
+                return (.string(s), "the number \(s) was written as the string \"\(s)\": this number_input's manifest gives no numeric initial value")
+            }
+            return (value, nil)
+        case .choice:
+            if case .array(let items) = value, items.count <= 1 {
+                let one = items.first.map { matchingOption($0) ?? $0 } ?? .string("")
+                return (one, "\(value.serializedString()) was written as \(PluginJSON.describe(one)): a \(type.rawValue) holds one value")
+            }
+        case .choices, .asTyped:
+            break
         }
-        let nativeInitial = initialValue.map { $0.numberValue != nil || $0.boolValue != nil } ?? false
-        if !nativeInitial, valueKind == .number || valueKind == .bool { return (value, nil) }
         switch valueKind {
         case .string, .url, .screen, .hexColor:
             if case .number(let n) = value {
@@ -73,23 +125,6 @@ extension ManifestField {
             if case .string(let s) = value, let rgb = PluginColor.parseRGB(s) {
                 let out = "rgba(\(rgb.0), \(rgb.1), \(rgb.2), 1)"
                 return (.string(out), "\"\(s)\" was read as \"\(out)\"")
-            }
-        case .number:
-            if case .string(let s) = value {
-                let t = s.trimmingCharacters(in: .whitespaces)
-                if !t.isEmpty, let n = Double(t), n.isFinite {
-                    return (.number(n), "the string \"\(s)\" was read as the number \(PluginJSON.numberText(n))")
-                }
-            }
-        case .bool:
-            switch value {
-            case .string(let s):
-                if let b = PluginJSON.looseBool(value) ?? (s == "1" ? true : s == "0" ? false : nil) {
-                    return (.bool(b), "the string \"\(s)\" was read as the boolean \(b)")
-                }
-            case .number(let n) where n == 0 || n == 1:
-                return (.bool(n == 1), "the number \(PluginJSON.numberText(n)) was read as the boolean \(n == 1)")
-            default: break
             }
         case .single:
             if let match = matchingOption(value), match != value {
@@ -114,7 +149,7 @@ extension ManifestField {
                 return (.array([one]), "the single value \(PluginJSON.describe(value)) was read as \(JSONValue.array([one]).serializedString())")
             default: break
             }
-        case .hooks, .object, .any:
+        case .number, .bool, .hooks, .object, .any:
             break
         }
         return (value, nil)
@@ -150,20 +185,21 @@ extension ManifestField {
             return value.stringValue == nil ? wrong("a string") : []
         case .number:
             // A string must read as a number: the text is kept, so it must mean one.
+            // (Either JSON type is written in the field's form by `normalized`.)
             if case .string(let s) = value {
                 let t = s.trimmingCharacters(in: .whitespaces)
                 return Double(t).map(\.isFinite) == true ? [] : [FieldError(pointer, "\"\(s.prefix(100))\" is not a number")]
             }
-            if valuesAreText, value.numberValue != nil { return wrong("a number written as a string, like this field's initial value") }
             return value.numberValue == nil ? wrong("a number") : []
         case .bool:
             if case .string(let s) = value {
-                return PluginJSON.looseBool(value) != nil || s == "1" || s == "0"
-                    ? [] : [FieldError(pointer, "\"\(s.prefix(100))\" is not true or false")]
+                return Self.switchState(value) != nil ? [] : [FieldError(pointer, "\"\(s.prefix(100))\" is not true or false")]
             }
-            if valuesAreText, value.boolValue != nil { return wrong("true or false written as a string, like this field's initial value") }
-            return value.boolValue == nil ? wrong("a boolean") : []
+            return Self.switchState(value) == nil ? wrong("a boolean") : []
         case .single:
+            if case .array(let items) = value {
+                return [FieldError(pointer, "a \(type.rawValue) holds one value, not an array of \(items.count)")]
+            }
             return checkOption(value, pointer: pointer)
         case .multiple:
             guard case .array(let items) = value else { return wrong("an array of option values") }

@@ -91,6 +91,25 @@ public struct ManifestFormSection: Sendable, Hashable {
     }
 }
 
+/// The JSON form a field's values are written in, in screens and in the published document: the
+/// form its plugin's own code reads (docs/spec/plugin-values.md, one rule per field type).
+public enum PluginValueForm: String, Sendable, Hashable, Codable {
+    /// `switch`, `checkbox`: a JSON boolean.
+    case boolean
+    /// `switch`, `checkbox` whose manifest states its value as `"1"`/`"0"`: `"1"` or `"0"`.
+    case oneOrZero = "one_or_zero"
+    /// `number_input` whose manifest's initial value is a JSON number: a number.
+    case number
+    /// `number_input` otherwise: the number's digits as a string (`"18"`).
+    case numberText = "number_text"
+    /// `select`, `dropdown`, `tag_select`: one option value (a plain string for string options).
+    case choice
+    /// `multi_select`, `tags`, a `select` with `multiple`: an array of option values.
+    case choices
+    /// Every other type: the value as the type says (text, colour, address, screen id, object…).
+    case asTyped = "as_typed"
+}
+
 /// One input of a plugin manifest.
 public struct ManifestField: Sendable, Hashable {
     public var key: String
@@ -99,9 +118,9 @@ public struct ManifestField: Sendable, Hashable {
     public var placeholder: String?
     /// `initial_value` (or the legacy `default` when there is no `initial_value`), normalised to the field's type.
     public var initialValue: JSONValue?
-    /// A number or boolean field whose initial value the manifest writes as a string (`"18"`,
-    /// `"true"`): its values are strings too, as the plugin's code reads them (`as? String`).
-    public var valuesAreText = false
+    /// The form the manifest's `initial_value` (or legacy `default`) states for the values, by its
+    /// JSON type as written (`"0"` for a checkbox, `68` for a number); `nil` without one. See `valueForm`.
+    public var statedForm: PluginValueForm?
     public var options: [ManifestOption]
     public var mandatory: Bool
     public var conditions: [ManifestCondition]

@@ -7,7 +7,9 @@
 /// where an item is a field
 /// `{"key", "type", "label", "placeholder", "initial_value", "options": [{"text", "value"}], "mandatory",
 ///   "conditions": [{"section", "key", "value"}], "conditions_match": "any"|"all",
-///   "conditional_options": [{"section", "key", "value", "options"}], "form_sections": null|[{"key", "label", "fields"}]}`
+///   "conditional_options": [{"section", "key", "value", "options"}], "form_sections": null|[{"key", "label", "fields"}],
+///   "value_form": "boolean"|"one_or_zero"|"number"|"number_text"|"choice"|"choices"|"as_typed"}`
+/// (`value_form`: the JSON form the field's values are written in, docs/spec/plugin-values.md)
 /// or a group `{"group": true, "label", "folded", "fields": [item…]}`.
 public struct PluginForm: Sendable, Hashable, Codable {
     public var identifier: String
@@ -125,9 +127,12 @@ public struct PluginFormField: Sendable, Hashable, Codable {
     public var conditionalOptions: [PluginFormConditionalOptions]
     /// Nested sections of a `text_style` field; `null` otherwise.
     public var formSections: [PluginFormNestedSection]?
+    /// The JSON form the field's values are written in (the editor writes them so).
+    public var valueForm: PluginValueForm
 
     enum CodingKeys: String, CodingKey {
         case key, type, label, placeholder, options, mandatory, conditions
+        case valueForm = "value_form"
         case initialValue = "initial_value"
         case conditionsMatch = "conditions_match"
         case conditionalOptions = "conditional_options"
@@ -147,6 +152,7 @@ public struct PluginFormField: Sendable, Hashable, Codable {
         conditionsMatch = try c.decodeIfPresent(String.self, forKey: .conditionsMatch) ?? "any"
         conditionalOptions = try c.decodeIfPresent([PluginFormConditionalOptions].self, forKey: .conditionalOptions) ?? []
         formSections = try c.decodeIfPresent([PluginFormNestedSection].self, forKey: .formSections)
+        valueForm = try c.decodeIfPresent(PluginValueForm.self, forKey: .valueForm) ?? .asTyped
     }
 
     init(_ f: ManifestField) {
@@ -165,6 +171,7 @@ public struct PluginFormField: Sendable, Hashable, Codable {
         formSections = f.formSections?.map {
             PluginFormNestedSection(key: $0.key, label: $0.label, fields: $0.items.map(PluginFormItem.init))
         }
+        valueForm = f.valueForm
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -180,6 +187,7 @@ public struct PluginFormField: Sendable, Hashable, Codable {
         try c.encode(conditionsMatch, forKey: .conditionsMatch)
         try c.encode(conditionalOptions, forKey: .conditionalOptions)
         try c.encode(formSections, forKey: .formSections)
+        try c.encode(valueForm, forKey: .valueForm)
     }
 }
 

@@ -174,7 +174,7 @@ struct PluginManifestParser {
             uiBuilderSupport = looseBool(top["ui_builder_support"]!, [.key("ui_builder_support")]) ?? false
         }
 
-        let isScreen = top["screen"].flatMap { looseBool($0, [.key("screen")]) } ?? false
+        let isScreen = top["screen"].flatMap { $0.isNull ? nil : looseBool($0, [.key("screen")]) } ?? false
 
         var canHaveComponents = false
         switch top["characteristics"] {
@@ -462,12 +462,13 @@ struct PluginManifestParser {
             log.error(path + [.key("initial_value")], "a hidden field needs an initial_value")
         }
         if let valueKey, let given = o[valueKey] {
-            // The initial value's JSON type is the field's: a number written "18" stays a string.
-            if case .string = given, field.valueKind == .number || field.valueKind == .bool { field.valuesAreText = true }
+            // The initial value as written decides the form of the values (`valueForm`): a number
+            // written "18" is text, a checkbox written "0" is "1"/"0".
+            field.statedForm = ManifestField.form(of: field.valueKind, stated: given)
             let (value, note) = field.normalized(given)
             if context == .configuration {
                 // Legacy plugin configuration: read loosely, never rewritten, never rejected.
-                field.initialValue = value
+                field.initialValue = field.valueKind == .number || field.valueKind == .bool ? given : value
             } else {
                 if let note { normalise(path + [.key(valueKey)], value, note) }
                 field.initialValue = value

@@ -41,8 +41,10 @@ extension PluginManifest {
         return errors
     }
 
-    /// Coerces loose values the way manifest parsing does (`"true"` → `true` for a switch, `"18"` →
-    /// `18` for a number, …). Undeclared keys and values that cannot be coerced are left as they are.
+    /// Writes each value in its field's form (`ManifestField.valueForm`, docs/spec/plugin-values.md:
+    /// `"true"` → `true` for a switch, `24` → `"24"` for a number without a numeric initial value,
+    /// `["image"]` → `"image"` for a tag_select, …). Undeclared keys and values that cannot be
+    /// written so are left as they are (validation reports them).
     /// Notes say what changed, located at `pointerPrefix/<key>`.
     public func normalizeValues(_ values: JSONValue, section: String, pointerPrefix: String = "") -> (values: JSONValue, notes: [FieldError]) {
         guard case .object(var object) = values else { return (values, []) }

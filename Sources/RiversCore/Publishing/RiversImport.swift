@@ -11,12 +11,17 @@ public struct ImportedApp: Sendable, Hashable {
     public var warnings: [FieldError]
     /// The document was one screen object, not an array.
     public var single: Bool
+    /// Navigation types the document names that are neither built in nor registered, in order of
+    /// first use: each is imported with a warning and gets a placeholder registration
+    /// (`RiversImport.placeholderManifest`) for the user to complete with the plugin's manifest.
+    public var placeholderPlugins: [String]
 
-    public init(screens: [Screen], families: [Family], warnings: [FieldError] = [], single: Bool = false) {
+    public init(screens: [Screen], families: [Family], warnings: [FieldError] = [], single: Bool = false, placeholderPlugins: [String] = []) {
         self.screens = screens
         self.families = families
         self.warnings = warnings
         self.single = single
+        self.placeholderPlugins = placeholderPlugins
     }
 }
 
@@ -51,6 +56,25 @@ public enum RiversImport {
             throw ValidationFailure([FieldError("", "a rivers document is an array of screens (or one screen object), not \(json.typeName)")])
         }
         let problems = Problems(mode: .document)
+        // A real document may name a navigation plugin this app has not registered yet: it is
+        // imported, with a warning where it is named and a placeholder registration to complete.
+        var options = options
+        var placeholders: [String] = []
+        if let known = options.navigationTypes {
+            for (index, item) in items.enumerated() {
+                let pointer = single ? "" : JSONPointer.join("", index)
+                for (i, navigation) in (item["navigations"]?.arrayValue ?? []).enumerated() {
+                    guard let type = navigation["navigation_type"]?.stringValue, !known.contains(type),
+                          PluginManifest.isValidIdentifier(type), !PluginManifest.reservedIdentifiers.contains(type)
+                    else { continue }
+                    if !placeholders.contains(type) { placeholders.append(type) }
+                    problems.warn(
+                        JSONPointer.join(JSONPointer.join(JSONPointer.join(pointer, "navigations"), i), "navigation_type"),
+                        "no plugin \(type) is registered in this app: a placeholder registration (version \(placeholderVersion)) is made for it; complete it with the plugin's manifest (PUT /plugins/\(type))")
+                }
+            }
+            options.navigationTypes = known.union(placeholders)
+        }
         var screens: [Screen] = []
         var screenIds: [String: String] = [:]
         var familyOrder: [String] = []
@@ -88,7 +112,30 @@ public enum RiversImport {
                     CellStyle(id: $0, width: defaultCellStyleWidth, height: defaultCellStyleHeight)
                 })
         }
-        return ImportedApp(screens: screens, families: families, warnings: problems.warnings, single: single)
+        return ImportedApp(screens: screens, families: families, warnings: problems.warnings, single: single, placeholderPlugins: placeholders)
+    }
+
+    /// The version of a placeholder registration: any real manifest version replaces it.
+    public static let placeholderVersion = "0.0.0"
+
+    /// The manifest registered for a navigation plugin a document names and the app lacks: enough
+    /// for the registry, saying what it is; the user replaces it with the plugin's own manifest.
+    public static func placeholderManifest(identifier: String) -> JSONValue {
+        [
+            "identifier": .string(identifier), "name": .string(identifier), "type": "menu",
+            "description": "A placeholder registered by an import: a document names this navigation plugin. Replace it with the plugin's manifest.",
+            "manifest_version": .string(placeholderVersion), "author_name": "", "author_email": "", "min_zapp_sdk": "",
+            "ui_builder_support": true,
+        ]
+    }
+
+    /// Where a problem of a screen's member sits in the document: `parent` and `connected`, which a
+    /// document keeps inside `data`, are reported at `/data/parent` when that is where they are.
+    public static func documentPointer(_ pointer: String, in screen: JSONValue) -> String {
+        for key in ["parent", "connected"] where pointer == "/" + key || pointer.hasPrefix("/" + key + "/") {
+            if screen[key] == nil, screen["data"]?[key] != nil { return "/data" + pointer }
+        }
+        return pointer
     }
 
     /// The first family a component of the screen names in its styles (depth first), checked.
