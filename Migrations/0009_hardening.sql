@@ -51,3 +51,42 @@ CREATE TABLE idempotency_keys (
     PRIMARY KEY (scope, caller, key)
 );
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
+
+-- The stored size of each screen and family (as the JSON text they are read as), so that the
+-- app's size is summed without reading every body on each write (Limits.maxAppBytes).
+ALTER TABLE screens ADD COLUMN body_bytes integer GENERATED ALWAYS AS (octet_length(body::text)) STORED;
+ALTER TABLE families ADD COLUMN body_bytes integer GENERATED ALWAYS AS (octet_length(body::text)) STORED;
+
+-- The audit log names the fields a change touched: a body's size is not one of them.
+CREATE OR REPLACE FUNCTION audit_resource() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    o jsonb := CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END;
+    n jsonb := CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END;
+    r jsonb := coalesce(n, o);
+    kind text := CASE TG_TABLE_NAME WHEN 'families' THEN 'family' WHEN 'layouts' THEN 'layout'
+                                    WHEN 'screens' THEN 'screen' ELSE 'plugin' END;
+    resource text := coalesce(r ->> 'id', r ->> 'identifier');
+    changed text;
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        PERFORM audit_append((r ->> 'app_id')::uuid, kind, resource, 'create', NULL, (n ->> 'revision')::integer, r #>> '{body,name}');
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM audit_append((r ->> 'app_id')::uuid, kind, resource, 'delete', (o ->> 'revision')::integer, NULL, o #>> '{body,name}');
+    ELSE
+        changed := audit_changed_fields(
+            coalesce(o -> 'body', '{}') || (o - 'body' - 'body_bytes' - 'revision' - 'updated_at' - 'position' - 'created_at'),
+            coalesce(n -> 'body', '{}') || (n - 'body' - 'body_bytes' - 'revision' - 'updated_at' - 'position' - 'created_at'));
+        IF changed = '' THEN
+            IF o -> 'revision' IS DISTINCT FROM n -> 'revision' THEN
+                -- A new revision with no field of its own changed (a plugin manifest replaced in place).
+                PERFORM audit_append((r ->> 'app_id')::uuid, kind, resource, 'update', (o ->> 'revision')::integer, (n ->> 'revision')::integer, 'revision');
+            ELSIF o -> 'position' IS DISTINCT FROM n -> 'position' THEN
+                PERFORM audit_append((r ->> 'app_id')::uuid, kind, resource, 'reorder', (o ->> 'revision')::integer, (n ->> 'revision')::integer, '');
+            END IF;
+            RETURN NULL;
+        END IF;
+        PERFORM audit_append((r ->> 'app_id')::uuid, kind, resource, 'update', (o ->> 'revision')::integer, (n ->> 'revision')::integer, changed);
+    END IF;
+    RETURN NULL;
+END
+$$;

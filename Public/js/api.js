@@ -209,14 +209,14 @@ export class Api {
   async devices() { return (await this.request('GET', 'devices')).data.items; }
 
   // Members, invitations, tokens, activity (the app's admins) ----------------------------------
-  async members() { return (await this.request('GET', this.appPath('members'))).data.items; }
+  async members() { return this.all(this.appPath('members')); }
   setMemberRole(userId, role) { return this.request('PUT', this.appPath(`members/${encodeURIComponent(userId)}`), { body: { role } }); }
   removeMember(userId) { return this.request('DELETE', this.appPath(`members/${encodeURIComponent(userId)}`)); }
-  async invitations() { return (await this.request('GET', this.appPath('invitations'))).data.items; }
+  async invitations() { return this.all(this.appPath('invitations')); }
   /** Answers {invitation, url}: the link to pass on, shown this once. */
   async invite(body) { return (await this.request('POST', this.appPath('invitations'), { body })).data; }
   revokeInvitation(id) { return this.request('DELETE', this.appPath(`invitations/${encodeURIComponent(id)}`)); }
-  async tokens() { return (await this.request('GET', this.appPath('tokens'))).data.items; }
+  async tokens() { return this.all(this.appPath('tokens')); }
   /** Answers the token's info with `token`, the secret itself, shown this once. */
   async createToken(body) { return (await this.request('POST', this.appPath('tokens'), { body })).data; }
   revokeToken(id) { return this.request('DELETE', this.appPath(`tokens/${encodeURIComponent(id)}`)); }

@@ -301,7 +301,7 @@ public struct Component: Sendable, Hashable {
             otherRules = rules.object.filter { $0.key != "item_limit" && !$0.value.isNull }
             // Clients read a boolean: a document's "true" is kept as true.
             if let web = rules.bool("web_page_shows_navigation") { otherRules["web_page_shows_navigation"] = .bool(web) }
-            _ = rules.integer("datasource_limit", minimum: 0, acceptNumericString: true)
+            Self.checkDatasourceLimit(rules)
         }
         let advertising = r.freeObject("advertising")
 
@@ -393,5 +393,29 @@ extension Array where Element == Component {
     /// Visits every component, nested ones included, with its pointer below `base`.
     public func walk(at base: String, _ visit: (Component, String) -> Void) {
         for (i, c) in enumerated() { c.walk(at: JSONPointer.join(base, i), visit) }
+    }
+}
+
+extension Component {
+    /// `rules.datasource_limit` (2018 documents): a whole number from 0 to 1,000,000,000, or a
+    /// string of 1 to 9 digits that white space may surround; a blank string is not a limit (422).
+    static func checkDatasourceLimit(_ rules: ObjectReader) {
+        guard let value = rules.object["datasource_limit"], !value.isNull else { return }
+        if case .string(let text) = value {
+            let digits = text.unicodeScalars.drop(while: isBlank).reversed().drop(while: isBlank)
+            guard (1...9).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }) else {
+                rules.problems.add(rules.at("datasource_limit"), "must be a whole number or a string of 1 to 9 digits, not \(String(value.serializedString().prefix(100)))")
+                return
+            }
+            return
+        }
+        _ = rules.integer("datasource_limit", minimum: 0, maximum: 1_000_000_000)
+    }
+
+    private static func isBlank(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
+        default: return false
+        }
     }
 }

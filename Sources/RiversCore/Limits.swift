@@ -33,6 +33,27 @@ public enum Limits {
     public static let maxProblems = 100
     /// Any other whole number the API takes, and the magnitude of any free-form number.
     public static let maxInteger = 1_000_000_000
+
+    // Per app: every collection an app keeps is capped, so that no app (and no token holder of
+    // one) can make the server's work or memory for it grow without bound. Reading, drafting
+    // and publishing an app parse its screens and families: their size is capped in bytes too.
+
+    /// A screen as stored (its JSON text).
+    public static let maxScreenBytes = 256 * 1024
+    /// Screens and families of one app together, as stored: what a draft, a publish or the
+    /// publish check reads and parses.
+    public static let maxAppBytes = 2 * 1024 * 1024
+    public static let maxScreensPerApp = 500
+    public static let maxFamiliesPerApp = 100
+    public static let maxLayoutsPerApp = 200
+    public static let maxPluginsPerApp = 200
+    public static let maxTokensPerApp = 500
+    public static let maxPendingInvitationsPerApp = 200
+    public static let maxMembersPerApp = 1_000
+    /// Published versions of one app (they are never deleted).
+    public static let maxVersionsPerApp = 10_000
+    /// Sessions of one account: signing in past it ends the one used longest ago.
+    public static let maxSessionsPerAccount = 50
 }
 
 extension Sequence where Element: StringProtocol {

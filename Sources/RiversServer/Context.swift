@@ -423,6 +423,11 @@ struct SignInThrottle: Sendable {
 /// Reading requests and writing JSON responses, the same way for every controller.
 struct APIHelpers: Sendable {
     let bodyLimit: Int
+    /// Work on a whole app (draft, publish check, publish, rollback, diff, import): one at a
+    /// time per app, half the cores' worth at once in all.
+    var wholeApp = WorkGate(name: "whole-app", concurrent: max(1, System.coreCount / 2))
+    /// Previews (a screen laid out and drawn): one at a time per app, a core's worth each.
+    var previews = WorkGate(name: "preview", concurrent: max(1, System.coreCount), maxWaiting: 64)
 
     /// The request body as JSON: 413 past the limit, 415 for another media type, 400 when malformed.
     func body(_ request: Request) async throws -> JSONValue {

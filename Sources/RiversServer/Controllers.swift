@@ -32,7 +32,7 @@ struct APIController {
 
         ResourceEndpoints(
             path: "families",
-            list: { try await store.listFamilies(appId: $0, limit: $1, offset: $2) },
+            list: { try await store.listText(.families, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.families, appId: $0, id: $1) },
             create: { try await store.createFamily(appId: $0, body: $1) },
             update: { try await store.updateFamily(appId: $0, id: $1, precondition: $2, transform: $3) },
@@ -41,7 +41,7 @@ struct APIController {
 
         ResourceEndpoints(
             path: "layouts",
-            list: { try await store.listLayouts(appId: $0, limit: $1, offset: $2) },
+            list: { try await store.listText(.layouts, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.layouts, appId: $0, id: $1) },
             create: { try await store.createLayout(appId: $0, body: $1) },
             update: { try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3) },
@@ -50,7 +50,7 @@ struct APIController {
 
         ResourceEndpoints(
             path: "screens",
-            list: { try await store.listScreens(appId: $0, limit: $1, offset: $2) },
+            list: { try await store.listText(.screens, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.screens, appId: $0, id: $1) },
             create: { try await store.createScreen(appId: $0, body: $1) },
             update: { try await store.updateScreen(appId: $0, id: $1, precondition: $2, transform: $3) },

@@ -22,11 +22,15 @@ struct PreviewController {
         appRoutes.on(.get, "screens/{id}/preview", need: .role(.viewer)) { request, context in
             let app = context.app
             let device = try Self.device(query: request.uri.queryParameters)
-            let saved = try await store.savedScreen(appId: app.id, id: try context.pathParameter("id"))
-            return try render(saved.screen, family: saved.family, device: device, sample: nil, options: saved.options, request: request)
+            let id = try context.pathParameter("id")
+            return try await helpers.previews.run(app: app.id) {
+                let saved = try await store.savedScreen(appId: app.id, id: id)
+                return try render(saved.screen, family: saved.family, device: device, sample: nil, options: saved.options, request: request)
+            }
         }
-        appRoutes.on(.post, "cell-preview", need: .role(.viewer)) { request, _ in
-            try cellPreview(request, body: try await helpers.body(request))
+        appRoutes.on(.post, "cell-preview", need: .role(.viewer)) { request, context in
+            let body = try await helpers.body(request)
+            return try await helpers.previews.run(app: context.app.id) { try cellPreview(request, body: body) }
         }
         appRoutes.on(.post, "preview", need: .role(.viewer)) { request, context in
             let app = context.app
@@ -48,8 +52,10 @@ struct PreviewController {
             let screen = Screen.read(screenJSON.removingBookkeeping(), options: options, problems: screenProblems)
             problems.add(screenProblems, under: "/screen")
             guard problems.isEmpty, let screen else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let family = try await familyLookup(appId: app.id, id: screen.family)
-            return try render(screen, family: family, device: device, sample: sample, options: options, request: request, pointerPrefix: "/screen")
+            return try await helpers.previews.run(app: app.id) {
+                let family = try await familyLookup(appId: app.id, id: screen.family)
+                return try render(screen, family: family, device: device, sample: sample, options: options, request: request, pointerPrefix: "/screen")
+            }
         }
     }
 

@@ -14,7 +14,7 @@ struct PublishController {
         let appRoutes = routes.appScoped()
         appRoutes.on(.get, "problems", need: .role(.viewer)) { _, context in
             let app = context.app
-            let report = try await store.problems(appId: app.id)
+            let report = try await helpers.wholeApp.run(app: app.id) { try await store.problems(appId: app.id) }
             // At most 100 of each are listed; the counts say how many there are.
             func list(_ errors: [FieldError]) -> JSONValue {
                 .array(errors.prefix(Limits.maxProblems).map { ["pointer": .string($0.pointer), "message": .string($0.message)] })
@@ -28,12 +28,14 @@ struct PublishController {
             let app = context.app
             return Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: try await store.draftDocument(appId: app.id))))
+                body: .init(byteBuffer: ByteBuffer(bytes: try await helpers.wholeApp.run(app: app.id) { try await store.draftDocument(appId: app.id) })))
         }
         appRoutes.on(.post, "publish", need: .role(.publisher)) { request, context in
             let app = context.app
             let note = try await Self.note(request, helpers: helpers)
-            let outcome = try await Self.measured { try await store.publish(appId: app.id, note: note, publishedBy: context.publisher) }
+            let outcome = try await helpers.wholeApp.run(app: app.id) {
+                try await Self.measured { try await store.publish(appId: app.id, note: note, publishedBy: context.publisher) }
+            }
             return respond(outcome, app: app)
         }
         appRoutes.on(.post, "import", need: .role(.editor)) { request, context in
@@ -46,7 +48,7 @@ struct PublishController {
             } catch let problem as Problem where problem.type == "malformed-json" {
                 throw Problem.invalid([FieldError("", problem.detail)])
             }
-            let result = try await store.importDocument(appId: app.id, json: document)
+            let result = try await helpers.wholeApp.run(app: app.id) { try await store.importDocument(appId: app.id, json: document) }
             return JSONResponse([
                 "screens": .array(result.screens.map { ["id": $0.body["id"] ?? .null, "name": $0.body["name"] ?? .null, "screen_type": $0.body["screen_type"] ?? .null] }),
                 "families_created": .array(result.familiesCreated.map(JSONValue.string)),
@@ -69,9 +71,12 @@ struct PublishController {
                 }
                 return n
             }
-            let from = try await store.version(appId: app.id, number: try number("from"))
-            let to = try await store.version(appId: app.id, number: try number("to"))
-            let diff = DocumentDiff.diff(from: try JSONValue.parse(from.document), to: try JSONValue.parse(to.document))
+            let (fromNumber, toNumber) = (try number("from"), try number("to"))
+            let (from, to, diff) = try await helpers.wholeApp.run(app: app.id) {
+                let from = try await store.version(appId: app.id, number: fromNumber)
+                let to = try await store.version(appId: app.id, number: toNumber)
+                return (from, to, DocumentDiff.diff(from: try JSONValue.parse(from.document), to: try JSONValue.parse(to.document)))
+            }
             return JSONResponse(.object((diff.objectValue ?? [:]).merging(["from": .number(Double(from.number)), "to": .number(Double(to.number))]) { a, _ in a }))
         }
         appRoutes.on(.get, "versions/{number}", need: .role(.viewer)) { _, context in
@@ -85,7 +90,9 @@ struct PublishController {
             let app = context.app
             let number = try Self.versionNumber(context)
             let note = try await Self.note(request, helpers: helpers)
-            let outcome = try await Self.measured { try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note) }
+            let outcome = try await helpers.wholeApp.run(app: app.id) {
+                try await Self.measured { try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note) }
+            }
             return respond(outcome, app: app)
         }
     }

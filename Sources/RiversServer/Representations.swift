@@ -69,6 +69,22 @@ func pageJSON(_ items: [JSONValue], total: Int, limit: Int, offset: Int) -> JSON
     ]
 }
 
+extension TextPage {
+    /// The page envelope written around the items' stored texts (nothing parsed).
+    var json: ByteBuffer {
+        var out = ByteBuffer()
+        out.writeString("{\"items\": [")
+        for (i, item) in items.enumerated() {
+            if i > 0 { out.writeString(", ") }
+            var text = item.json
+            out.writeBuffer(&text)
+        }
+        let next = offset + items.count < total ? String(offset + items.count) : "null"
+        out.writeString("], \"total\": \(total), \"limit\": \(limit), \"offset\": \(offset), \"next_offset\": \(next)}")
+        return out
+    }
+}
+
 extension Page {
     var json: JSONValue { pageJSON(items.map(\.json), total: total, limit: limit, offset: offset) }
 }

@@ -102,7 +102,7 @@ extension RouteRegistrar where Context == RiversContext {
 struct ResourceEndpoints: Sendable {
     /// The path segment: `families`.
     var path: String
-    var list: @Sendable (_ appId: String, _ limit: Int, _ offset: Int) async throws -> Page
+    var list: @Sendable (_ appId: String, _ limit: Int, _ offset: Int) async throws -> TextPage
     var get: @Sendable (_ appId: String, _ id: String) async throws -> RecordText
     var create: @Sendable (_ appId: String, _ body: JSONValue) async throws -> Record
     var update: @Sendable (_ appId: String, _ id: String, RevisionPrecondition, @escaping Transform) async throws -> Record
@@ -114,7 +114,9 @@ struct ResourceEndpoints: Sendable {
         routes.on(.get, collection, need: .role(.viewer)) { request, context in
             let app = context.app
             let (limit, offset) = try helpers.paging(request)
-            return JSONResponse(try await list(app.id, limit, offset).json)
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: try await list(app.id, limit, offset).json))
         }
         routes.on(.post, collection, need: .role(.editor)) { request, context in
             let app = context.app

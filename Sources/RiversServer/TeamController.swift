@@ -296,9 +296,21 @@ struct TeamController {
         }
     }
 
+    /// One `@` with something before it, a `.` after it, no white space or NUL: the document's
+    /// pattern, read by code point (a combining mark after `@` or `.` must not hide it, as it
+    /// would in a Character).
     static func looksLikeEmail(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !text.contains(where: { $0.isWhitespace })
+        let scalars = Array(text.unicodeScalars)
+        guard let at = scalars.firstIndex(of: "@"), at > 0, scalars.lastIndex(of: "@") == at else { return false }
+        return scalars[(at + 1)...].contains(".") && !scalars.contains(where: { $0 == "\0" || isPatternWhitespace($0) })
+    }
+
+    /// White space as the document's patterns list it (ECMAScript's `\s` less the byte-order mark).
+    static func isPatternWhitespace(_ s: Unicode.Scalar) -> Bool {
+        switch s.value {
+        case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
+        default: return false
+        }
     }
 
     // MARK: One app's members, invitations, tokens and activity
@@ -307,6 +319,8 @@ struct TeamController {
         // App settings: the name, and the slug (the old public URL answers 301 for 90 days).
         routes.on(.patch, "", need: .role(.admin)) { request, context in
             let (r, problems) = try await reader(request, keys: ["name", "slug"])
+            // A merge patch's null removes a member; an app's name and slug cannot be removed.
+            for key in ["name", "slug"] where r.object[key]?.isNull == true { problems.add(r.at(key), "cannot be removed (null); give a new \(key) or leave it out") }
             let name = r.string("name", nonEmpty: true, maxLength: 200)
             let slug = r.string("slug", nonEmpty: true, maxLength: 63)
             guard problems.isEmpty else { throw Problem.invalid(problems.errors, count: problems.count) }
@@ -318,14 +332,15 @@ struct TeamController {
             try await store.archiveApp(appId: context.app.id)
             return NoContent()
         }
-        routes.on(.get, "members", need: .role(.admin)) { _, context in
-            let members = try await store.members(appId: context.app.id)
+        routes.on(.get, "members", need: .role(.admin)) { request, context in
+            let (limit, offset) = try helpers.paging(request)
+            let (members, total) = try await store.members(appId: context.app.id, limit: limit, offset: offset)
             // Who they are and their role here; not whether they are instance admins or have set a
             // password (an app's admins need not know).
-            return JSONResponse(["items": .array(members.map { m in
+            return JSONResponse(pageJSON(members.map { m in
                 ["id": .string(m.user.id), "email": .string(m.user.email), "name": .string(m.user.name), "role": .string(m.role.rawValue),
                  "created_at": .string(Timestamp.format(m.user.createdAt))]
-            })])
+            }, total: total, limit: limit, offset: offset))
         }
         routes.on(.put, "members/{user}", need: .role(.admin)) { request, context in
             let userId = try context.pathParameter("user")
@@ -340,8 +355,10 @@ struct TeamController {
             try await store.removeMember(appId: context.app.id, userId: try context.pathParameter("user"))
             return NoContent()
         }
-        routes.on(.get, "invitations", need: .role(.admin)) { _, context in
-            JSONResponse(["items": .array(try await store.pendingInvitations(appId: context.app.id).map(\.json))])
+        routes.on(.get, "invitations", need: .role(.admin)) { request, context in
+            let (limit, offset) = try helpers.paging(request)
+            let (links, total) = try await store.pendingInvitations(appId: context.app.id, limit: limit, offset: offset)
+            return JSONResponse(pageJSON(links.map(\.json), total: total, limit: limit, offset: offset))
         }
         routes.on(.post, "invitations", need: .role(.admin)) { request, context in
             let (r, problems) = try await reader(request, keys: ["email", "role"])
@@ -358,8 +375,10 @@ struct TeamController {
             try await store.deleteInvitation(appId: context.app.id, id: try context.pathParameter("id"))
             return NoContent()
         }
-        routes.on(.get, "tokens", need: .role(.admin)) { _, context in
-            JSONResponse(["items": .array(try await store.tokens(appId: context.app.id).map(\.json))])
+        routes.on(.get, "tokens", need: .role(.admin)) { request, context in
+            let (limit, offset) = try helpers.paging(request)
+            let (tokens, total) = try await store.tokens(appId: context.app.id, limit: limit, offset: offset)
+            return JSONResponse(pageJSON(tokens.map(\.json), total: total, limit: limit, offset: offset))
         }
         // The token is in this answer only; afterwards it is known by its id and name.
         routes.on(.post, "tokens", need: .role(.admin)) { request, context in
@@ -374,7 +393,7 @@ struct TeamController {
                     if expires <= Date() { problems.add("/expires_at", "must be in the future") }
                     else if expires.timeIntervalSinceNow > 5 * 366 * 24 * 3600 { problems.add("/expires_at", "must be within 5 years") }
                 } else {
-                    problems.add("/expires_at", "must be a date and time like 2027-01-31T00:00:00Z")
+                    problems.add("/expires_at", "must be an RFC 3339 date and time like 2027-01-31T00:00:00Z")
                 }
             }
             guard problems.isEmpty, let name, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
@@ -408,13 +427,14 @@ struct TeamController {
         let query = request.uri.queryParameters
         func text(_ name: String) throws -> String? {
             guard let value = query[name[...]].map(String.init) else { return nil }
-            guard value.utf8.count <= 300 else { throw Problem.badParameter(name, "\(name) is at most 300 bytes") }
+            // Characters (code points), as the document's maxLength counts them.
+            guard value.utf8.count <= 300 || value.unicodeScalars.count <= 300 else { throw Problem.badParameter(name, "\(name) is at most 300 characters") }
             return value
         }
         func date(_ name: String) throws -> Date? {
             guard let value = try text(name) else { return nil }
             guard let date = Timestamp.parse(value) else {
-                throw Problem.badParameter(name, "\(name) must be a date and time like 2026-11-23T10:00:00Z")
+                throw Problem.badParameter(name, "\(name) must be an RFC 3339 date and time like 2026-11-23T10:00:00Z")
             }
             return date
         }

@@ -262,11 +262,20 @@ extension Store {
     /// A new session for a signed-in person: the cookie's secret (returned once) and the CSRF token.
     public func createSession(userId: String, userAgent: String, address: String) async throws -> (secret: String, session: SignedInSession) {
         let secret = Secret.make("rss_"), csrf = Secret.make(""), id = UUIDText.random()
-        try await client.query(
-            """
-            INSERT INTO sessions (secret_hash, id, user_id, csrf_token, user_agent, address)
-            VALUES (\(Self.hash(secret)), \(id)::uuid, \(userId)::uuid, \(csrf), \(String(userAgent.prefix(300))), \(String(address.prefix(100))))
-            """, logger: logger)
+        let keep = Limits.maxSessionsPerAccount - 1, idle = Self.sessionIdleLifetime
+        try await client.transaction(logger: logger) { connection in
+            // An account keeps its newest sessions only; ones idle too long are gone already.
+            try await connection.query(
+                """
+                DELETE FROM sessions WHERE user_id = \(userId)::uuid AND (last_seen_at < now() - make_interval(secs => \(idle)) OR id NOT IN (
+                    SELECT id FROM sessions WHERE user_id = \(userId)::uuid ORDER BY last_seen_at DESC LIMIT \(keep)))
+                """, logger: self.logger)
+            try await connection.query(
+                """
+                INSERT INTO sessions (secret_hash, id, user_id, csrf_token, user_agent, address)
+                VALUES (\(Self.hash(secret)), \(id)::uuid, \(userId)::uuid, \(csrf), \(String(userAgent.prefix(300))), \(String(address.prefix(100))))
+                """, logger: self.logger)
+        }
         guard let user = try await user(id: userId) else { throw StoreError.notFound("no account \(userId)") }
         return (secret, SignedInSession(id: id, user: user, csrfToken: csrf))
     }
@@ -424,6 +433,17 @@ extension Store {
         let secret = Secret.make("rvl_"), id = UUIDText.random(), email = try Self.normalizedEmail(email)
         let lifetime = Self.linkLifetime
         let created = try await client.transaction(logger: logger) { connection in
+            // Used and expired links are kept a month (for support), then dropped.
+            try await connection.query(
+                "DELETE FROM links WHERE coalesce(used_at, expires_at) < now() - interval '30 days'", logger: self.logger)
+            if kind == .invitation, let appId {
+                try Self.refuseAtCap(
+                    try await self.number(
+                        """
+                        SELECT count(*)::int FROM links WHERE app_id = \(appId)::uuid AND kind = 'invitation' AND used_at IS NULL AND expires_at > now()
+                        """, on: connection),
+                    limit: Limits.maxPendingInvitationsPerApp, "pending invitations")
+            }
             let row = try await connection.query(
             """
             INSERT INTO links (secret_hash, id, kind, email, app_id, role, created_by, expires_at, granted_by_user, granted_by_token)
@@ -467,14 +487,18 @@ extension Store {
             logger: logger)).first
     }
 
-    /// Invitations to an app not yet used nor expired.
-    public func pendingInvitations(appId: String) async throws -> [OneTimeLink] {
-        try await links(client.query(
+    /// Invitations to an app not yet used nor expired, newest first, a page at a time, with how
+    /// many there are.
+    public func pendingInvitations(appId: String, limit: Int = Store.maxPageSize, offset: Int = 0) async throws -> (links: [OneTimeLink], total: Int) {
+        let links = try await links(client.query(
             """
             SELECT \(unescaped: Self.linkColumns) FROM links l LEFT JOIN apps a ON a.id = l.app_id
             WHERE l.app_id = \(appId)::uuid AND l.kind = 'invitation' AND l.used_at IS NULL AND l.expires_at > now()
-            ORDER BY l.created_at DESC LIMIT 200
+            ORDER BY l.created_at DESC, l.id LIMIT \(limit) OFFSET \(offset)
             """, logger: logger))
+        let total = try await count(
+            "SELECT count(*)::int FROM links WHERE app_id = \(appId)::uuid AND kind = 'invitation' AND used_at IS NULL AND expires_at > now()")
+        return (links, total)
     }
 
     public func deleteInvitation(appId: String, id: String) async throws {
@@ -549,6 +573,7 @@ extension Store {
                 }
             }
             if let appId, let role {
+                try await self.refuseNewMemberAtCap(appId: appId, userId: userId, on: connection)
                 try await connection.query(
                     """
                     INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role))
@@ -630,17 +655,28 @@ extension Store {
         return nil
     }
 
-    public func members(appId: String) async throws -> [(user: User, role: Role)] {
+    /// Members, by email, a page at a time, with how many there are.
+    public func members(appId: String, limit: Int = Store.maxPageSize, offset: Int = 0) async throws -> (members: [(user: User, role: Role)], total: Int) {
         let rows = try await client.query(
             """
-            SELECT u.id::text, u.email, u.name, u.is_admin, u.password_hash IS NOT NULL, u.created_at, m.role
-            FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.app_id = \(appId)::uuid ORDER BY u.email LIMIT 1000
+            SELECT u.id::text, u.email, u.name, u.is_admin, u.password_hash IS NOT NULL, u.created_at, m.role, count(*) OVER ()
+            FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.app_id = \(appId)::uuid
+            ORDER BY u.email LIMIT \(limit) OFFSET \(offset)
             """, logger: logger)
         var list: [(User, Role)] = []
-        for try await (id, email, name, admin, hasPassword, created, role) in rows.decode((String, String, String, Bool, Bool, Date, String).self) {
+        var total = 0
+        for try await (id, email, name, admin, hasPassword, created, role, count) in rows.decode((String, String, String, Bool, Bool, Date, String, Int).self) {
             list.append((User(id: id, email: email, name: name, isAdmin: admin, hasPassword: hasPassword, createdAt: created), Role(rawValue: role) ?? .viewer))
+            total = count
         }
-        return list
+        if list.isEmpty && offset > 0 { total = try await count("SELECT count(*)::int FROM memberships WHERE app_id = \(appId)::uuid") }
+        return (list, total)
+    }
+
+    /// One number a statement selects.
+    func count(_ statement: PostgresQuery) async throws -> Int {
+        for try await n in try await client.query(statement, logger: logger).decode(Int.self) { return n }
+        return 0
     }
 
     /// Adds a member with a role (or changes the role of one).
@@ -648,6 +684,7 @@ extension Store {
         guard let userId = UUIDText.normalize(userId) else { throw StoreError.notFound("no account \(userId)") }
         try await client.transaction(logger: logger) { connection in
             if role != .admin { try await self.keepAnAdmin(appId: appId, leaving: userId, on: connection) }
+            try await self.refuseNewMemberAtCap(appId: appId, userId: userId, on: connection)
             try await connection.query(
                 """
                 INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role.rawValue))
@@ -672,6 +709,14 @@ extension Store {
         }
         tokens.clear()
         if removed == 0 { throw StoreError.notFound("no member \(userId) in this app") }
+    }
+
+    /// 409 when `userId` is not a member yet and the app has as many members as it may.
+    func refuseNewMemberAtCap(appId: String, userId: String, on connection: PostgresConnection) async throws {
+        let (members, isMember) = try await (
+            number("SELECT count(*)::int FROM memberships WHERE app_id = \(appId)::uuid", on: connection),
+            number("SELECT count(*)::int FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid", on: connection))
+        if isMember == 0 { try Self.refuseAtCap(members, limit: Limits.maxMembersPerApp, "members") }
     }
 
     /// 409 when `userId` is the app's last admin member: someone must stay able to manage it.
@@ -945,18 +990,19 @@ extension Store {
 
     // MARK: Tokens
 
-    public func tokens(appId: String) async throws -> [TokenInfo] {
+    /// The app's tokens, oldest first, a page at a time, with how many there are.
+    public func tokens(appId: String, limit: Int = Store.maxPageSize, offset: Int = 0) async throws -> (tokens: [TokenInfo], total: Int) {
         let rows = try await client.query(
             """
             SELECT id::text, name, role, created_by, created_at, expires_at, last_used_at FROM api_tokens
-            WHERE app_id = \(appId)::uuid ORDER BY created_at LIMIT 1000
+            WHERE app_id = \(appId)::uuid ORDER BY created_at, id LIMIT \(limit) OFFSET \(offset)
             """, logger: logger)
         var list: [TokenInfo] = []
         for try await (id, name, role, by, created, expires, used) in rows.decode((String, String, String, String, Date, Date?, Date?).self) {
             list.append(TokenInfo(
                 id: id, name: name, role: Role(rawValue: role) ?? .viewer, createdBy: by, createdAt: created, expiresAt: expires, lastUsedAt: used))
         }
-        return list
+        return (list, try await count("SELECT count(*)::int FROM api_tokens WHERE app_id = \(appId)::uuid"))
     }
 
     public func revokeToken(appId: String, id: String) async throws {

@@ -42,13 +42,18 @@ extension Store {
             if try await fetchIfPresent(.families, appId: appId, id: family.id, on: connection, lock: .none) != nil {
                 throw StoreError.conflict("a family \(family.id) exists already in this app", usedBy: [])
             }
+            try Self.refuseAtCap(
+                try await number("SELECT count(*)::int FROM families WHERE app_id = \(appId)::uuid", on: connection),
+                limit: Limits.maxFamiliesPerApp, "families")
             do {
-                return try await returnedRecord(
+                let record = try await returnedRecord(
                     connection.query(
                         """
                         INSERT INTO families (app_id, id, body) VALUES (\(appId)::uuid, \(family.id), \(family.json.serializedString())::jsonb)
                         RETURNING revision, created_at, updated_at
                         """, logger: logger), body: family.json)
+                try await checkAppSize(appId: appId, on: connection)
+                return record
             } catch let error as PSQLError where error.isUniqueViolation {
                 throw StoreError.conflict("a family \(family.id) exists already in this app", usedBy: [])
             }
@@ -78,13 +83,15 @@ extension Store {
                     "cell styles \(missing.sorted().listed()) are still used; change those components first",
                     usedBy: users)
             }
-            return try await returnedRecord(
+            let record = try await returnedRecord(
                 connection.query(
                     """
                     UPDATE families SET body = \(family.json.serializedString())::jsonb, revision = revision + 1, updated_at = now()
                     WHERE app_id = \(appId)::uuid AND id = \(id)
                     RETURNING revision, created_at, updated_at
                     """, logger: logger), body: family.json)
+            try await checkAppSize(appId: appId, on: connection)
+            return record
         }
     }
 
@@ -150,6 +157,9 @@ extension Store {
             if try await fetchIfPresent(.layouts, appId: appId, id: layout.id, on: connection, lock: .none) != nil {
                 throw StoreError.conflict("a layout \(layout.id) exists already in this app", usedBy: [])
             }
+            try Self.refuseAtCap(
+                try await number("SELECT count(*)::int FROM layouts WHERE app_id = \(appId)::uuid", on: connection),
+                limit: Limits.maxLayoutsPerApp, "layouts")
             return try await returnedRecord(
                 connection.query(
                     """

@@ -174,6 +174,9 @@ extension Store {
                 throw StoreError.notFound("no plugin \(id) in this app")
             }
             if existing == nil {
+                try Self.refuseAtCap(
+                    try await number("SELECT count(*)::int FROM plugins WHERE app_id = \(appId)::uuid", on: connection),
+                    limit: Limits.maxPluginsPerApp, "plugins")
                 try await connection.query(
                     "INSERT INTO plugins (app_id, identifier, current_version) VALUES (\(appId)::uuid, \(id), \(version))", logger: logger)
             }

@@ -19,6 +19,8 @@ public protocol AppRepository: Sendable {
 /// A resource of any document table read as its stored text (a GET's answer without parsing).
 public protocol RecordTextRepository: Sendable {
     func recordText(_ table: DocumentTable, appId: String, id: String) async throws -> RecordText
+    /// A page of a table as stored text (a list answers without parsing a body).
+    func listText(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> TextPage
 }
 
 /// Saved screens parsed for their previews.

@@ -19,6 +19,10 @@ extension Store {
             var body = body
             if let layoutId = body["from_layout"], !layoutId.isNull {
                 body = try await applyingLayout(layoutId, to: body, appId: appId, on: connection)
+            } else if var o = body.objectValue, o["from_layout"] != nil {
+                // `from_layout: null` is no layout, like leaving it out (the document allows null).
+                o.removeValue(forKey: "from_layout")
+                body = .object(o)
             }
             if let given = body["screen_type"], !given.isNull {
                 throw StoreError.invalid([FieldError("/screen_type", "is generated when the screen is created; leave it out")])
@@ -32,18 +36,23 @@ extension Store {
             if parents[screen.id] != nil {
                 throw StoreError.conflict("a screen \(screen.id) exists already in this app", usedBy: [])
             }
+            try Self.refuseAtCap(parents.count, limit: Limits.maxScreensPerApp, "screens")
+            let stored = Self.storedBody(screen)
             if parents.isEmpty { screen.home = true }
             if screen.home { try await clearHome(appId: appId, except: screen.id, on: connection) }
             try await connection.query(
                 "UPDATE apps SET next_screen_number = next_screen_number + 1 WHERE id = \(appId)::uuid", logger: logger)
-            return try await returnedRecord(
+            let record = try await returnedRecord(
                 connection.query(
                     """
                     INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
                     VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(screen.parent)::uuid,
-                            \(screen.family), \(screen.targets.sorted())::uuid[], \(Self.storedBody(screen))::jsonb)
+                            \(screen.family), \(screen.targets.sorted())::uuid[], \(stored)::jsonb)
                     RETURNING revision, created_at, updated_at
                     """, logger: logger), body: screen.json)
+            try await checkScreenSizes(appId: appId, ids: [screen.id], on: connection)
+            try await checkAppSize(appId: appId, on: connection)
+            return record
         }
     }
 
@@ -87,16 +96,20 @@ extension Store {
                 throw StoreError.invalid([FieldError("/home", "an app has exactly one home screen: make another screen home instead")])
             }
             if screen.json == current.body.removingBookkeeping() { return current }
+            let stored = Self.storedBody(screen)
             if screen.home, !wasHome { try await clearHome(appId: appId, except: screen.id, on: connection) }
-            return try await returnedRecord(
+            let record = try await returnedRecord(
                 connection.query(
                     """
                     UPDATE screens SET home = \(screen.home), parent = \(screen.parent)::uuid, family = \(screen.family),
-                        targets = \(screen.targets.sorted())::uuid[], body = \(Self.storedBody(screen))::jsonb,
+                        targets = \(screen.targets.sorted())::uuid[], body = \(stored)::jsonb,
                         revision = revision + 1, updated_at = now()
                     WHERE app_id = \(appId)::uuid AND id = \(screen.id)::uuid
                     RETURNING revision, created_at, updated_at
                     """, logger: logger), body: screen.json)
+            try await checkScreenSizes(appId: appId, ids: [screen.id], on: connection)
+            try await checkAppSize(appId: appId, on: connection)
+            return record
         }
     }
 

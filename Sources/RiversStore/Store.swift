@@ -60,11 +60,10 @@ public enum Timestamp {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    /// An RFC 3339 date-time, with or without fractional seconds (what `format` writes, and what
-    /// people type); nil for anything else.
+    /// An RFC 3339 date-time (`format: date-time`): fractional seconds of any length, `Z` or an
+    /// offset like `+05:30`, `T`/`t` and `Z`/`z` in either case (`RFC3339.swift`); nil for anything else.
     public static func parse(_ text: String) -> Date? {
-        guard text.utf8.count <= 40 else { return nil }
-        return (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))) ?? (try? Date(text, strategy: .iso8601))
+        RFC3339.parse(text)
     }
 }
 
@@ -76,6 +75,14 @@ public struct App: Sendable, Equatable {
 }
 
 /// A page of a list.
+/// A page of stored texts.
+public struct TextPage: Sendable {
+    public var items: [RecordText]
+    public var total: Int
+    public var limit: Int
+    public var offset: Int
+}
+
 public struct Page: Sendable {
     public var items: [Record]
     public var total: Int
@@ -162,8 +169,11 @@ public struct Store: Sendable {
     ) async throws -> (token: String, info: TokenInfo) {
         let token = Secret.make("rvs_"), id = UUIDText.random()
         let hash = Self.hash(token)
-        let createdAt = try await client.transaction(logger: logger) { connection in
-            try await connection.query(
+        let createdAt = try await client.transaction(logger: logger) { connection -> Date? in
+            try Self.refuseAtCap(
+                try await self.number("SELECT count(*)::int FROM api_tokens WHERE app_id = \(appId)::uuid", on: connection),
+                limit: Limits.maxTokensPerApp, "tokens")
+            return try await connection.query(
                 """
                 INSERT INTO api_tokens (id, app_id, token_hash, name, role, expires_at, created_by, granted_by_user, granted_by_token)
                 VALUES (\(id)::uuid, \(appId)::uuid, \(hash), \(name), \(role.rawValue), \(expiresAt), \(createdBy),
@@ -246,6 +256,27 @@ public enum DocumentTable: String, Sendable {
 extension Store {
     public static let maxPageSize = 200
 
+    public func listText(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> TextPage {
+        let limit = max(1, min(limit, Self.maxPageSize))
+        let offset = max(0, offset)
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: table.selectBody), revision, created_at, updated_at, count(*) OVER ()
+            FROM \(unescaped: table.rawValue) WHERE app_id = \(appId)::uuid
+            ORDER BY position LIMIT \(limit) OFFSET \(offset)
+            """, logger: logger)
+        var items: [RecordText] = []
+        var total = 0
+        for try await (body, revision, created, updated, count) in rows.decode((ByteBuffer, Int, Date, Date, Int).self) {
+            items.append(RecordText(body: body, revision: revision, createdAt: created, updatedAt: updated))
+            total = count
+        }
+        if items.isEmpty, offset > 0 {
+            total = try await count(table, appId: appId)
+        }
+        return TextPage(items: items, total: total, limit: limit, offset: offset)
+    }
+
     func list(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> Page {
         let limit = max(1, min(limit, Self.maxPageSize))
         let offset = max(0, offset)
@@ -311,6 +342,44 @@ extension Store {
             return RecordText(body: body, revision: revision, createdAt: created, updatedAt: updated)
         }
         return nil
+    }
+
+    /// 409 when an app already has `limit` of something (a per-app cap, Limits).
+    static func refuseAtCap(_ count: Int, limit: Int, _ what: String) throws {
+        if count >= limit {
+            throw StoreError.conflict("this app has \(limit) \(what) already, the most one app may have: remove some first", usedBy: [])
+        }
+    }
+
+    /// One number a statement selects, in a transaction.
+    func number(_ statement: PostgresQuery, on connection: PostgresConnection) async throws -> Int {
+        for try await n in try await connection.query(statement, logger: logger).decode(Int.self) { return n }
+        return 0
+    }
+
+    /// In the transaction of a write of screens or families, after it: the app's screens and
+    /// families together stay within `Limits.maxAppBytes` as stored (else the write rolls back).
+    func checkAppSize(appId: String, on connection: PostgresConnection) async throws {
+        let bytes = try await number(
+            """
+            SELECT ((SELECT coalesce(sum(body_bytes), 0) FROM screens WHERE app_id = \(appId)::uuid)
+                  + (SELECT coalesce(sum(body_bytes), 0) FROM families WHERE app_id = \(appId)::uuid))::int
+            """, on: connection)
+        if bytes > Limits.maxAppBytes {
+            throw StoreError.invalid([FieldError(
+                "", "the app's screens and families would take \(bytes / 1024) KB as stored, over the limit of \(Limits.maxAppBytes / 1024) KB for one app: make them smaller or remove some")])
+        }
+    }
+
+    /// In the transaction of a write of screens, after it: each of `ids` within
+    /// `Limits.maxScreenBytes` as stored (the JSON text PostgreSQL gives back), else 422.
+    func checkScreenSizes(appId: String, ids: [String], on connection: PostgresConnection) async throws {
+        let bytes = try await number(
+            "SELECT coalesce(max(body_bytes), 0)::int FROM screens WHERE app_id = \(appId)::uuid AND id = ANY(\(ids)::uuid[])", on: connection)
+        if bytes > Limits.maxScreenBytes {
+            throw StoreError.invalid([FieldError(
+                "", "a screen takes at most \(Limits.maxScreenBytes / 1024) KB as stored; this one would take \(bytes / 1024) KB (large free-form members?)")])
+        }
     }
 
     /// Locks the app's row: writes that must see the whole app consistently (screens: the home

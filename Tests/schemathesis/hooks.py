@@ -15,9 +15,11 @@ Stateful scenarios keep the ids their links carry. The hooks are deterministic: 
 case is always bent the same way.
 """
 import copy
+import datetime
 import hashlib
 import json
 import os
+import re
 import urllib.error
 import urllib.request
 import uuid
@@ -30,6 +32,13 @@ APP = os.environ["RIVERS_APP"]
 HOME = os.environ["RIVERS_HOME_SCREEN"]
 SHOW = os.environ["RIVERS_SHOW_SCREEN"]
 PLUGIN = os.environ["RIVERS_PLUGIN"]
+# Archiving an app ends every later request of the run, so DELETE /apps/{app} archives a spare app
+# (schemathesis.toml sends that operation with the spare app's token); revoking the run's own
+# token likewise, so a DELETE that names it revokes a spare token instead.
+SPARE_APP = os.environ["RIVERS_SPARE_APP"]
+OWN_TOKEN_ID = os.environ["RIVERS_OWN_TOKEN_ID"]
+SPARE_TOKEN_ID = os.environ["RIVERS_SPARE_TOKEN_ID"]
+SLUG_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
 FAMILY = "FAMILY_1"
 CELL_STYLES = ["LIST_1", "GRID_1"]
@@ -147,6 +156,12 @@ def repair_family(family):
         if style.get("id") in seen:
             style["id"] = f"S{index}_{style['id']}"[:100]
         seen.add(style.get("id"))
+        # Exactly one of columns/width and one of height/aspect_ratio (a merge patch's nulls can
+        # leave a style with neither).
+        if style.get("columns") is None and style.get("width") is None:
+            style["columns"] = 1
+        if style.get("height") is None and style.get("aspect_ratio") is None:
+            style["aspect_ratio"] = 1
         columns = style.get("columns")
         if isinstance(columns, int) and columns > 0:
             if (available - (columns - 1) * spacing) / columns <= 0:
@@ -186,10 +201,15 @@ def repair_components(components, *, connected, depth=0, budget=None):
         if isinstance(component.get("cell_styles"), list):
             component["cell_styles"] = [s if s in CELL_STYLES else pick(s, CELL_STYLES) for s in component["cell_styles"]]
         rules = component.get("rules")
-        if isinstance(rules, dict) and rules.get("item_limit") not in (None, ""):
-            limit = rules["item_limit"]
-            limit = int(float(limit)) if isinstance(limit, str) else limit
-            rules["item_limit"] = min(limit, MAX_ITEM_LIMIT)
+        if isinstance(rules, dict):
+            # The schema allows a whole number, null, or a numeric string padded with any Unicode
+            # white space (blank: no limit); only a number above the preview's bound is lowered.
+            limit = rules.get("item_limit")
+            text = limit.strip() if isinstance(limit, str) else None
+            if text:
+                limit = int(text)
+            if isinstance(limit, int) and not isinstance(limit, bool) and limit > MAX_ITEM_LIMIT:
+                rules["item_limit"] = MAX_ITEM_LIMIT
         data = component.get("data")
         if isinstance(data, dict):
             if data.get("target") is not None:
@@ -339,6 +359,17 @@ REAL_IDS = {"families": "FAMILY_1", "layouts": LAYOUT, "screens": SHOW, "plugins
 SPARE_IDS = {"families": "FAMILY_2", "layouts": "SPARE_LAYOUT", "screens": os.environ["RIVERS_SPARE_SCREEN"], "plugins": PLUGIN + "_spare"}
 
 
+def future_expiry(text):
+    """`text` (an RFC 3339 date-time) with its date and time replaced by tomorrow's, same zone form."""
+    match = re.match(r"^\d{4}-\d{2}-\d{2}([Tt])\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$", text)
+    if match is None:
+        return text
+    zone = match.group(3)
+    offset = datetime.timedelta(0) if zone in ("Z", "z") else (1 if zone[0] == "+" else -1) * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
+    local = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1) + offset
+    return local.strftime(f"%Y-%m-%d{match.group(1)}%H:%M:%S") + (match.group(2) or "") + zone
+
+
 def location_mode(meta, location):
     info = meta.components.get(location) if meta.components else None
     return str(info.mode) if info is not None else None
@@ -359,7 +390,9 @@ def map_case(context, case):
     if location_mode(meta, "path") != "negative" and case.path_parameters:
         params = dict(case.path_parameters)
         if "app" in params:
-            params["app"] = APP
+            params["app"] = SPARE_APP if case.method.upper() == "DELETE" and parts == ["api", "v1", "apps", parts[3]] else APP
+        if kind == "tokens" and case.method.upper() == "DELETE" and params.get("id") == OWN_TOKEN_ID:
+            params["id"] = SPARE_TOKEN_ID
         if "slug" in params:
             params["slug"] = APP
         if not stateful:
@@ -376,6 +409,12 @@ def map_case(context, case):
     if not stateful and location_mode(meta, "header") != "negative" and case.headers and "If-Match" in case.headers:
         if pick([case.method, case.path, case.headers.get("If-Match"), case.body if case.body is not None else None], [0, 1, 2, 3]):
             case.headers["If-Match"] = "*"
+
+    # A slug change would leave every later request without an app: a PATCH keeps the slug (a
+    # valid one; an invalid one is what a negative case tests), and renames only.
+    if case.method.upper() == "PATCH" and len(parts) == 4 and parts[:3] == ["api", "v1", "apps"] and isinstance(case.body, dict):
+        if isinstance(case.body.get("slug"), str) and SLUG_PATTERN.fullmatch(case.body["slug"]):
+            case.body = {**case.body, "slug": APP}
 
     if not positive:
         return case
@@ -447,6 +486,11 @@ def map_case(context, case):
         body["family"] = family
         if body.get("cell_style") not in styles:
             body["cell_style"] = pick(body.get("cell_style"), styles)
+        case.body = body
+    elif kind == "tokens" and method == "POST" and isinstance(body, dict) and isinstance(body.get("expires_at"), str):
+        # An expiry must be in the future and within 5 years of now, which no schema can say: keep
+        # the generated text's form (fraction, offset), moved to a day from now.
+        body["expires_at"] = future_expiry(body["expires_at"])
         case.body = body
     elif kind == "plugins" and method == "PUT" and isinstance(body, dict):
         body["identifier"] = path_id

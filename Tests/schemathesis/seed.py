@@ -5,7 +5,7 @@
 Creates a family FAMILY_1 (cell styles LIST_1, GRID_1), a layout HOME_LAYOUT, the home screen
 (from the layout), a connected screen under it, a screen plugin registered from the manifest beside
 this file, spare resources nothing uses for the DELETEs to remove (family FAMILY_2, layout
-SPARE_LAYOUT, a screen, a second plugin), and publishes version 1. Prints shell assignments
+SPARE_LAYOUT, a screen, a second plugin, a second token), and publishes version 1. Prints shell assignments
 (`NAME=value`, one a line) of the ids the run uses; exits non-zero when any step fails.
 """
 import json
@@ -85,11 +85,19 @@ def main():
     })
     spare = call("POST", "/screens", {"name": "Spare", "family": "FAMILY_1"})
     call("POST", "/publish", {"note": "seed"})
+    # The run's own token, and a spare one for the DELETEs of tokens to revoke instead.
+    request = urllib.request.Request(f"{url}/api/v1/token")
+    request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        own = json.loads(response.read())["token"]["id"]
+    spare_token = call("POST", "/tokens", {"name": "spare", "role": "viewer"})
     print(f"RIVERS_HOME_SCREEN={home['id']}")
     print(f"RIVERS_SHOW_SCREEN={show['id']}")
     print(f"RIVERS_SPARE_SCREEN={spare['id']}")
     print(f"RIVERS_PLUGIN={plugin['identifier']}")
     print(f"RIVERS_PLUGIN_VERSION={plugin['manifest_version']}")
+    print(f"RIVERS_OWN_TOKEN_ID={own}")
+    print(f"RIVERS_SPARE_TOKEN_ID={spare_token['id']}")
 
 
 if __name__ == "__main__":
