@@ -128,6 +128,15 @@ public struct ServerConfiguration: Sendable {
     }
 
     public var baseURL: String { publicBaseURL ?? "http://\(host):\(port)" }
+
+    /// What to warn about at start when session cookies go out without `Secure`: the server is
+    /// reachable beyond this machine, and `PUBLIC_BASE_URL` does not say https.
+    public var insecureCookieWarning: String? {
+        if publicBaseURL?.lowercased().hasPrefix("https://") == true { return nil }
+        let local = ["127.0.0.1", "localhost", "::1"].contains(host)
+        if local, publicBaseURL == nil || publicBaseURL!.contains("://127.0.0.1") || publicBaseURL!.contains("://localhost") { return nil }
+        return "session cookies are sent without Secure, since PUBLIC_BASE_URL (\(publicBaseURL ?? "unset")) is not https: behind a TLS proxy, set PUBLIC_BASE_URL=https://… so browsers never send them in the clear"
+    }
 }
 
 public enum LogFormat: String, Sendable {

@@ -481,6 +481,17 @@ struct APIHelpers: Sendable {
     }
 
     /// `limit` (1…200, default 50) and `offset` (default 0).
+    /// A text query parameter: nil when absent; 400 when it holds a control character (a NUL
+    /// cannot even be sent to PostgreSQL) or is longer than `maxCharacters`.
+    func queryText(_ request: Request, _ name: String, maxCharacters: Int) throws -> String? {
+        guard let value = request.uri.queryParameters[name[...]].map(String.init) else { return nil }
+        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw Problem.badParameter(name, "\(name) must not contain control characters")
+        }
+        guard value.unicodeScalars.count <= maxCharacters else { throw Problem.badParameter(name, "\(name) is at most \(maxCharacters) characters") }
+        return value
+    }
+
     func paging(_ request: Request) throws -> (limit: Int, offset: Int) {
         let query = request.uri.queryParameters
         var limit = 50, offset = 0

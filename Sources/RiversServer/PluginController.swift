@@ -41,7 +41,7 @@ struct PluginController {
         }
         appRoutes.on(.get, "plugins/{id}/form", need: .role(.viewer)) { request, context in
             let app = context.app
-            let version = request.uri.queryParameters["version"].map(String.init)
+            let version = try helpers.queryText(request, "version", maxCharacters: 100)
             let manifest = try await store.pluginManifest(appId: app.id, identifier: try context.pathParameter("id"), version: version)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -151,6 +151,7 @@ final class PublicDocumentHandler: ChannelDuplexHandler, RemovableChannelHandler
             document, isHead: head.method == .HEAD, acceptEncoding: acceptEncoding, ifNoneMatch: ifNoneMatch, current: number == nil)
         var response = answer.notModified ? document.notModifiedHead[answer.row][answer.column] : document.okHead[answer.row][answer.column]
         response.headers.add(name: "X-Request-Id", value: RequestID().description)
+        response.headers.add(name: "Date", value: HTTPDate.now)
         // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked to.
         let keepAlive = head.isKeepAlive
         if !keepAlive {
@@ -329,8 +330,9 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
             document, isHead: request.isHead, acceptEncoding: request.acceptEncoding, ifNoneMatch: request.ifNoneMatch,
             current: request.number == nil)
         let fields = answer.notModified ? document.notModifiedHeadBytes[answer.row][answer.column] : document.okHeadBytes[answer.row][answer.column]
-        var head = context.channel.allocator.buffer(capacity: fields.readableBytes + 96)
+        var head = context.channel.allocator.buffer(capacity: fields.readableBytes + 128)
         head.writeImmutableBuffer(fields)
+        head.writeImmutableBuffer(HTTPDate.fieldBytes)
         head.writeStaticString("X-Request-Id: ")
         head.writeString(RequestID().description)
         // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked to.

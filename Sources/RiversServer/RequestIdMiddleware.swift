@@ -24,6 +24,7 @@ struct RequestIdMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         response.headers[.requestId] = context.id
         response.headers[.contentTypeOptions] = "nosniff"
+        if response.headers[.date] == nil { response.headers[.date] = HTTPDate.now }
         // A 503 while the database is away is logged once by the monitor, not per request.
         if response.status.code >= 500, response.status != .serviceUnavailable {
             context.logger.error("\(response.status.code) on \(request.method) \(context.endpointPath ?? "(no route)")", metadata: ["request_id": .string(context.id)])

@@ -236,8 +236,7 @@ struct TeamController {
         routes.on(.get, "apps", need: .authenticated) { request, context in
             let (limit, offset) = try helpers.paging(request)
             // `q`: only apps whose slug or name contains it, in any case (the editor's app search).
-            let search = request.uri.queryParameters["q"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-            if let search, search.utf8.count > 100 { throw Problem.badParameter("q", "q is at most 100 bytes") }
+            let search = try helpers.queryText(request, "q", maxCharacters: 100).flatMap { $0.isEmpty ? nil : $0 }
             switch context.principal {
             case .token(let app, let token)?:
                 let matches = search.map { q in [app.slug, app.name].contains { $0.localizedCaseInsensitiveContains(q) } } ?? true
@@ -426,7 +425,7 @@ struct TeamController {
         let (limit, offset) = try helpers.paging(request)
         let query = request.uri.queryParameters
         func text(_ name: String) throws -> String? {
-            guard let value = query[name[...]].map(String.init) else { return nil }
+            guard let value = try helpers.queryText(request, name, maxCharacters: 300) else { return nil }
             // Characters (code points), as the document's maxLength counts them.
             guard value.utf8.count <= 300 || value.unicodeScalars.count <= 300 else { throw Problem.badParameter(name, "\(name) is at most 300 characters") }
             return value

@@ -87,6 +87,7 @@ struct Serve: AsyncParsableCommand {
         let migrations = try Migration.load(from: Migration.defaultDirectory())
         let autoMigrate = configuration.autoMigrate
         logger.info("serving on http://\(configuration.host):\(configuration.port) (public base URL \(configuration.baseURL))")
+        if let warning = configuration.insecureCookieWarning { logger.warning("\(warning)") }
         // The schema is checked once the database answers (the server waits for it, not ready
         // meanwhile): a server on an old schema would fail at random, so it stops instead.
         // Metrics go to Prometheus, served at /metrics (or on METRICS_PORT).

@@ -2,6 +2,7 @@
 document is never served under its app's id, which would make app ids guessable addresses."""
 import gzip as gzip_module
 import json
+import re
 import socket
 import time
 import uuid
@@ -10,7 +11,7 @@ import pytest
 
 from conftest import (
     HEADER_TIMEOUT, HOST, IDLE_TIMEOUT, PORT, SERVER, call, connect, document_request as request, expect_problem, family_body,
-    read_responses, recv_some, run_cli,
+    head_lines, raw_http, read_responses, recv_some, run_cli,
 )
 
 
@@ -265,3 +266,29 @@ def test_a_client_that_never_reads_its_answers_cannot_make_the_server_queue_them
         grown_mb = (SERVER.rss_kb() - before) / 1024
     assert blocked, f"the server read all {sent >> 20} MB of requests without their answers being read"
     assert grown_mb < 64, f"the server grew by {grown_mb:.0f} MB for one client that does not read"
+
+
+def test_every_public_answer_carries_a_date(published_app):
+    """Issue 24: RFC 9110 §6.6.1: an origin server with a clock sends Date. The byte path (a fresh
+    connection), the decoded path (a connection that carried an API call first) and the routes
+    (a 404, an API answer) all do, in IMF-fixdate."""
+    slug, _ = published_app
+    imf = re.compile(r"(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT")
+    fresh = raw_http(request("GET", f"/rivers/{slug}/rivers.json", close=True))
+    assert fresh.status == 200 and imf.fullmatch(fresh.header("date") or ""), fresh
+    s = connect()
+    try:
+        s.sendall(head_lines("GET", "/api/v1/token", close=False) + request("GET", f"/rivers/{slug}/rivers.json", close=True))
+        answers, _ = read_responses(s, ["GET", "GET"], time.monotonic() + 5)
+    finally:
+        s.close()
+    assert len(answers) == 2 and all(len(headers.get("date", [])) == 1 and imf.fullmatch(headers["date"][0]) for _, headers, _ in answers), answers
+    for a in [call("GET", f"/rivers/{slug}-nope/rivers.json", auth=False), call("GET", "/api/v1/token")]:
+        assert imf.fullmatch(a.header("date") or ""), a
+
+
+@pytest.mark.parametrize("path", ["/api/v1/apps?q=%00", "/api/v1/apps?q=a%01b", "audit?actor=%00", "audit?kind=x%00", "audit?id=%7F"])
+def test_control_characters_in_query_parameters_are_400(path):
+    a = call("GET", path)
+    expect_problem(a, 400)
+    assert a.json["field"] in ("q", "actor", "kind", "id"), a.json

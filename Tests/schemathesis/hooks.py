@@ -261,6 +261,10 @@ def repair_screen(screen, *, path_id=None, connected=None, preview=False):
         del screen["home"]
     if screen.get("parent") is not None:
         screen["parent"] = HOME
+        if path_id is not None and str(path_id).lower() == HOME.lower():
+            # The home screen (a stateful scenario's link may name it) cannot be its own parent.
+            screen["parent"] = None
+            screen["connected"] = False
     hooks = screen.get("hooks")
     if isinstance(hooks, dict):
         for key in ("preload_plugins", "postload_plugins"):
@@ -409,6 +413,11 @@ def map_case(context, case):
     if not stateful and location_mode(meta, "header") != "negative" and case.headers and "If-Match" in case.headers:
         if pick([case.method, case.path, case.headers.get("If-Match"), case.body if case.body is not None else None], [0, 1, 2, 3]):
             case.headers["If-Match"] = "*"
+
+    # An Idempotency-Key names one request: a valid case sends a key of its own (a generated one
+    # repeats across cases with other bodies, which is a 422 by design).
+    if location_mode(meta, "header") != "negative" and case.headers and "Idempotency-Key" in case.headers:
+        case.headers["Idempotency-Key"] = uuid.uuid4().hex
 
     # A slug change would leave every later request without an app: a PATCH keeps the slug (a
     # valid one; an invalid one is what a negative case tests), and renames only.

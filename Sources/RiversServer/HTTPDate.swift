@@ -1,0 +1,42 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The `Date` field of every answer (RFC 9110 §6.6.1, IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`),
+/// made once a second and shared: the public document paths write it on every request.
+enum HTTPDate {
+    private struct Cached {
+        var second = -1
+        var text = ""
+        var bytes = ByteBuffer()
+    }
+    private static let cache = NIOLockedValueBox(Cached())
+
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// Now, as the field's value.
+    static var now: String { current().text }
+
+    /// `Date: …\r\n`, as bytes for a head written by hand.
+    static var fieldBytes: ByteBuffer { current().bytes }
+
+    private static func current() -> Cached {
+        var seconds = time(nil)
+        return cache.withLockedValue { cached in
+            if cached.second != Int(seconds) {
+                var parts = tm()
+                gmtime_r(&seconds, &parts)
+                cached.second = Int(seconds)
+                cached.text = format(parts)
+                cached.bytes = ByteBuffer(string: "Date: \(cached.text)\r\n")
+            }
+            return cached
+        }
+    }
+
+    static func format(_ t: tm) -> String {
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(days[Int(t.tm_wday)]), \(two(t.tm_mday)) \(months[Int(t.tm_mon)]) \(t.tm_year + 1900) \(two(t.tm_hour)):\(two(t.tm_min)):\(two(t.tm_sec)) GMT"
+    }
+}
