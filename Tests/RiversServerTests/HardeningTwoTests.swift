@@ -344,3 +344,58 @@ struct IdempotencyTests {
         }
     }
 }
+
+/// Issue 24, finding 5: what an admin relies on is listed whole, and every collection is capped.
+@Suite("Per-app caps and lists with totals")
+struct CapsTests {
+    @Test("every token is listed (paged, with a total), and past the cap a new one is refused")
+    func tokensAreAllListedAndCapped() async throws {
+        try await withAPI { api in
+            // The app's first token plus decoys up to the cap, made straight in the store.
+            for i in 1..<Limits.maxTokensPerApp {
+                _ = try await api.store.createToken(appId: api.app.id, name: "decoy \(i)", role: .viewer)
+            }
+            let refused = try await api.request(.post, "tokens", json: ["name": "one too many", "role": "admin"])
+            #expect(refused.status == .conflict && refused.text.contains("\(Limits.maxTokensPerApp) tokens"), "\(refused.text)")
+            var seen = 0, offset: Int? = 0
+            while let from = offset {
+                let page = try await api.request(.get, "tokens?limit=200&offset=\(from)")
+                #expect(page["total"] == .number(Double(Limits.maxTokensPerApp)))
+                seen += page["items"]?.arrayValue?.count ?? 0
+                offset = page["next_offset"]?.numberValue.map(Int.init)
+            }
+            #expect(seen == Limits.maxTokensPerApp, "every token is listed")
+            // Revoking one makes room again.
+            let first = try await api.request(.get, "tokens?limit=1&offset=1")["items"]?.arrayValue?.first?["id"]?.stringValue
+            #expect(try await api.request(.delete, "tokens/\(try #require(first))").status == .noContent)
+            #expect(try await api.request(.post, "tokens", json: ["name": "now it fits", "role": "viewer"]).status == .created)
+        }
+    }
+
+    @Test("pending invitations and screens stop at their caps; invitations are paged with a total")
+    func invitationsAndScreensAreCapped() async throws {
+        try await withAPI { api in
+            for i in 0..<Limits.maxPendingInvitationsPerApp {
+                _ = try await api.store.createLink(kind: .invitation, email: "i\(i)@example.com", appId: api.app.id, role: .viewer, createdBy: "test")
+            }
+            let refused = try await api.request(.post, "invitations", json: ["email": "late@example.com", "role": "viewer"])
+            #expect(refused.status == .conflict, "\(refused.text)")
+            let page = try await api.request(.get, "invitations?limit=50")
+            #expect(page["total"] == .number(Double(Limits.maxPendingInvitationsPerApp)) && page["items"]?.arrayValue?.count == 50)
+            #expect(page["next_offset"] == 50)
+
+            try await api.create("families", phoneFamily)
+            let big = screenBody("Big", components: [component("list", source: "feed-1")],
+                                 extra: ["extra": ["blob": .string(String(repeating: "x", count: Limits.maxScreenBytes))]])
+            // (Larger than this suite's body limit: straight to the store, as an import or a larger
+            // MAX_BODY_BYTES would bring it.)
+            do {
+                _ = try await api.store.createScreen(appId: api.app.id, body: big)
+                Issue.record("a screen over the cap was stored")
+            } catch StoreError.invalid(let errors) {
+                #expect(errors.first?.message.contains("256 KB") == true, "\(errors)")
+            }
+            #expect(try await api.request(.get, "screens")["total"] == 0)
+        }
+    }
+}
