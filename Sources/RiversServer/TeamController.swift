@@ -195,6 +195,7 @@ struct TeamController {
             try await store.dropSignInAttempt(ids: attempt.ids, keys: keys.all)
             throw error
         }
+        try await store.endSignInAttempt(ids: attempt.ids)
         if ok {
             try await store.dropSignInAttempt(ids: attempt.ids, keys: keys.failures)
             try await store.recordSignInSuccess(email: email, address: address)
@@ -368,7 +369,10 @@ struct TeamController {
             let (secret, link) = try await store.createLink(
                 kind: .invitation, email: email, appId: context.app.id, role: role, createdBy: context.principal?.displayName ?? "",
                 grantedBy: context.principal?.grantor ?? .operator)
-            return JSONResponse(["invitation": link.json, "url": .string(await deliver(secret, link))], status: .created)
+            let url = await deliver(secret, link)
+            // With mail, the link goes to the invitee only (see `LinkDelivery`).
+            return JSONResponse(
+                ["invitation": link.json, "url": delivery.handsLinksToTheirPeople ? .null : .string(url)], status: .created)
         }
         routes.on(.delete, "invitations/{id}", need: .role(.admin)) { _, context in
             try await store.deleteInvitation(appId: context.app.id, id: try context.pathParameter("id"))
@@ -468,10 +472,19 @@ extension Problem {
 /// the URL: it is a credential until used) and set `ServerConfiguration.linkDelivery`.
 public protocol LinkDelivery: Sendable {
     func deliver(_ link: OneTimeLink, url: String) async
+    /// Whether the hook hands links to the people they are for (mail). Then an invitation's
+    /// answer leaves its link out: an app admin who held the link of an email with no account yet
+    /// could choose that account's password. True unless the hook says otherwise.
+    var handsLinksToTheirPeople: Bool { get }
+}
+
+extension LinkDelivery {
+    public var handsLinksToTheirPeople: Bool { true }
 }
 
 /// The default: links are only shown to whoever made them.
 public struct NoLinkDelivery: LinkDelivery {
     public init() {}
     public func deliver(_ link: OneTimeLink, url: String) async {}
+    public var handsLinksToTheirPeople: Bool { false }
 }

@@ -365,6 +365,13 @@ extension Store {
         }
     }
 
+    /// The attempt's password check has ended: its time is now, so the delay before the next
+    /// attempt runs from the end of this one (a check that waited in line does not use up the
+    /// delay).
+    public func endSignInAttempt(ids: [Int]) async throws {
+        try await client.query("UPDATE sign_in_failures SET at = now() WHERE id = ANY(\(ids))", logger: logger)
+    }
+
     /// Takes back the rows of an attempt under some of its keys only (a success takes back its
     /// failures, not its place in the count of attempts).
     public func dropSignInAttempt(ids: [Int], keys: [String]) async throws {

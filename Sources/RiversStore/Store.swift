@@ -278,24 +278,11 @@ extension Store {
     }
 
     func list(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> Page {
-        let limit = max(1, min(limit, Self.maxPageSize))
-        let offset = max(0, offset)
-        let rows = try await client.query(
-            """
-            SELECT \(unescaped: table.selectBody), revision, created_at, updated_at, count(*) OVER ()
-            FROM \(unescaped: table.rawValue) WHERE app_id = \(appId)::uuid
-            ORDER BY position LIMIT \(limit) OFFSET \(offset)
-            """, logger: logger)
-        var items: [Record] = []
-        var total = 0
-        for try await (body, revision, created, updated, count) in rows.decode((String, Int, Date, Date, Int).self) {
-            items.append(Record(body: try JSONValue.parse(Array(body.utf8)), revision: revision, createdAt: created, updatedAt: updated))
-            total = count
+        let page = try await listText(table, appId: appId, limit: limit, offset: offset)
+        let items = try page.items.map { text in
+            Record(body: try JSONValue.parse(Array(text.body.readableBytesView)), revision: text.revision, createdAt: text.createdAt, updatedAt: text.updatedAt)
         }
-        if items.isEmpty, offset > 0 {
-            total = try await count(table, appId: appId)
-        }
-        return Page(items: items, total: total, limit: limit, offset: offset)
+        return Page(items: items, total: page.total, limit: page.limit, offset: page.offset)
     }
 
     func count(_ table: DocumentTable, appId: String) async throws -> Int {

@@ -351,10 +351,13 @@ struct CapsTests {
     @Test("every token is listed (paged, with a total), and past the cap a new one is refused")
     func tokensAreAllListedAndCapped() async throws {
         try await withAPI { api in
-            // The app's first token plus decoys up to the cap, made straight in the store.
-            for i in 1..<Limits.maxTokensPerApp {
-                _ = try await api.store.createToken(appId: api.app.id, name: "decoy \(i)", role: .viewer)
-            }
+            // The app's first token plus decoys up to the cap, made straight in the database.
+            try await TestDatabase.client().query(
+                """
+                INSERT INTO api_tokens (id, app_id, token_hash, name, role)
+                SELECT gen_random_uuid(), \(api.app.id)::uuid, sha256(('decoy' || n || \(api.app.id))::bytea), 'decoy ' || n, 'viewer'
+                FROM generate_series(1, \(Limits.maxTokensPerApp - 1)) AS n
+                """, logger: testLogger)
             let refused = try await api.request(.post, "tokens", json: ["name": "one too many", "role": "admin"])
             #expect(refused.status == .conflict && refused.text.contains("\(Limits.maxTokensPerApp) tokens"), "\(refused.text)")
             var seen = 0, offset: Int? = 0
@@ -375,9 +378,13 @@ struct CapsTests {
     @Test("pending invitations and screens stop at their caps; invitations are paged with a total")
     func invitationsAndScreensAreCapped() async throws {
         try await withAPI { api in
-            for i in 0..<Limits.maxPendingInvitationsPerApp {
-                _ = try await api.store.createLink(kind: .invitation, email: "i\(i)@example.com", appId: api.app.id, role: .viewer, createdBy: "test")
-            }
+            try await TestDatabase.client().query(
+                """
+                INSERT INTO links (secret_hash, id, kind, email, app_id, role, created_by, expires_at)
+                SELECT sha256(('invite' || n || \(api.app.id))::bytea), gen_random_uuid(), 'invitation', 'i' || n || '@example.com',
+                       \(api.app.id)::uuid, 'viewer', 'test', now() + interval '1 day'
+                FROM generate_series(1, \(Limits.maxPendingInvitationsPerApp)) AS n
+                """, logger: testLogger)
             let refused = try await api.request(.post, "invitations", json: ["email": "late@example.com", "role": "viewer"])
             #expect(refused.status == .conflict, "\(refused.text)")
             let page = try await api.request(.get, "invitations?limit=50")

@@ -223,6 +223,14 @@ class MembersView {
     this.inviteButton.disabled = true;
     try {
       const { invitation, url } = await api.invite({ email, role });
+      if (!url) {
+        // The server mails invitations: the link went to the invitee only.
+        this.linkBox.replaceChildren(h('p', { class: 'hint', id: 'invite-link', text: `Invitation sent to ${invitation.email} as ${invitation.role}: it works once, until ${formatDate(invitation.expires_at)}.` }));
+        announce(`Invitation sent to ${invitation.email}.`);
+        this.email.value = '';
+        await this.loadInvitations();
+        return;
+      }
       this.linkBox.replaceChildren(onceBox({
         id: 'invite-link', label: 'Invitation link', value: url, what: 'Invitation link',
         title: `Invitation for ${invitation.email} as ${invitation.role}`,
