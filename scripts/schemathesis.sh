@@ -14,7 +14,8 @@
 # operation of the document but the toml's deliberate exclusions
 # (Tests/schemathesis/check_selection.py; skipped when extra arguments narrow the run). Exits
 # non-zero on any failure; stops the server on exit. ST_SEED picks the seed (default 1234; `make
-# test` runs 1234 and 777), ST_MAX_EXAMPLES the examples per operation (default: the toml's).
+# test` runs 1234 and 777), ST_MAX_EXAMPLES the examples per operation (default: the toml's),
+# ST_JUNIT a path to keep schemathesis' JUnit report at.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -81,6 +82,7 @@ HYPOTHESIS_STORAGE_DIRECTORY="$venv/hypothesis" PYTHONDONTWRITEBYTECODE=1 "$venv
 echo "schemathesis: seed $seed finished in $(( $(date +%s) - start ))s with status $status" >&2
 # Every operation of the served document ran, but the toml's deliberate exclusions: counted from
 # what schemathesis reported testing, not from the toml's filters.
+if [ -n "${ST_JUNIT:-}" ]; then cp "$work/junit.xml" "$ST_JUNIT" 2>/dev/null || true; fi
 if [ $# = 0 ]; then
   "$venv/bin/python" "$root/Tests/schemathesis/check_selection.py" "$url/api/openapi.json" \
     "$root/Tests/schemathesis/schemathesis.toml" "$work/junit.xml" || status=1

@@ -47,6 +47,8 @@ public enum Limits {
     public static let maxFamiliesPerApp = 100
     public static let maxLayoutsPerApp = 200
     public static let maxPluginsPerApp = 200
+    /// Registered manifest versions of one plugin.
+    public static let maxVersionsPerPlugin = 200
     public static let maxTokensPerApp = 500
     public static let maxPendingInvitationsPerApp = 200
     public static let maxMembersPerApp = 1_000

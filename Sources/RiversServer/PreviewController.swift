@@ -43,7 +43,7 @@ struct PreviewController {
             let sample = Self.sample(r.object["sample"], problems: problems)
             // An unsaved screen may not have a name yet.
             var screenJSON = r.object["screen"] ?? .null
-            if var o = screenJSON.objectValue, o["name"] == nil || o["name"] == .string("") {
+            if var o = screenJSON.objectValue, o["name"] == nil || o["name"] == .null || o["name"]?.stringValue?.allSatisfy(\.isWhitespace) == true {
                 o["name"] = "Preview"
                 screenJSON = .object(o)
             }

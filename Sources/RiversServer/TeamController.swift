@@ -259,8 +259,10 @@ struct TeamController {
             let app = try await store.createApp(slug: slug, name: name ?? slug)
             return JSONResponse(appJSON(app, role: .admin), status: .created, headers: [.location: "/api/v1/apps/\(app.slug)"])
         }
-        routes.on(.get, "archived-apps", need: .instanceAdmin) { _, _ in
-            JSONResponse(["items": .array(try await store.archivedApps().map { appJSON($0, role: nil) })])
+        routes.on(.get, "archived-apps", need: .instanceAdmin) { request, _ in
+            let (limit, offset) = try helpers.paging(request)
+            let (apps, total) = try await store.archivedApps(limit: limit, offset: offset)
+            return JSONResponse(pageJSON(apps.map { appJSON($0, role: nil) }, total: total, limit: limit, offset: offset))
         }
         routes.on(.post, "archived-apps/{archived}/restore", need: .instanceAdmin) { _, context in
             let key = try context.pathParameter("archived")

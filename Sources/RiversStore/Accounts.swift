@@ -916,15 +916,18 @@ extension Store {
             """, logger: logger))
     }
 
-    /// Archived apps, newest archived first (at most 1000).
-    public func archivedApps() async throws -> [App] {
+    /// Archived apps, newest archived first, a page at a time, with how many there are.
+    public func archivedApps(limit: Int = Store.maxPageSize, offset: Int = 0) async throws -> (apps: [App], total: Int) {
         let rows = try await client.query(
-            "SELECT id::text, slug, name, created_at FROM apps WHERE archived_at IS NOT NULL ORDER BY archived_at DESC LIMIT 1000", logger: logger)
+            """
+            SELECT id::text, slug, name, created_at FROM apps WHERE archived_at IS NOT NULL
+            ORDER BY archived_at DESC, id LIMIT \(limit) OFFSET \(offset)
+            """, logger: logger)
         var list: [App] = []
         for try await (id, slug, name, created) in rows.decode((String, String, String, Date).self) {
             list.append(App(id: id, slug: slug, name: name, createdAt: created))
         }
-        return list
+        return (list, try await count("SELECT count(*)::int FROM apps WHERE archived_at IS NOT NULL"))
     }
 
     /// Removes an archived app for good, with its versions and its audit entries. Only an

@@ -203,6 +203,10 @@ extension Store {
                     WHERE app_id = \(appId)::uuid AND identifier = \(id) AND manifest_version = \(version)
                     """, logger: logger)
             } else {
+                try Self.refuseAtCap(
+                    try await number(
+                        "SELECT count(*)::int FROM plugin_versions WHERE app_id = \(appId)::uuid AND identifier = \(id)", on: connection),
+                    limit: Limits.maxVersionsPerPlugin, "versions of plugin \(id)")
                 try await connection.query(
                     """
                     INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest)

@@ -62,7 +62,7 @@ struct ContractTests {
         }
     }
 
-    @Test("null is accepted where the document allows it: from_layout, a manifest's screen, a cell style's height")
+    @Test("null is accepted where the document allows it: from_layout, a manifest's screen, a cell style's height, a preview's name")
     func nulls() async throws {
         try await withAPI { api in
             var family = phoneFamily.objectValue!
@@ -77,6 +77,14 @@ struct ContractTests {
             ]
             let plugin = try await api.request(.post, "plugins", json: manifest)
             #expect(plugin.status == .created, "\(plugin.text)")
+            // An unsaved screen's name may be null (it reads as "Preview"); a navigation's and a nav
+            // item's lists and objects may be null (none, {}).
+            let preview = try await api.request(.post, "preview", json: ["screen": [
+                "family": "FAMILY_1", "name": .null, "ui_components": .null,
+                "navigations": [["category": "nav_bar", "navigation_type": "navigation_bar", "styles": .null, "rules": .null, "assets": .null,
+                                 "nav_items": [["title": "", "type": "label", "nav_items": .null, "assets": .null, "styles": .null, "rules": .null]]]],
+            ]])
+            #expect(preview.status == .ok, "\(preview.text)")
         }
     }
 

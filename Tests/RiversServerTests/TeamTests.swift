@@ -370,7 +370,7 @@ struct TeamTests {
                 #expect(try await status("/rivers/\(new)/rivers.json").0 == .gone)
                 #expect(try await status("/rivers/\(new)/v1/rivers.json").0 == .gone)
                 #expect(try await status("/rivers/\(old)/rivers.json").0 == .gone)
-                #expect(try await api.store.archivedApps().contains { $0.slug == new })
+                #expect(try await api.store.archivedApps().apps.contains { $0.slug == new })
 
                 // Restored, everything is back as it was.
                 #expect(try await api.store.restoreApp(new)?.slug == new)
