@@ -166,3 +166,33 @@ def test_group_children_added_and_reordered(browser, api):
     children = api.ok("GET", f"screens/{screen['id']}")["ui_components"][0]["ui_components"]
     assert [c["component_type"] for c in children] == ["hero"]
     assert not browser_errors(browser)
+
+
+def test_an_item_set_to_open_a_screen_with_none_chosen_does_not_save(browser, api):
+    """Issue 29, 2: a tab-bar item set to "A screen" with no screen chosen used to save with no
+    warning and publish with "target": null. Now the save stops at that field, in words."""
+    family = api.family()
+    home = api.screen(family["id"], "Home")
+    other = api.screen(family["id"], "Other")
+    sign_in(browser, api, f"#/screens/{home['id']}")
+    Select(visible(browser, "#nav-menu-new-type")).select_by_value("two_level_rn_menu")
+    css(browser, "[data-focus-key='nav-menu-add']").click()
+    menu = css(browser, ".navigation-box[data-category='menu']")
+    add_item(browser, menu.find_element("css selector", ".nav-add-item"))
+    set_value(css(browser, "input[data-pointer='/navigations/0/nav_items/0/title']"), "Shows")
+    pointer = "/navigations/0/nav_items/0"
+    Select(item(browser, pointer).find_element("css selector", "select[id$='-link']")).select_by_value("screen")
+    target = visible(browser, f"select[data-pointer='{pointer}/data/target']")
+    css(browser, "#save-screen").click()
+    wait(browser, lambda d: target.get_attribute("aria-invalid") == "true", message="the screen field marked")
+    message = wait(browser, lambda d: next((e.text for e in all_css(d, ".field-error") if "choose which one" in e.text), False),
+                   message="a message at the field")
+    assert "Shows opens a screen" in message
+    assert "Saved" not in css(browser, "#save-status").text
+    assert api.ok("GET", f"screens/{home['id']}")["navigations"] == [] or all(
+        not n.get("nav_items") for n in api.ok("GET", f"screens/{home['id']}")["navigations"]), "saved anyway"
+    Select(target).select_by_value(other["id"])
+    css(browser, "#save-screen").click()
+    wait_saved(browser)
+    saved = api.ok("GET", f"screens/{home['id']}")["navigations"][0]["nav_items"][0]
+    assert saved["data"]["target"] == other["id"]

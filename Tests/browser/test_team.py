@@ -275,6 +275,7 @@ def test_activity_lists_the_invitation_and_filters(browser, admin):
     app = os.environ["RIVERS_APP"]
     setup = Api(os.environ["RIVERS_TOKEN"], app)
     invited = f"guest-{uuid.uuid4().hex[:8]}@example.com"
+    setup.ok("POST", "invitations", {"email": f"second-{invited}", "role": "viewer"})
     setup.ok("POST", "invitations", {"email": invited, "role": "editor"})
 
     password_sign_in(browser, *admin, app=app)
@@ -284,6 +285,11 @@ def test_activity_lists_the_invitation_and_filters(browser, admin):
     assert "Invitation created" in row.text
     assert f"{invited}: editor" in row.text
     assert unlabelled_controls(browser) == []
+    # Issue 29, 3: each entry shows its own request id (the ids share their leading digits).
+    shown = [c.text for c in all_css(browser, "#audit code.request-id")]
+    full = [c.get_attribute("title") for c in all_css(browser, "#audit code.request-id")]
+    assert len(shown) >= 2 and len(set(shown)) == len(set(full)), (shown, full)
+    assert all(text.lstrip("…") == ident[-12:] for text, ident in zip(shown, full)), (shown, full)
     shot(browser, "46-activity")
 
     # Only invitations.

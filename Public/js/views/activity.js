@@ -163,7 +163,9 @@ class ActivityView {
           h('td', { class: 'audit-summary' },
             e.summary ? h('span', { text: e.summary }) : null,
             h('span', { class: 'audit-meta', title: 'Request id and address, to match the server log' },
-              e.request_id ? h('code', { text: e.request_id.slice(0, 12) }) : null, e.address ? ` ${e.address}` : '')))))),
+              // Request ids share their leading digits (a process's prefix): the end tells them apart.
+              e.request_id ? h('code', { class: 'request-id', title: e.request_id, text: `…${e.request_id.slice(-12)}` }) : null,
+              e.address ? ` ${e.address}` : '')))))),
       ...(this.next !== null
         ? [h('button', { type: 'button', class: 'button small', id: 'audit-more', text: 'Show older entries', onclick: () => this.load(true) })]
         : []));

@@ -194,9 +194,19 @@ export class NavigationEditor {
     }
   }
 
-  /** What keeps the styles, rules and assets from being saved (rows without a key of their own). */
+  /** What keeps the navigations from being saved: an item set to open a screen with none chosen
+   *  (it would publish with no target, and do nothing when tapped), and styles, rules and assets
+   *  rows without a key of their own. */
   problems() {
     const out = [];
+    const items = (list, pointer) => (list || []).forEach((item, j) => {
+      const p = `${pointer}/${j}`;
+      if (this.pendingKind.get(item.id) === 'screen' && !item.data?.target) {
+        out.push({ pointer: `${p}/data/target`, message: `${item.title || 'This item'} opens a screen: choose which one (or set Opens to Nothing).` });
+      }
+      items(item.nav_items, `${p}/nav_items`);
+    });
+    this.navigations.forEach((nav, i) => items(nav.nav_items, `/navigations/${i}/nav_items`));
     this.navigations.forEach((nav, i) => {
       const cat = CATEGORIES.find((c) => c.id === nav.category);
       if (!cat) return;
