@@ -3,8 +3,8 @@
 import {
   api, state, loadApp, rememberToken, forgetToken, signedIn, useSession, resumeSession, rememberApp, can, subscribe,
 } from './state.js';
-import { initNotify, showError, clearMessages, explain, waitText } from './notify.js';
-import { route, startRouter, stopRouter, isDirty, discardCurrent } from './router.js';
+import { initNotify, showError, clearMessages, explain, waitText, info } from './notify.js';
+import { route, startRouter, stopRouter, isDirty, discardCurrent, splitHash, appHash, onOtherApp } from './router.js';
 import { confirmDialog } from './dialogs.js';
 import { h } from './dom.js';
 import { clearFieldErrors, placeErrors } from './field-errors.js';
@@ -115,9 +115,9 @@ function searchApps(text) {
 
 /** The pages of an area that only some roles may open: another role goes to the screens. */
 function allowedHash() {
-  const link = [...document.querySelectorAll('#nav [data-need]')]
-    .find((a) => (location.hash || '').replace(/^#/, '').startsWith(a.dataset.nav));
-  if (link && !can(link.dataset.need)) history.replaceState(null, '', '#/screens');
+  const { rest } = splitHash(location.hash);
+  const link = [...document.querySelectorAll('#nav [data-need]')].find((a) => rest.startsWith(a.dataset.nav));
+  if (link && !can(link.dataset.need)) history.replaceState(null, '', appHash('/screens'));
 }
 
 function showNoApp(text) {
@@ -141,7 +141,8 @@ async function enter(key = null) {
   // Read before asking: a 401 forgets the token (onUnauthorized) before it reaches the catch.
   const wasToken = Boolean(api.token);
   try {
-    await loadApp(key);
+    // The app the address names comes first (a link opened in a new tab opens where it points).
+    await loadApp(key || splitHash(location.hash).app);
   } catch (error) {
     button.disabled = false;
     if (error.noApps) { showNoApp(error.message); return; }
@@ -155,6 +156,13 @@ async function enter(key = null) {
     return;
   }
   button.disabled = false;
+  const named = splitHash(location.hash);
+  if (named.app && named.app !== state.app.slug && named.app !== state.app.id) {
+    // The address names an app that cannot be opened (a former slug, another person's app): the
+    // same page in the app that opened; said plainly when there was a choice of apps.
+    history.replaceState(null, '', appHash(named.rest));
+    if (state.apps.length > 1) info(`There is no app “${named.app}” you can open here: ${state.app.name || state.app.slug} is open instead.`);
+  }
   $('sign-in').hidden = true;
   $('no-app').hidden = true;
   $('nav').hidden = false;
@@ -172,18 +180,20 @@ async function mayLeave(title, confirm, cancel, text) {
   return leave;
 }
 
-async function switchApp(slug) {
-  if (slug === state.app?.slug) return;
+/** Opens another app: from the switcher at its area's list (a page of one app's screen or family
+ *  means nothing in another), or (`keepPath`) at the address that named it. */
+async function switchApp(slug, keepPath = false) {
+  if (slug === state.app?.slug || slug === state.app?.id) return;
+  const wanted = location.hash;
   const ok = await mayLeave('Switch apps without saving?', 'Switch and drop changes', 'Stay in this app',
     'This page has changes that are not saved. Opening another app drops them.');
-  if (!ok) { $('app-switcher').value = state.app.slug; return; }
+  if (!ok) { $('app-switcher').value = state.app.slug; history.replaceState(null, '', appHash(splitHash(location.hash).rest)); return; }
   rememberApp(slug);
   clearMessages();
   stopRouter();
-  // A page of one app's screen or family means nothing in another: its area's list instead.
-  const path = (location.hash || '#/screens').replace(/^#/, '').split('?')[0];
-  const area = path.split('/')[1] || 'screens';
-  history.replaceState(null, '', `#/${area}`);
+  const { rest } = splitHash(keepPath ? wanted : location.hash);
+  const area = rest.split('?')[0].split('/')[1] || 'screens';
+  history.replaceState(null, '', appHash(keepPath ? rest : `/${area}`, slug));
   await enter(slug);
 }
 
@@ -299,6 +309,7 @@ function init() {
   });
   $('sign-out').addEventListener('click', signOut);
   $('app-switcher').addEventListener('change', (event) => switchApp(event.target.value));
+  onOtherApp((app) => switchApp(app, true));
   $('app-search').addEventListener('input', (event) => searchApps(event.target.value));
   subscribe((kind) => { if (kind === 'app' && state.app) showApp(); });
   window.addEventListener('unhandledrejection', (event) => showError(event.reason, 'Unexpected error'));

@@ -1,7 +1,38 @@
-// Hash routes (#/screens/<id>?focus=/name). A view is mounted into the outlet and may say it has
-// unsaved changes; leaving it then asks first.
+// Hash routes (#/apps/<app>/screens/<id>?focus=/name): every address names its app, so a link
+// opens where it points, in any tab. A view is mounted into the outlet and may say it has unsaved
+// changes; leaving it then asks first.
 import { choiceDialog } from './dialogs.js';
-import { can } from './state.js';
+import { can, state } from './state.js';
+
+/** A hash split into its app and the rest: '#/apps/x/screens/1?a' → {app: 'x', rest: '/screens/1?a'};
+ *  a hash without an app (older links, the views' own links) has app null. */
+export function splitHash(hash) {
+  const text = (hash || '').replace(/^#/, '') || '/screens';
+  const m = /^\/apps\/([^/?]+)(.*)$/.exec(text);
+  if (!m) return { app: null, rest: text };
+  return { app: decodeURIComponent(m[1]), rest: m[2] || '/screens' };
+}
+
+/** The hash of `path` (a path below the app: '/screens/1') in the app being edited. */
+export function appHash(path, app = state.app?.slug) {
+  const rest = path.replace(/^#/, '');
+  return app ? `#/apps/${encodeURIComponent(app)}${rest.startsWith('/') ? rest : `/${rest}`}` : `#${rest}`;
+}
+
+/** Called with an app's slug or id when the address names another app than the one open. */
+let otherApp = null;
+export function onOtherApp(handler) { otherApp = handler; }
+
+/** Links written by the views as '#/…' get the app in front (so that opening one in a new tab,
+ *  or copying it, keeps the app). */
+function withAppLinks(root) {
+  if (!state.app) return;
+  for (const a of root.querySelectorAll('a[href^="#/"]')) {
+    const href = a.getAttribute('href');
+    if (!href.startsWith('#/apps/')) a.setAttribute('href', appHash(href));
+  }
+}
+let linkObserver = null;
 
 const routes = [];
 let outlet = null;
@@ -19,12 +50,13 @@ export function route(pattern, load, name) {
 }
 
 export function navigate(path) {
-  if (location.hash === `#${path}`) { render(true); return; }
-  location.hash = path;
+  const hash = appHash(splitHash(path.startsWith('#') ? path : `#${path}`).rest);
+  if (location.hash === hash) { render(true); return; }
+  location.hash = hash;
 }
 
 function parse(hash) {
-  const text = hash.replace(/^#/, '') || '/screens';
+  const text = splitHash(hash).rest;
   const [path, queryText = ''] = text.split('?');
   const query = Object.fromEntries(new URLSearchParams(queryText));
   for (const r of routes) {
@@ -75,12 +107,20 @@ async function render(force = false) {
     }
     history.replaceState(null, '', target);
   }
+  const { app, rest } = splitHash(location.hash);
+  if (app && state.app && app !== state.app.slug && app !== state.app.id && otherApp) {
+    // The address names another app: it is opened, at this address.
+    otherApp(app);
+    return;
+  }
+  // Every address names its app.
+  if (state.app && location.hash !== appHash(rest)) history.replaceState(null, '', appHash(rest));
   const match = parse(location.hash || '#/screens');
   lastHash = location.hash || '#/screens';
   current?.controller?.unmount?.();
   current = null;
   document.querySelectorAll('[data-nav]').forEach((a) => {
-    const active = match && lastHash.replace(/^#/, '').startsWith(a.dataset.nav);
+    const active = match && rest.startsWith(a.dataset.nav);
     if (active) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   });
   const root = document.createElement('div');
@@ -104,6 +144,12 @@ let listening = false;
 export function startRouter(outletEl) {
   outlet = outletEl;
   started = true;
+  withAppLinks(document);
+  linkObserver ??= new MutationObserver((records) => {
+    for (const r of records) for (const node of r.addedNodes) if (node.nodeType === 1) { if (node.matches?.('a[href^="#/"]')) withAppLinks(node.parentNode || node); else withAppLinks(node); }
+  });
+  linkObserver.observe(document.body, { childList: true, subtree: true });
+  for (const a of document.querySelectorAll('#nav a[data-nav], a.brand')) a.setAttribute('href', appHash(a.dataset.nav || '/screens'));
   if (!listening) {
     listening = true;
     window.addEventListener('hashchange', () => { if (started) render(); });

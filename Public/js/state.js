@@ -9,6 +9,8 @@ import { h, uid } from './dom.js';
 const TOKEN_KEY = 'rivers.token';
 const DEVICE_KEY = 'rivers.device';
 const APP_KEY = 'rivers.app';
+/** The app opened last in this browser: the next sign-in opens it again. */
+const LAST_APP_KEY = 'rivers.last-app';
 
 export const api = new Api(sessionStorage.getItem(TOKEN_KEY));
 
@@ -152,7 +154,8 @@ export async function loadApp(key = null) {
   const page = await api.appsPage();
   const apps = page.items;
   state.appsTotal = page.total ?? apps.length;
-  const wanted = key || sessionStorage.getItem(APP_KEY);
+  // The app asked for, else this tab's, else the last one opened in this browser.
+  const wanted = key || sessionStorage.getItem(APP_KEY) || localStorage.getItem(LAST_APP_KEY);
   if (wanted && !apps.some((a) => a.slug === wanted || a.id === wanted)) {
     const found = await api.findApp(wanted);
     if (found) apps.unshift(found);
@@ -169,6 +172,7 @@ export async function loadApp(key = null) {
   state.role = ROLES.includes(state.app.role) ? state.app.role : null;
   api.app = state.app.slug;
   if (state.appsTotal > 1) sessionStorage.setItem(APP_KEY, state.app.slug);
+  localStorage.setItem(LAST_APP_KEY, state.app.slug);
   state.families = [];
   state.screens = [];
   state.layouts = [];
@@ -188,6 +192,10 @@ export function appChanged(app) {
   api.app = state.app.slug;
   state.apps = state.apps.map((a) => (a.id === state.app.id ? { ...a, ...app, role: a.role } : a));
   if (sessionStorage.getItem(APP_KEY) === before.slug) sessionStorage.setItem(APP_KEY, state.app.slug);
+  if (localStorage.getItem(LAST_APP_KEY) === before.slug) localStorage.setItem(LAST_APP_KEY, state.app.slug);
+  // The address follows the new slug.
+  const m = /^#\/apps\/[^/?]+(.*)$/.exec(location.hash || '');
+  if (m) history.replaceState(null, '', `#/apps/${encodeURIComponent(state.app.slug)}${m[1] || '/screens'}`);
   emit('app');
 }
 

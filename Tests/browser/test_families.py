@@ -62,7 +62,7 @@ def test_create_family_with_sizes_computed_as_you_type(browser, api):
     wait(browser, lambda d: css(d, "[data-testid='size-1']").text == "145 × 81.56")
 
     css(browser, "button[data-focus-key='save']").click()
-    wait(browser, lambda d: d.current_url.endswith("#/families/PHONES_UI"), message="navigates to the new family")
+    wait(browser, lambda d: d.current_url.endswith("/families/PHONES_UI"), message="navigates to the new family")
     # The server's computed size is shown after the save.
     wait(browser, lambda d: all_css(d, "[data-testid='saved-size-1']") and css(d, "[data-testid='saved-size-1']").text == "saved: 145 × 81.56")
     assert "PHONES_UI" in css(browser, ".sidebar").text

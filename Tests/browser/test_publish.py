@@ -84,7 +84,7 @@ def test_problems_link_to_their_fields(browser, api):
     pointer = link.get_attribute("data-pointer-target")
     assert pointer.startswith(f"/screens/{screen['id']}")
     link.click()
-    wait(browser, lambda d: f"#/screens/{screen['id']}" in d.current_url)
+    wait(browser, lambda d: f"/screens/{screen['id']}" in d.current_url)
     inner = re.sub(r"^/screens/[^/]+", "", pointer)
     wait(browser, lambda d: d.execute_script(
         "const a = document.activeElement; const p = a && (a.dataset.pointer || a.closest('[data-pointer]')?.dataset.pointer);"

@@ -38,7 +38,7 @@ def wait_saved(driver):
 
 
 def screen_id(driver):
-    return re.search(r"#/screens/([0-9a-f-]{36})", driver.current_url).group(1)
+    return re.search(r"/screens/([0-9a-f-]{36})", driver.current_url).group(1)
 
 
 def test_components_added_reordered_and_the_preview_follows(browser, api):
@@ -47,7 +47,7 @@ def test_components_added_reordered_and_the_preview_follows(browser, api):
     set_value(visible(browser, "#new-screen-name"), "Home")
     Select(css(browser, "#new-screen-family")).select_by_value(family["id"])
     css(browser, ".create-form button[type='submit']").click()
-    wait(browser, lambda d: re.search(r"#/screens/[0-9a-f-]{36}$", d.current_url), message="opens the new screen")
+    wait(browser, lambda d: re.search(r"/screens/[0-9a-f-]{36}$", d.current_url), message="opens the new screen")
     sid = screen_id(browser)
     visible(browser, ".catalog-item[data-type='list']")
     wait(browser, lambda d: preview_svg(d), message="first preview")
@@ -145,13 +145,13 @@ def test_screen_fields_validation_and_connected_screens(browser, api):
     wait(browser, lambda d: css(d, "#save-status").text.startswith("Saved"), message="back to the saved state")
 
     # A connected screen under it: its components show no data-source fields.
-    css(browser, "a[href^='#/screens?parent=']").click()
+    css(browser, "a[href*='/screens?parent=']").click()
     visible(browser, "#new-screen-parent")
     assert css(browser, "#mode-connected").is_selected()
     assert Select(css(browser, "#new-screen-parent")).first_selected_option.get_attribute("value") == home["id"]
     set_value(css(browser, "#new-screen-name"), "Show page")
     css(browser, ".create-form button[type='submit']").click()
-    wait(browser, lambda d: re.search(r"#/screens/[0-9a-f-]{36}$", d.current_url) and screen_id(d) != home["id"])
+    wait(browser, lambda d: re.search(r"/screens/[0-9a-f-]{36}$", d.current_url) and screen_id(d) != home["id"])
     visible(browser, ".catalog-item[data-type='list']").click()
     visible(browser, ".component-card")
     assert not all_css(browser, ".component-card input[data-pointer$='/data/source']")
@@ -189,12 +189,12 @@ def test_layout_from_a_screen_starts_new_screens(browser, api):
     wait(browser, lambda d: css(d, ".layout-thumb svg"), message="its preview")
     shot(browser, "06-layouts")
     assert unlabelled_controls(browser) == []
-    css(browser, ".layout-card a[href^='#/screens?layout=']").click()
+    css(browser, ".layout-card a[href*='/screens?layout=']").click()
     visible(browser, "#new-screen-layout")
     assert css(browser, "#mode-layout").is_selected()
     set_value(css(browser, "#new-screen-name"), "Catalog 2")
     css(browser, ".create-form button[type='submit']").click()
-    wait(browser, lambda d: re.search(r"#/screens/[0-9a-f-]{36}$", d.current_url) and screen_id(d) != screen["id"])
+    wait(browser, lambda d: re.search(r"/screens/[0-9a-f-]{36}$", d.current_url) and screen_id(d) != screen["id"])
     wait(browser, lambda d: d.execute_script(CARD_ORDER) == ["hero", "grid"], message="components from the layout")
     new = api.ok("GET", f"screens/{screen_id(browser)}")
     assert new["family"] == family["id"]

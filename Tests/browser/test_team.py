@@ -2,6 +2,7 @@
 inviting a viewer (who then cannot change anything), tokens, settings and the activity log."""
 import json
 import os
+import re
 import subprocess
 import urllib.request
 import uuid
@@ -10,7 +11,7 @@ import pytest
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.ui import Select
 
-from conftest import BASE_URL, Api, all_css, browser_errors, click, css, go, set_value, shot, unlabelled_controls, visible, wait
+from conftest import BASE_URL, Api, all_css, make_app, browser_errors, click, css, go, set_value, shot, unlabelled_controls, visible, wait
 
 PASSWORD = "correct horse battery staple"
 
@@ -104,7 +105,8 @@ def test_set_password_link_then_sign_out_and_in_with_the_password(browser):
 
     # Signed in (the cookie), in the editor; an instance administrator manages every app.
     visible(browser, "#nav a[data-nav='/screens']")
-    assert browser.current_url.endswith("/#/screens")
+    # The address names the app (issue 29, 1).
+    assert re.search(r"/#/apps/[a-z0-9-]+/screens$", browser.current_url), browser.current_url
     assert css(browser, "#user-name").text == "Grace Hopper"
     for page in ("members", "tokens", "settings", "activity"):
         assert css(browser, f"#nav a[data-nav='/{page}']").is_displayed()
@@ -389,3 +391,27 @@ def test_an_administrator_with_many_apps_finds_one_by_searching(browser, admin):
     # A reload opens it again, though it is not on the first page.
     browser.refresh()
     wait(browser, lambda d: text_of(d, "#app-slug") == target, message="the app chosen stays open")
+
+
+def test_the_app_is_in_every_address_and_remembered(browser, admin):
+    """Issue 29, 1: every address names its app; a screen link opened in a new tab (a fresh page)
+    opens that app's screen, not the first app's; the next sign-in opens the app used last."""
+    first, second = make_app(), make_app()
+    family = second.family()
+    screen = second.screen(family["id"], "Deep link target")
+    password_sign_in(browser, *admin, app=first.app)
+    wait(browser, lambda d: f"#/apps/{first.app}/screens" in d.current_url, message="the app in the address")
+    # A link to the other app's screen, opened in a page of its own.
+    browser.get(f"{BASE_URL}/#/apps/{second.app}/screens/{screen['id']}")
+    wait(browser, lambda d: text_of(d, "#app-slug") == second.app, message="the linked app opened")
+    visible(browser, "input[data-pointer='/name']")
+    wait(browser, lambda d: css(d, "input[data-pointer='/name']").get_attribute("value") == "Deep link target", message="the linked screen")
+    assert f"#/apps/{second.app}/screens/{screen['id']}" in browser.current_url
+    # The views' own links carry the app too.
+    assert all(a.get_attribute("href").split("#", 1)[1].startswith(f"/apps/{second.app}/")
+               for a in all_css(browser, "#nav a[data-nav]"))
+    # Signed out and in again: the app used last opens.
+    browser.delete_all_cookies()
+    browser.execute_script("sessionStorage.clear()")
+    password_sign_in(browser, *admin)
+    wait(browser, lambda d: text_of(d, "#app-slug") == second.app, message="the last app remembered")

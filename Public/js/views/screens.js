@@ -9,7 +9,7 @@ import { clearFieldErrors, placeErrors, focusPointer, showErrorSummary } from '.
 import { saveDraft, deleteRecord, showRequestError, showFieldProblems } from '../save-flow.js';
 import { confirmDialog, formDialog } from '../dialogs.js';
 import { showError, info } from '../notify.js';
-import { navigate } from '../router.js';
+import { navigate, splitHash } from '../router.js';
 import { ComponentList } from './components.js';
 import { NavigationEditor, HooksEditor, pluginLoader } from './navigation.js';
 import { PreviewPanel } from './preview.js';
@@ -65,7 +65,7 @@ function sidebar(selectedId) {
         class: 'button small primary', href: '#/screens', id: 'new-screen-button', text: 'New screen',
         onclick: (event) => {
           // Already on the page that makes screens: go to its first field (or to what to do first).
-          if ((location.hash || '#/screens') !== '#/screens') return;
+          if (splitHash(location.hash).rest !== '/screens') return;
           event.preventDefault();
           const target = document.getElementById('new-screen-name') || document.getElementById('first-family-link');
           target?.scrollIntoView({ block: 'center' });
