@@ -68,6 +68,8 @@ export RIVERS_SPARE_APP="$spare_app" RIVERS_SPARE_APP_TOKEN="$spare_token"
 seed=${ST_SEED:-1234}
 args=()
 if [ -n "${ST_MAX_EXAMPLES:-}" ]; then args+=(--max-examples "$ST_MAX_EXAMPLES"); fi
+# ST_PHASES: the phases to run (schemathesis' names, comma-separated); all of them by default.
+if [ -n "${ST_PHASES:-}" ]; then args+=(--phases "$ST_PHASES"); fi
 status=0
 start=$(date +%s)
 # Hypothesis keeps its caches in the venv, not in the work tree.

@@ -39,7 +39,7 @@ struct PreviewController {
             guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors, count: problems.count) }
             r.rejectUnknownKeys(["screen", "device", "sample"])
             var device = try Self.device(query: request.uri.queryParameters)
-            if let given = r.object["device"] { device = Self.device(json: given, problems: problems) ?? device }
+            if let given = r.object["device"], !given.isNull { device = Self.device(json: given, problems: problems) ?? device }
             let sample = Self.sample(r.object["sample"], problems: problems)
             // An unsaved screen may not have a name yet.
             var screenJSON = r.object["screen"] ?? .null

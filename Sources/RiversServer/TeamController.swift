@@ -429,12 +429,8 @@ struct TeamController {
     /// `GET …/audit?actor=&kind=&id=&since=&until=&limit=&offset=`, newest first.
     private func auditPage(appId: String?, _ request: Request) async throws -> JSONResponse {
         let (limit, offset) = try helpers.paging(request)
-        let query = request.uri.queryParameters
         func text(_ name: String) throws -> String? {
-            guard let value = try helpers.queryText(request, name, maxCharacters: 300) else { return nil }
-            // Characters (code points), as the document's maxLength counts them.
-            guard value.utf8.count <= 300 || value.unicodeScalars.count <= 300 else { throw Problem.badParameter(name, "\(name) is at most 300 characters") }
-            return value
+            try helpers.queryText(request, name, maxCharacters: 300)
         }
         func date(_ name: String) throws -> Date? {
             guard let value = try text(name) else { return nil }

@@ -79,8 +79,8 @@ struct ContractTests {
             #expect(plugin.status == .created, "\(plugin.text)")
             // An unsaved screen's name may be null (it reads as "Preview"); a navigation's and a nav
             // item's lists and objects may be null (none, {}).
-            let preview = try await api.request(.post, "preview", json: ["screen": [
-                "family": "FAMILY_1", "name": .null, "ui_components": .null,
+            let preview = try await api.request(.post, "preview", json: ["device": .null, "screen": [
+                "family": "FAMILY_1", "name": .null, "ui_components": .null, "hooks": ["preload_plugins": .null, "postload_plugins": .null],
                 "navigations": [["category": "nav_bar", "navigation_type": "navigation_bar", "styles": .null, "rules": .null, "assets": .null,
                                  "nav_items": [["title": "", "type": "label", "nav_items": .null, "assets": .null, "styles": .null, "rules": .null]]]],
             ]])

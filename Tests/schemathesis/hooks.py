@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -57,11 +58,17 @@ def pick(seed, choices):
 def get(path):
     request = urllib.request.Request(f"{URL}/api/v1/apps/{APP}{path}")
     request.add_header("Authorization", f"Bearer {TOKEN}")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError:
-        return None
+    for attempt in range(5):
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            # A busy machine can make the database late (503): the repair needs the current
+            # resource, so it asks again rather than send the case unrepaired.
+            if error.code != 503:
+                return None
+            time.sleep(0.5 * (attempt + 1))
+    return None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -216,7 +223,8 @@ def repair_components(components, *, connected, depth=0, budget=None):
                 data["target"] = HOME
             if connected:
                 for key in ("source", "type"):
-                    if data.get(key):
+                    # Any value but null and "" (a number too) names a source of its own.
+                    if data.get(key) not in (None, ""):
                         data[key] = ""
         children = component.get("ui_components")
         if kind != "group" or depth >= 4:
@@ -476,6 +484,9 @@ def map_case(context, case):
             repair_screen(body["screen"], preview=True)
             body["screen"]["family"] = FAMILY
         sample = body.get("sample")
+        if isinstance(sample, dict) and sample.get("counts") is not None and sample.get("children") is not None:
+            # A sample gives counts or children, not both.
+            del sample[pick(sample, ["counts", "children"])]
         if isinstance(sample, dict):
             if isinstance(sample.get("counts"), dict):
                 sample["counts"] = {k: min(v, 40) for k, v in list(sample["counts"].items())[:200] if isinstance(v, int)}
