@@ -1,5 +1,5 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test test-faults stop bench-layout bench-publish bench-apps bench-api deploy-checks
+.PHONY: run test test-faults test-contract stop bench-layout bench-publish bench-apps bench-api deploy-checks
 
 run:
 	scripts/run.sh
@@ -11,6 +11,11 @@ test:
 # under load (also the last step of make test). Uses the built server; builds nothing.
 test-faults:
 	scripts/fault-tests.sh
+
+# The contract run with every phase, the coverage phase included (about 20 minutes a seed on
+# 2 cores), for both seeds, each on a throwaway database of its own. Uses the built server.
+test-contract:
+	scripts/contract-tests.sh
 
 stop:
 	scripts/pg.sh stop .data/pg

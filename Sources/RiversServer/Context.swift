@@ -483,9 +483,11 @@ struct APIHelpers: Sendable {
     /// `limit` (1…200, default 50) and `offset` (default 0).
     /// A text query parameter: nil when absent; 400 when it holds a control character (a NUL
     /// cannot even be sent to PostgreSQL) or is longer than `maxCharacters`.
-    func queryText(_ request: Request, _ name: String, maxCharacters: Int) throws -> String? {
+    func queryText(_ request: Request, _ name: String, maxCharacters: Int, nulOnly: Bool = false) throws -> String? {
         guard let value = request.uri.queryParameters[name[...]].map(String.init) else { return nil }
-        if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if nulOnly {
+            if value.unicodeScalars.contains("\u{0}") { throw Problem.badParameter(name, "\(name) must not contain NUL characters") }
+        } else if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw Problem.badParameter(name, "\(name) must not contain control characters")
         }
         guard value.unicodeScalars.count <= maxCharacters else { throw Problem.badParameter(name, "\(name) is at most \(maxCharacters) characters") }

@@ -41,7 +41,8 @@ struct PluginController {
         }
         appRoutes.on(.get, "plugins/{id}/form", need: .role(.viewer)) { request, context in
             let app = context.app
-            let version = try helpers.queryText(request, "version", maxCharacters: 100)
+            // Any manifest_version a plugin was registered with (up to 10,000 characters of any kind but NUL).
+            let version = try helpers.queryText(request, "version", maxCharacters: Limits.maxStringLength, nulOnly: true)
             let manifest = try await store.pluginManifest(appId: app.id, identifier: try context.pathParameter("id"), version: version)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]

@@ -68,7 +68,7 @@ struct PreviewController {
         let familyProblems = Problems()
         var familyJSON = r.object["family"] ?? .null
         // An unsaved family may not have an id yet.
-        if var o = familyJSON.objectValue, o["id"] == nil || o["id"] == .string("") {
+        if var o = familyJSON.objectValue, o["id"] == nil || o["id"] == .string("") || o["id"] == .null {
             o["id"] = "PREVIEW"
             familyJSON = .object(o)
         }

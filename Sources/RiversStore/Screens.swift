@@ -217,8 +217,28 @@ extension Store {
         o.removeValue(forKey: "from_layout")
         if o["family"] == nil || o["family"]!.isNull { o["family"] = record.body["family"] }
         if o["ui_components"] == nil || o["ui_components"]!.isNull {
-            o["ui_components"] = Component.withFreshIds(record.body["ui_components"] ?? .array([]))
+            var components = Component.withFreshIds(record.body["ui_components"] ?? .array([]))
+            // A connected screen's components take their data from the sender: the layout's data
+            // sources do not come along.
+            let connected = o["connected"]?.boolValue == true || (o["parent"].map { !$0.isNull } ?? false)
+            if connected { components = Self.withoutDataSources(components) }
+            o["ui_components"] = components
         }
         return .object(o)
+    }
+
+    /// Components (and the children of groups) without `data.source` and `data.type`.
+    static func withoutDataSources(_ components: JSONValue) -> JSONValue {
+        guard let list = components.arrayValue else { return components }
+        return .array(list.map { component in
+            guard var c = component.objectValue else { return component }
+            if var data = c["data"]?.objectValue {
+                data.removeValue(forKey: "source")
+                data.removeValue(forKey: "type")
+                c["data"] = .object(data)
+            }
+            if let children = c["ui_components"] { c["ui_components"] = withoutDataSources(children) }
+            return .object(c)
+        })
     }
 }

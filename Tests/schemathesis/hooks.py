@@ -170,7 +170,8 @@ def repair_family(family):
         if style.get("height") is None and style.get("aspect_ratio") is None:
             style["aspect_ratio"] = 1
         columns = style.get("columns")
-        if isinstance(columns, int) and columns > 0:
+        # (A whole number may come as 16.0: JSON does not tell them apart.)
+        if isinstance(columns, (int, float)) and not isinstance(columns, bool) and columns > 0:
             if (available - (columns - 1) * spacing) / columns <= 0:
                 family["interitem_spacing"] = spacing = 0
         elif style.get("width") is not None and points(style["width"]) > available:
@@ -350,13 +351,15 @@ def repair_patch(kind, path_id, patch):
 
 
 def make_patch(current, target):
-    """The merge patch that turns `current` into `target`."""
+    """The merge patch that turns `current` into `target`: the members that changed, each whole
+    (a nested object given in part is merged by the server, but the document's schema of the
+    member asks for all of it, so a partial one would count as invalid input)."""
     if not isinstance(current, dict) or not isinstance(target, dict):
         return copy.deepcopy(target)
     patch = {key: None for key in current if key not in target}
     for key, value in target.items():
         if key not in current or current[key] != value:
-            patch[key] = make_patch(current.get(key), value)
+            patch[key] = copy.deepcopy(value)
     return patch
 
 
