@@ -23,16 +23,13 @@ export function appHash(path, app = state.app?.slug) {
 let otherApp = null;
 export function onOtherApp(handler) { otherApp = handler; }
 
-/** Links written by the views as '#/…' get the app in front (so that opening one in a new tab,
- *  or copying it, keeps the app). */
-function withAppLinks(root) {
-  if (!state.app) return;
-  for (const a of root.querySelectorAll('a[href^="#/"]')) {
-    const href = a.getAttribute('href');
-    if (!href.startsWith('#/apps/')) a.setAttribute('href', appHash(href));
-  }
+/** A link written by a view as '#/…' gets the app in front when it is about to be used (pointed
+ *  at, focused, pressed), so that opening it in a new tab, or copying it, keeps the app. */
+function withAppLink(event) {
+  const a = event.target?.closest?.('a[href^="#/"]');
+  if (!a || !state.app || a.getAttribute('href').startsWith('#/apps/')) return;
+  a.setAttribute('href', appHash(a.getAttribute('href')));
 }
-let linkObserver = null;
 
 const routes = [];
 let outlet = null;
@@ -144,15 +141,11 @@ let listening = false;
 export function startRouter(outletEl) {
   outlet = outletEl;
   started = true;
-  withAppLinks(document);
-  linkObserver ??= new MutationObserver((records) => {
-    for (const r of records) for (const node of r.addedNodes) if (node.nodeType === 1) { if (node.matches?.('a[href^="#/"]')) withAppLinks(node.parentNode || node); else withAppLinks(node); }
-  });
-  linkObserver.observe(document.body, { childList: true, subtree: true });
   for (const a of document.querySelectorAll('#nav a[data-nav], a.brand')) a.setAttribute('href', appHash(a.dataset.nav || '/screens'));
   if (!listening) {
     listening = true;
     window.addEventListener('hashchange', () => { if (started) render(); });
+    for (const type of ['pointerover', 'focusin', 'pointerdown', 'contextmenu']) document.addEventListener(type, withAppLink, true);
     window.addEventListener('beforeunload', (event) => {
       if (isDirty()) { event.preventDefault(); event.returnValue = ''; }
     });

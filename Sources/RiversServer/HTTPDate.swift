@@ -1,16 +1,18 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 /// The `Date` field of every answer (RFC 9110 §6.6.1, IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`),
-/// made once a second and shared: the public document paths write it on every request.
+/// made once a second per thread: the public document paths write it on every request, so it
+/// takes no lock (each event loop thread keeps its own).
 enum HTTPDate {
-    private struct Cached {
+    /// Used by one thread only (`ThreadSpecificVariable`).
+    private final class Cached: @unchecked Sendable {
         var second = -1
         var text = ""
         var bytes = ByteBuffer()
     }
-    private static let cache = NIOLockedValueBox(Cached())
+    private static let cache = ThreadSpecificVariable<Cached>()
 
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -23,16 +25,19 @@ enum HTTPDate {
 
     private static func current() -> Cached {
         var seconds = time(nil)
-        return cache.withLockedValue { cached in
-            if cached.second != Int(seconds) {
-                var parts = tm()
-                gmtime_r(&seconds, &parts)
-                cached.second = Int(seconds)
-                cached.text = format(parts)
-                cached.bytes = ByteBuffer(string: "Date: \(cached.text)\r\n")
-            }
-            return cached
+        let cached = cache.currentValue ?? {
+            let fresh = Cached()
+            cache.currentValue = fresh
+            return fresh
+        }()
+        if cached.second != Int(seconds) {
+            var parts = tm()
+            gmtime_r(&seconds, &parts)
+            cached.second = Int(seconds)
+            cached.text = format(parts)
+            cached.bytes = ByteBuffer(string: "Date: \(cached.text)\r\n")
         }
+        return cached
     }
 
     static func format(_ t: tm) -> String {

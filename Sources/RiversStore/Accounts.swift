@@ -680,10 +680,9 @@ extension Store {
         return (list, total)
     }
 
-    /// One number a statement selects.
+    /// One number a statement selects, on a connection of the pool (`number(_:on:)` in a transaction).
     func count(_ statement: PostgresQuery) async throws -> Int {
-        for try await n in try await client.query(statement, logger: logger).decode(Int.self) { return n }
-        return 0
+        try await client.reading { try await self.number(statement, on: $0) }
     }
 
     /// Adds a member with a role (or changes the role of one).
