@@ -146,6 +146,10 @@ export function describeConflict(c) {
   const title = c.where === 'this' ? (c.field || 'the whole') : `${c.where}${c.field ? ` › ${c.field}` : ''}`;
   if (c.kind === 'removed-by-me') return { title, theirs: 'they changed it', mine: 'you removed it' };
   if (c.kind === 'removed-by-them') return { title, theirs: 'they removed it', mine: 'you changed it' };
-  if (c.kind === 'order') return { title: c.where === 'this' ? 'the order of the components' : `the order of the components in ${c.where}`, theirs: 'their order', mine: 'your order' };
+  if (c.kind === 'order') {
+    // The list is named by its field, "components › order" or "cell styles › order".
+    const list = c.field.replace(/ › order$/, '') || 'components';
+    return { title: c.where === 'this' ? `the order of the ${list}` : `the order of the ${list} in ${c.where}`, theirs: 'their order', mine: 'your order' };
+  }
   return { title, theirs: showValue(c.theirs), mine: showValue(c.mine) };
 }

@@ -12,7 +12,11 @@ const APP_KEY = 'rivers.app';
 /** The app opened last in this browser: the next sign-in opens it again. */
 const LAST_APP_KEY = 'rivers.last-app';
 
-export const api = new Api(sessionStorage.getItem(TOKEN_KEY));
+/** What this tab kept under `key` (null without it). Read as the module loads, so it is asked only
+ *  where there is a sessionStorage: node --test loads the editor's modules without one. */
+const kept = (key) => globalThis.sessionStorage?.getItem(key) ?? null;
+
+export const api = new Api(kept(TOKEN_KEY));
 
 export const state = {
   /** The signed-in person ({id, email, name, admin, …}); null when an API token is used. */
@@ -28,7 +32,7 @@ export const state = {
   componentTypes: [],
   devices: [],
   /** The device preset the preview uses (kept for the tab). */
-  device: sessionStorage.getItem(DEVICE_KEY) || '',
+  device: kept(DEVICE_KEY) || '',
 };
 
 const listeners = new Set();
