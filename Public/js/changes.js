@@ -132,10 +132,11 @@ export function flattenComponents(list, parent = '', parentLabel = '') {
 
 /**
  * A component's place among its siblings that are on both sides: one that only shifts because
- * another was added or removed before it has not moved.
+ * another was added or removed before it (or moved into or out of its list) has not moved.
+ * `otherParents` maps each key of the other side to its parent there.
  */
-function rank(list, otherKeys, p) {
-  return list.filter((x) => x.parent === p.parent && otherKeys.has(x.key) && x.index < p.index).length;
+function rank(list, otherParents, p) {
+  return list.filter((x) => x.parent === p.parent && otherParents.get(x.key) === x.parent && x.index < p.index).length;
 }
 
 /**
@@ -149,8 +150,8 @@ export function componentChanges(from, to) {
   const oldByKey = new Map();
   for (const p of old) if (!oldByKey.has(p.key)) oldByKey.set(p.key, p);
   const newKeys = new Set(now.map((p) => p.key));
-  const newKeyset = newKeys;
-  const oldKeyset = new Set(oldByKey.keys());
+  const newParents = new Map(now.map((p) => [p.key, p.parent]));
+  const oldParents = new Map([...oldByKey].map(([key, p]) => [key, p.parent]));
   const added = [];
   const changed = [];
   const moved = [];
@@ -159,7 +160,7 @@ export function componentChanges(from, to) {
     if (!before) { added.push({ label: p.label, component: p.value }); continue; }
     const fields = fieldChanges(before.value, p.value, { ignore: ['position', 'ui_components', 'id'] });
     if (fields.length) changed.push({ label: p.label, component: p.value, fields });
-    if (before.parent !== p.parent || rank(old, newKeyset, before) !== rank(now, oldKeyset, p)) moved.push({ label: p.label, from: before.label, component: p.value });
+    if (before.parent !== p.parent || rank(old, newParents, before) !== rank(now, oldParents, p)) moved.push({ label: p.label, from: before.label, component: p.value });
   }
   const removed = old.filter((p) => !newKeys.has(p.key)).map((p) => ({ label: p.label, component: p.value }));
   return { added, removed, changed, moved };
