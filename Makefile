@@ -1,11 +1,15 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test test-faults test-contract stop bench-layout bench-publish bench-apps bench-api deploy-checks
+.PHONY: run test test-js test-faults test-contract stop bench-layout bench-publish bench-apps bench-api deploy-checks
 
 run:
 	scripts/run.sh
 
 test:
 	scripts/test.sh
+
+# The editor's pure modules (Public/js) on their own, with Node's test runner (no browser, no server).
+test-js:
+	node --test Tests/js/
 
 # Failover (issue 15): three servers behind nginx on a PostgreSQL of its own, killed and restarted
 # under load (also the last step of make test). Uses the built server; builds nothing.

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # deploy/: the Kubernetes manifests, the Dockerfile, nginx and compose files (no database, no build).
 scripts/deploy-checks.sh
-# The editor's pure modules (api, plugin values, ...): node's own test runner, no npm packages.
+# The editor's pure modules (merge, changes, undo, cell sizes, plugin fields, ...): node's own test
+# runner, no npm packages (also make test-js).
 node --test Tests/js/
 export PATH="/opt/swift/usr/bin:$PATH"
 tmp=$(mktemp -d /tmp/rivers-test.XXXXXX)

@@ -81,8 +81,9 @@ const hasIds = (list) => list.length > 0 && list.every((x) => isObject(x) && typ
 
 /**
  * Every leaf that differs, as [{path, label, before, after}] (sorted by path). Objects are
- * compared key by key; lists of entries with ids are matched by id; lists of objects of the same
- * length index by index; other lists are one value.
+ * compared key by key; lists of entries with ids are matched by id (an entry added or removed is
+ * one change, `added` or `removed`; a new order of those on both sides one, `reordered`); lists of
+ * objects of the same length index by index; other lists are one value.
  */
 export function fieldChanges(before, after, { ignore = [], path = [] } = {}) {
   const out = [];
@@ -98,6 +99,9 @@ export function fieldChanges(before, after, { ignore = [], path = [] } = {}) {
     if (Array.isArray(a) && Array.isArray(b) && (hasIds(a) || hasIds(b)) && [...a, ...b].every((x) => isObject(x) && x.id)) {
       const byId = new Map(a.map((x) => [x.id, x]));
       const newIds = new Set(b.map((x) => x.id));
+      // A new order of the entries on both sides is one change of the list.
+      const common = (list, other) => list.map((x) => x.id).filter((id) => other.has(id)).join('\n');
+      if (common(a, newIds) !== common(b, byId)) out.push({ path: p, label: fieldLabel(p), before: a, after: b, reordered: true });
       b.forEach((x, i) => {
         const old = byId.get(x.id);
         if (!old) out.push({ path: [...p, entryName(x, i)], label: `${fieldLabel(p)}: ${entryName(x, i)}`, before: undefined, after: x, added: true });
@@ -194,10 +198,11 @@ export function documentChanges(from, to) {
   return { added, removed, changed, unchanged, names };
 }
 
-/** One changed field: "item limit: 3 → 6". */
+/** One changed field: "item limit: 3 → 6" (or "added …", "removed …", "reordered …"). */
 export function fieldLine(f, names) {
   if (f.added) return h('li', { class: 'diff-field' }, h('span', { class: 'diff-added', text: `added ${f.label}` }));
   if (f.removed) return h('li', { class: 'diff-field' }, h('span', { class: 'diff-removed', text: `removed ${f.label}` }));
+  if (f.reordered) return h('li', { class: 'diff-field' }, h('span', { class: 'diff-key', text: `reordered ${f.label}` }));
   return h('li', { class: 'diff-field' },
     h('span', { class: 'diff-key', text: f.label }), ': ',
     h('del', { class: 'diff-before', text: showValue(f.before, names) }), ' → ',
@@ -208,6 +213,7 @@ export function fieldLine(f, names) {
 export function fieldText(f, names) {
   if (f.added) return `added ${f.label}`;
   if (f.removed) return `removed ${f.label}`;
+  if (f.reordered) return `reordered ${f.label}`;
   return `${f.label}: ${showValue(f.before, names)} → ${showValue(f.after, names)}`;
 }
 

@@ -6,7 +6,8 @@
 // Insets, spacing, widths and heights are lengths: n (scalable) or {"fixed": n} (lengths.js); at
 // the reference size both are n.
 // Both sides are checked against the same cases: Tests/Fixtures/vectors/cell-sizes.json
-// (Tests/browser/test_vectors.py here, Tests/RiversCoreTests/SharedVectorTests.swift there).
+// (Tests/js/ and Tests/browser/test_vectors.py here, Tests/RiversCoreTests/SharedVectorTests.swift
+// there).
 import { readLength } from './lengths.js';
 
 /** The bounds the server keeps (RiversCore Limits.swift). */

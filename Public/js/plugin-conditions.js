@@ -1,7 +1,8 @@
 // Whether a plugin form's field is shown and required, by the server's rules (RiversCore
 // PluginValues.swift: `conditionsHold` and `matches`, used when a screen or component is saved).
 // Both sides are checked against the same cases: Tests/Fixtures/vectors/plugin-conditions.json
-// (Tests/browser/test_vectors.py here, Tests/RiversCoreTests/SharedVectorTests.swift there).
+// (Tests/js/ and Tests/browser/test_vectors.py here, Tests/RiversCoreTests/SharedVectorTests.swift
+// there).
 //
 // - A field without conditions is shown.
 // - A condition on another section holds: the server checks one section at a time and errs on the

@@ -209,3 +209,24 @@ test('change lines of one resource (the conflict dialog\'s): fields, then compon
   assert.deepEqual(changeLines(null, undefined), []);
   assert.deepEqual(changeLines(before, structuredClone(before)), []);
 });
+
+test('entries with ids put in another order: said once, for the list', () => {
+  // A new order of navigation items (or cell styles) used to be no change at all: the screen was
+  // listed as changed with nothing under it, and the conflict dialog did not say they reordered.
+  const nav = (items) => ({ navigations: [{ id: 'main', title: 'Main', nav_items: items }] });
+  const a = { id: 'A', title: 'News' };
+  const b = { id: 'B', title: 'Shop' };
+  const changes = fieldChanges(nav([a, b]), nav([b, a]));
+  assert.deepEqual(changes, [{
+    path: ['navigations', 'Main', 'nav_items'], label: 'navigation › Main › items', before: [a, b], after: [b, a], reordered: true,
+  }]);
+  assert.equal(fieldText(changes[0]), 'reordered navigation › Main › items');
+  assert.deepEqual(changeLines({ name: 'F', cell_styles: [{ id: 'S1', name: 'Big' }, { id: 'S2', name: 'Small' }] },
+    { name: 'F', cell_styles: [{ id: 'S2', name: 'Small' }, { id: 'S1', name: 'Big', height: 5 }] }),
+  ['reordered cell styles', 'cell styles › Big › height: none → 5']);
+  // Additions and removals alone are no new order.
+  assert.deepEqual(fieldChanges(nav([a, b]), nav([{ id: 'C' }, a, b])).map((f) => fieldText(f)), ['added navigation › Main › items: C']);
+  assert.deepEqual(fieldChanges(nav([a, { id: 'C' }, b]), nav([a, b])).map((f) => fieldText(f)), ['removed navigation › Main › items: C']);
+  const screen = documentChanges([{ id: 'S', name: 'Home', ...nav([a, b]) }], [{ id: 'S', name: 'Home', ...nav([b, a]) }]).changed[0];
+  assert.deepEqual(screen.fields.map((f) => fieldText(f)), ['reordered navigation › Main › items']);
+});
