@@ -25,7 +25,8 @@ fi
 
 # Selenium and pytest, in a venv of our own.
 venv="$root/.venv-browser"
-ensure_venv "$venv" 'import selenium, pytest' selenium pytest
+# (zxing-cpp and Pillow read the QR codes the editor draws, as a phone's camera would.)
+ensure_venv "$venv" 'import selenium, pytest, zxingcpp, PIL' selenium pytest zxing-cpp Pillow
 
 find_server_binary
 

@@ -220,6 +220,12 @@ export class Api {
   /** Answers the token's info with `token`, the secret itself, shown this once. */
   async createToken(body) { return (await this.request('POST', this.appPath('tokens'), { body })).data; }
   revokeToken(id) { return this.request('DELETE', this.appPath(`tokens/${encodeURIComponent(id)}`)); }
+  // Releases: preview links (a draft on a device) ------------------------------------------------
+  async previewLinks() { return this.all(this.appPath('preview-links')); }
+  /** Answers the link's info with `url`, the draft's address, shown this once. */
+  async createPreviewLink(body) { return (await this.request('POST', this.appPath('preview-links'), { body })).data; }
+  revokePreviewLink(id) { return this.request('DELETE', this.appPath(`preview-links/${encodeURIComponent(id)}`)); }
+
   /** One page of the audit log, newest first; `filter` {actor, kind, id, since, until}. */
   async audit(filter = {}, limit = 50, offset = 0) {
     const query = new URLSearchParams();

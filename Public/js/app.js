@@ -16,6 +16,7 @@ route('/families/:id', () => import('./views/families.js'), 'Family');
 route('/layouts', () => import('./views/layouts.js'), 'Layouts');
 route('/layouts/:id', () => import('./views/layouts.js'), 'Layout');
 route('/publish', () => import('./views/publish.js'), 'Publish');
+route('/releases', () => import('./views/releases.js'), 'Releases');
 route('/members', () => import('./views/members.js'), 'Members');
 route('/tokens', () => import('./views/tokens.js'), 'Tokens');
 route('/settings', () => import('./views/settings.js'), 'Settings');

@@ -52,6 +52,11 @@ public enum Limits {
     public static let maxTokensPerApp = 500
     public static let maxPendingInvitationsPerApp = 200
     public static let maxMembersPerApp = 1_000
+    /// Preview links of one app (expired ones count until swept, a day after expiry).
+    public static let maxPreviewLinksPerApp = 100
+    /// How long a preview link lives at most, and by default (seconds).
+    public static let maxPreviewLinkLifetime: Double = 30 * 24 * 3600
+    public static let defaultPreviewLinkLifetime: Double = 7 * 24 * 3600
     /// Published versions of one app (they are never deleted).
     public static let maxVersionsPerApp = 10_000
     /// Sessions of one account: signing in past it ends the one used longest ago.

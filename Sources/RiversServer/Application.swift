@@ -183,6 +183,7 @@ public func buildRouter(
     }
 
     PublicDocumentController(documents: documents, availability: availability).register(on: open)
+    let helpers = APIHelpers(bodyLimit: configuration.maxBodyBytes)
 
     let cookies = SessionCookies(publicBaseURL: configuration.publicBaseURL)
     let api = router.group("api/v1")
@@ -190,7 +191,6 @@ public func buildRouter(
         .add(middleware: AuthMiddleware(store: store, sessions: cookies, proxyHops: configuration.trustedProxyHops))
         .add(middleware: AppAccessMiddleware(store: store))
         .add(middleware: IdempotencyMiddleware(store: store, bodyLimit: configuration.maxBodyBytes))
-    let helpers = APIHelpers(bodyLimit: configuration.maxBodyBytes)
     let routes = RouteRegistrar(group: api, prefix: "api/v1", log: routeLog)
     TeamController(
         store: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies, delivery: configuration.linkDelivery,
@@ -199,6 +199,8 @@ public func buildRouter(
         .register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
+    PreviewLinkController(store: store, helpers: helpers, baseURL: configuration.baseURL, availability: availability)
+        .register(api: routes, open: open)
     return router
 }
 

@@ -631,6 +631,11 @@ extension Store {
             """
             DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND granted_by_user = \(userId)::uuid AND NOT (role = ANY(\(kept)))
             """, logger: logger)
+        // A preview link needs the editor role to make: it goes when its maker is below that.
+        if role.map({ $0 < .editor }) ?? true {
+            try await connection.query(
+                "DELETE FROM preview_links WHERE app_id = \(appId)::uuid AND granted_by_user = \(userId)::uuid", logger: logger)
+        }
     }
 
     // MARK: Members

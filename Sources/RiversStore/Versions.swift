@@ -89,6 +89,16 @@ extension Store {
         }
     }
 
+    /// The draft as a preview link serves it: checked like a publish, in one read; the document's
+    /// bytes only when nothing stops it.
+    public func checkedDraft(appId: String) async throws -> (problems: [FieldError], document: [UInt8]?) {
+        try await client.reading { connection in
+            let content = try await self.content(appId: appId, on: connection)
+            let problems = self.checkProblems(content, appId: appId)
+            return (problems, problems.isEmpty ? self.makeDocument(content, appId: appId) : nil)
+        }
+    }
+
     func makeDocument(_ content: AppContent, appId: String) -> [UInt8] {
         RiversDocument.bytes(screens: content.screens, screenPlugins: content.registry.screenPluginInfo)
     }

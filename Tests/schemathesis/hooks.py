@@ -359,8 +359,21 @@ def make_patch(current, target):
     patch = {key: None for key in current if key not in target}
     for key, value in target.items():
         if key not in current or current[key] != value:
-            patch[key] = copy.deepcopy(value)
+            patch[key] = whole_member(current.get(key), value)
     return patch
+
+
+def whole_member(current, target):
+    """`target` whole, with a null for each member of a nested object that `current` has and
+    `target` lost: the server merges a nested object into the current one, so a member merely left
+    out would be kept (insets {"left": null, ...} must stay a removal, not become "keep left")."""
+    if not isinstance(current, dict) or not isinstance(target, dict):
+        return copy.deepcopy(target)
+    out = {key: whole_member(current.get(key), value) for key, value in target.items()}
+    for key in current:
+        if key not in target:
+            out[key] = None
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -369,9 +382,14 @@ def make_patch(current, target):
 NEW_SCREENS = [0]
 NEW_IDS = [0]
 PLUGIN_VERSION = os.environ["RIVERS_PLUGIN_VERSION"]
-REAL_IDS = {"families": "FAMILY_1", "layouts": LAYOUT, "screens": SHOW, "plugins": PLUGIN}
+REAL_IDS = {"families": "FAMILY_1", "layouts": LAYOUT, "screens": SHOW, "plugins": PLUGIN, "preview-links": os.environ["RIVERS_PREVIEW_LINK"]}
 # DELETEs remove spare resources, so that the others stay for every other operation.
-SPARE_IDS = {"families": "FAMILY_2", "layouts": "SPARE_LAYOUT", "screens": os.environ["RIVERS_SPARE_SCREEN"], "plugins": PLUGIN + "_spare"}
+SPARE_IDS = {
+    "families": "FAMILY_2", "layouts": "SPARE_LAYOUT", "screens": os.environ["RIVERS_SPARE_SCREEN"], "plugins": PLUGIN + "_spare",
+    "preview-links": os.environ["RIVERS_SPARE_PREVIEW_LINK"],
+}
+# The seeded preview link's secret: the public draft URL's path parameter.
+PREVIEW_SECRET = os.environ["RIVERS_PREVIEW_SECRET"]
 
 
 def future_expiry(text):
@@ -410,6 +428,8 @@ def map_case(context, case):
             params["id"] = SPARE_TOKEN_ID
         if "slug" in params:
             params["slug"] = APP
+        if "secret" in params and parts[0] == "preview":
+            params["secret"] = PREVIEW_SECRET
         if not stateful:
             if "id" in params and kind in REAL_IDS:
                 params["id"] = (SPARE_IDS if case.method.upper() == "DELETE" else REAL_IDS)[kind]

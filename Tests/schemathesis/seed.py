@@ -91,6 +91,9 @@ def main():
     with urllib.request.urlopen(request, timeout=30) as response:
         own = json.loads(response.read())["token"]["id"]
     spare_token = call("POST", "/tokens", {"name": "spare", "role": "viewer"})
+    # A preview link whose URL the draft's GET and HEAD use, and a spare one for DELETE to revoke.
+    preview = call("POST", "/preview-links", {"name": "seed"})
+    spare_preview = call("POST", "/preview-links", {"name": "spare"})
     print(f"RIVERS_HOME_SCREEN={home['id']}")
     print(f"RIVERS_SHOW_SCREEN={show['id']}")
     print(f"RIVERS_SPARE_SCREEN={spare['id']}")
@@ -98,6 +101,9 @@ def main():
     print(f"RIVERS_PLUGIN_VERSION={plugin['manifest_version']}")
     print(f"RIVERS_OWN_TOKEN_ID={own}")
     print(f"RIVERS_SPARE_TOKEN_ID={spare_token['id']}")
+    print(f"RIVERS_PREVIEW_SECRET={preview['url'].rsplit('/', 2)[-2]}")
+    print(f"RIVERS_PREVIEW_LINK={preview['id']}")
+    print(f"RIVERS_SPARE_PREVIEW_LINK={spare_preview['id']}")
 
 
 if __name__ == "__main__":
