@@ -15,7 +15,8 @@
 # (Tests/schemathesis/check_selection.py; skipped when extra arguments narrow the run). Exits
 # non-zero on any failure; stops the server on exit. ST_SEED picks the seed (default 1234; `make
 # test` runs 1234 and 777), ST_MAX_EXAMPLES the examples per operation (default: the toml's),
-# ST_JUNIT a path to keep schemathesis' JUnit report at.
+# ST_JUNIT a path to keep schemathesis' JUnit report at, ST_COVERAGE=post-put adds the coverage phase
+# of every POST and PUT (a second run, checked the same way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -82,6 +83,23 @@ HYPOTHESIS_STORAGE_DIRECTORY="$venv/hypothesis" PYTHONDONTWRITEBYTECODE=1 "$venv
   --report junit --report-junit-path "$work/junit.xml" \
   "${args[@]}" "$@" || status=$?
 echo "schemathesis: seed $seed finished in $(( $(date +%s) - start ))s with status $status" >&2
+# ST_COVERAGE=post-put: then the coverage phase (boundary values of every schema keyword) for every
+# POST and PUT, on the same app. It is deterministic (no seed changes what it sends), so one
+# seed's run is enough; `make test` runs it with seed 1234. About 15 minutes here, most of it the
+# plugin manifests' schema.
+coverage_status=0
+if [ "${ST_COVERAGE:-}" = post-put ] && [ $# = 0 ]; then
+  start=$(date +%s)
+  HYPOTHESIS_STORAGE_DIRECTORY="$venv/hypothesis" PYTHONDONTWRITEBYTECODE=1 "$venv/bin/st" --config-file "$root/Tests/schemathesis/schemathesis.toml" run \
+    "$url/api/openapi.json" \
+    --header "Authorization: Bearer $token" \
+    --checks all --generation-deterministic --no-color \
+    --phases coverage --include-method POST --include-method PUT \
+    --report junit --report-junit-path "$work/coverage.xml" || coverage_status=$?
+  echo "schemathesis: the coverage phase of every POST and PUT finished in $(( $(date +%s) - start ))s with status $coverage_status" >&2
+  "$venv/bin/python" "$root/Tests/schemathesis/check_selection.py" "$url/api/openapi.json" \
+    "$root/Tests/schemathesis/schemathesis.toml" "$work/coverage.xml" POST,PUT || coverage_status=1
+fi
 # Every operation of the served document ran, but the toml's deliberate exclusions: counted from
 # what schemathesis reported testing, not from the toml's filters.
 if [ -n "${ST_JUNIT:-}" ]; then cp "$work/junit.xml" "$ST_JUNIT" 2>/dev/null || true; fi
@@ -89,6 +107,7 @@ if [ $# = 0 ]; then
   "$venv/bin/python" "$root/Tests/schemathesis/check_selection.py" "$url/api/openapi.json" \
     "$root/Tests/schemathesis/schemathesis.toml" "$work/junit.xml" || status=1
 fi
+if [ "$coverage_status" != 0 ]; then status=$coverage_status; fi
 if [ "$status" != 0 ]; then
   echo "schemathesis: server log (last lines):" >&2
   tail -n 40 "$log" >&2 || true

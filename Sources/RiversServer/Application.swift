@@ -147,7 +147,7 @@ public enum LogFormat: String, Sendable {
 /// and the editor's static files at `/`.
 public func buildRouter(
     store: Store, configuration: ServerConfiguration, documents: PublishedDocuments, routeLog: RouteLog = RouteLog(),
-    availability: DatabaseAvailability = DatabaseAvailability(ready: true)
+    availability: DatabaseAvailability = DatabaseAvailability(ready: true), events: AppEventHub = AppEventHub()
 ) -> Router<RiversContext> {
     let router = Router(context: RiversContext.self)
     // (The published documents in memory are answered before the router, by
@@ -201,6 +201,7 @@ public func buildRouter(
     PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
     PreviewLinkController(store: store, helpers: helpers, baseURL: configuration.baseURL, availability: availability)
         .register(api: routes, open: open)
+    AppEventsController(store: store, hub: events, helpers: helpers).register(on: routes)
     return router
 }
 
@@ -214,7 +215,8 @@ public func buildApplication(
     let store = Store(client: client, logger: logger)
     let documents = PublishedDocuments(store: store, cacheBytes: configuration.documentCacheBytes)
     let availability = DatabaseAvailability()
-    let router = buildRouter(store: store, configuration: configuration, documents: documents, availability: availability)
+    let events = AppEventHub()
+    let router = buildRouter(store: store, configuration: configuration, documents: documents, availability: availability, events: events)
     var metricsServer: Application<RouterResponder<RiversContext>>?
     if let metrics {
         if let port = configuration.metricsPort {
@@ -238,7 +240,8 @@ public func buildApplication(
     let address = url.map { $0.socketPath ?? "\($0.host):\($0.port)" } ?? "(DATABASE_URL)"
     app.addServices(
         client, DatabaseMonitor(client: client, availability: availability, address: address, logger: logger, prepare: prepare),
-        PublishListener(documents: documents, client: client, logger: logger))
+        PublishListener(documents: documents, client: client, logger: logger),
+        AppEventListener(hub: events, client: client, logger: logger))
     if let metricsServer { app.addServices(metricsServer) }
     return app
 }
