@@ -3,47 +3,19 @@
 // target. Edits change the draft in place and call onChange; nothing is saved here.
 import { state, find } from '../state.js';
 import { h, select, uuid, uid, focusKeyOf, restoreFocus } from '../dom.js';
-import { formatSize, availableWidth } from '../family-math.js';
-import { lengthNumber } from '../lengths.js';
+import { formatSize } from '../family-math.js';
+import { SOURCE_TYPES, defaultCellStyle, sourceTypeProblem } from '../component-rules.js';
 import { announce } from '../notify.js';
+import { clearFieldErrors, placeErrors } from '../field-errors.js';
 import { componentPluginSettings } from '../plugins.js';
+
+export { SOURCE_TYPES, defaultCellStyle };
 
 export function typeName(typeId) {
   return find.componentType(typeId)?.name || typeId;
 }
 
-/** The data source types apps know (docs/spec/rivers-format.md), in words. */
-export const SOURCE_TYPES = [
-  { value: 'APPLICASTER_CATEGORY', text: 'Category' },
-  { value: 'APPLICASTER_COLLECTION', text: 'Collection' },
-  { value: 'APPLICASTER_ATOM_FEED', text: 'Atom feed' },
-  { value: 'APPLICASTER_FAVORITES', text: 'Favorites' },
-  { value: 'WEB_URL', text: 'Web page (address)' },
-  { value: 'BANNER', text: 'Banner' },
-  { value: 'DOWNLOADS', text: 'Downloads' },
-  { value: 'USER_ACCOUNT_COMPONENT', text: 'User account' },
-];
 const CUSTOM = '__custom__';
-
-/** Component types laid out in several columns (or a row), and those of one item a line. */
-const MULTI_COLUMN = new Set(['grid', 'horizontal_list']);
-const ONE_COLUMN = new Set(['list']);
-
-/**
- * The cell style a new component starts with: a multi-column one for a grid or a horizontal list,
- * a one-column one for a list, else the family's first.
- */
-export function defaultCellStyle(family, typeId) {
-  const styles = family?.cell_styles || [];
-  if (!styles.length) return null;
-  const available = availableWidth(family);
-  const width = (s) => s.computed?.width ?? lengthNumber(s.width);
-  const multi = (s) => (s.columns ? s.columns > 1 : (available && width(s) !== null ? width(s) < available * 0.75 : false));
-  const single = (s) => (s.columns ? s.columns === 1 : (available && width(s) !== null ? width(s) >= available * 0.75 : false));
-  if (MULTI_COLUMN.has(typeId)) return (styles.find(multi) || styles[0]).id;
-  if (ONE_COLUMN.has(typeId)) return (styles.find(single) || styles[0]).id;
-  return styles[0].id;
-}
 
 /** Snake-case keys in a description ("(cell_body_component_type)") read as words. */
 export function plainDescription(text) {
@@ -340,7 +312,16 @@ export class ComponentList {
       this.setData(c, 'type', picker.value);
     });
     other.addEventListener('input', () => this.setData(c, 'type', other.value));
-    return h('div', { class: 'field' }, h('label', { for: picker.id, text: 'Source type' }), picker, other);
+    const host = h('div', { class: 'field' }, h('label', { for: picker.id, text: 'Source type' }), picker, other);
+    // A type no data-source plugin can have is said at the field as soon as it is left (and the
+    // save stops at it: sourceTypeProblems), not first on the Publish page.
+    other.addEventListener('change', () => {
+      clearFieldErrors(host);
+      host.classList.remove('has-error');
+      const message = sourceTypeProblem(other.value);
+      if (message) placeErrors(host, [{ pointer: `${p}/data/type`, message }]);
+    });
+    return host;
   }
 
   /** A compact "add" for the components of a group: a type and a button. */

@@ -12,6 +12,7 @@ import { saveDraft, deleteRecord } from '../save-flow.js';
 import { navigate } from '../router.js';
 import { ComponentList, typeName } from './components.js';
 import { pluginFieldProblems } from '../plugins.js';
+import { sourceTypeProblems } from '../component-rules.js';
 import { PreviewPanel } from './preview.js';
 
 export async function mount(root, params) {
@@ -225,6 +226,7 @@ class LayoutEditor {
       reveal: (errors) => this.components.unfoldAllWithErrors(errors),
       check: () => [
         ...(String(this.editor.draft.name ?? '').trim() ? [] : [{ pointer: '/name', message: 'give the layout a name' }]),
+        ...sourceTypeProblems(this.editor.draft.ui_components),
         ...pluginFieldProblems(this.root),
       ],
       saved: (record, { merged }) => {

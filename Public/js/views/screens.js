@@ -16,6 +16,7 @@ import { PreviewPanel } from './preview.js';
 import { pluginSettings, pluginFieldProblems } from '../plugins.js';
 import { loadLive, screenState, liveName } from '../live.js';
 import { webAddressProblem } from '../web-address.js';
+import { sourceTypeProblems } from '../component-rules.js';
 
 const KIND_LABEL = { root: 'Root', connected: 'Connected', plugin: 'Plugin' };
 
@@ -258,6 +259,7 @@ function screenProblems(d) {
       walkComponents(c?.ui_components, `${p}/ui_components`);
     });
     walkComponents(d.ui_components, '/ui_components');
+    problems.push(...sourceTypeProblems(d.ui_components));
   }
   return problems;
 }
