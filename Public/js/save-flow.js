@@ -4,7 +4,7 @@
 // conflict kept to resolve later); a 422 puts each problem at its field with a summary of links,
 // and a toast only for what found no field; anything else is a toast.
 import { clearFieldErrors, placeErrors, showErrorSummary } from './field-errors.js';
-import { showError, announce } from './notify.js';
+import { showError, info } from './notify.js';
 import { can, roleReason } from './state.js';
 
 /**
@@ -56,7 +56,8 @@ export function showFieldProblems(problems, { root, errorsHost, reveal, focus = 
 export async function saveDraft(editor, flow) {
   if (editor.busy) return 'busy';
   // Ctrl+S reaches here even when the Save button is disabled for the role.
-  if (!can('editor')) { announce(roleReason('editor')); return 'failed'; }
+  // Said where it shows (and read out), not only to screen readers.
+  if (!can('editor')) { info(`Not saved: ${roleReason('editor')}`); return 'failed'; }
   editor.busy = true;
   const before = flow.button?.();
   if (before) before.disabled = true;

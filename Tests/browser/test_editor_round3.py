@@ -1,4 +1,5 @@
-"""Issue 29, round 3: a custom data source type refused at its field (5); a new hero's cell style (8)."""
+"""Issue 29, round 3: a custom data source type refused at its field (5); a read-only editor for
+viewers (6); a new hero's cell style (8)."""
 import os
 import subprocess
 import uuid
@@ -89,3 +90,87 @@ def test_a_new_hero_takes_a_full_width_picture_style(browser, api):
     click(browser, css(browser, "#save-screen"))
     wait_saved(browser)
     assert api.ok("GET", f"screens/{screen['id']}")["ui_components"][0]["cell_styles"] == ["HERO_1"]
+
+
+# Item 6: a viewer's editor is read only ----------------------------------------------------------
+
+def press_ctrl_s(driver):
+    from selenium.webdriver.common.action_chains import ActionChains
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("s").key_up(Keys.CONTROL).perform()
+
+
+def test_a_viewer_gets_a_read_only_editor(browser, api):
+    """Issue 29, 6: a viewer could change every field, reorder and remove, then nothing saved
+    (Ctrl+S did nothing), and landed on a disabled New-screen form."""
+    family = api.family()
+    screen = api.screen(family["id"], "Home", [
+        {"component_type": "list", "cell_styles": ["LIST_1"], "data": {"source": "3119", "type": "APPLICASTER_COLLECTION"}},
+        {"component_type": "grid", "cell_styles": ["GRID_1"], "data": {"source": "3139", "type": "APPLICASTER_COLLECTION"}},
+    ])
+    viewer = token_for(api, "viewer")
+    sign_in(browser, viewer, "#/screens")
+
+    # Lands on the screens it can open, told why it cannot change them; no form it cannot use.
+    banner = visible(browser, "#read-only-banner")
+    assert "You can view this app; only editors, publishers and admins can change it." in banner.text
+    assert "viewer" in banner.text
+    assert not [f for f in all_css(browser, ".create-form") if f.is_displayed()], "no New-screen form"
+    link = visible(browser, "#screens-table a")
+    assert link.text == "Home"
+    shot(browser, "61-viewer-screens")
+
+    click(browser, link)
+    name = visible(browser, "#screen-name")
+    banner = visible(browser, "#read-only-banner")
+    assert "only editors, publishers and admins can change it" in banner.text
+    # Every field is shown, none can be changed.
+    assert name.get_attribute("value") == "Home" and not name.is_enabled()
+    fields = [e for e in all_css(browser, ".editor-main input, .editor-main select, .editor-main textarea") if e.is_displayed()]
+    assert len(fields) >= 8, len(fields)
+    assert [e.get_attribute("outerHTML")[:80] for e in fields if e.is_enabled()] == []
+    # No way to add, move or remove a component, nor to undo.
+    assert len(all_css(browser, ".component-card")) == 2
+    for selector in (".drag-handle", "button[aria-label^='Remove ']", "button[aria-label^='Move ']", ".catalog", "#undo"):
+        assert not [e for e in all_css(browser, selector) if e.is_displayed()], selector
+    # What is left (the navigation's add and remove buttons among them) cannot be used.
+    buttons = [b for b in all_css(browser, ".editor-main button") if b.is_displayed()]
+    assert buttons and [b.text for b in buttons if b.is_enabled()] == []
+    assert not css(browser, "#save-screen").is_enabled()
+    # The preview still draws the screen, on any device.
+    visible(browser, "#preview-frame svg.device-content")
+    assert css(browser, "#preview-device").is_enabled()
+    assert unlabelled_controls(browser) == []
+
+    # Ctrl+S says why nothing is saved.
+    press_ctrl_s(browser)
+    status = wait(browser, lambda d: css(d, "#status").text or False, message="a message for Ctrl+S")
+    assert "Not saved: Your role in this app is viewer: viewers cannot change it." in status
+    shot(browser, "61-viewer-screen")
+    assert api.ok("GET", f"screens/{screen['id']}")["revision"] == screen["revision"]
+
+    # A family and a layout likewise.
+    go(browser, f"#/families/{family['id']}")
+    visible(browser, "#read-only-banner")
+    inputs = [e for e in all_css(browser, "form.resource-form input, form.resource-form select") if e.is_displayed()]
+    assert inputs and not [e for e in inputs if e.is_enabled()]
+    assert not [b for b in all_css(browser, "button") if b.is_displayed() and b.text == "Add cell style" and b.is_enabled()]
+    layout = api.ok("POST", "layouts", {"name": "Start", "family": family["id"], "ui_components": [{"component_type": "list", "cell_styles": ["LIST_1"]}]})
+    go(browser, f"#/layouts/{layout['id']}")
+    visible(browser, "#read-only-banner")
+    assert not css(browser, "#layout-name").is_enabled()
+    assert not [e for e in all_css(browser, ".catalog, .drag-handle") if e.is_displayed()]
+    assert not browser_errors(browser)
+
+
+def test_an_editor_gets_no_read_only_banner(browser, api):
+    """The read-only editor is the viewer's only: an editor's fields and controls work."""
+    family = api.family()
+    screen = api.screen(family["id"], "Home", [{"component_type": "list", "cell_styles": ["LIST_1"]}])
+    editor = token_for(api, "editor")
+    sign_in(browser, editor, f"#/screens/{screen['id']}")
+    name = visible(browser, "#screen-name")
+    assert name.is_enabled()
+    assert not all_css(browser, "#read-only-banner")
+    assert visible(browser, ".drag-handle") and visible(browser, ".catalog")
+    go(browser, "#/screens")
+    visible(browser, "#new-screen-name")

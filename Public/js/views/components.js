@@ -1,7 +1,7 @@
 // The components of a screen (or layout): add from the catalog, remove, reorder (drag and drop,
 // move buttons, Alt+ArrowUp/Down), and edit cell styles, header, item limit, data source and
 // target. Edits change the draft in place and call onChange; nothing is saved here.
-import { state, find } from '../state.js';
+import { state, find, can } from '../state.js';
 import { h, select, uuid, uid, focusKeyOf, restoreFocus } from '../dom.js';
 import { formatSize } from '../family-math.js';
 import { SOURCE_TYPES, defaultCellStyle, sourceTypeProblem } from '../component-rules.js';
@@ -98,9 +98,9 @@ export class ComponentList {
     if (this.nested) {
       this.el.replaceChildren(
         h('h4', { id: this.headingId, text: `Components in ${this.parentName} (${components.length})` }),
-        h('p', { class: 'visually-hidden', id: this.helpId, text: `Nested components of ${this.parentName}: reorder with the ↑ ↓ buttons or Alt+Arrow Up/Down.` }),
+        h('p', { class: 'visually-hidden', id: this.helpId, text: can('editor') ? `Nested components of ${this.parentName}: reorder with the ↑ ↓ buttons or Alt+Arrow Up/Down.` : `Nested components of ${this.parentName}.` }),
         this.list,
-        this.nestedCatalog());
+        can('editor') ? this.nestedCatalog() : null);
       restoreFocus(this.el, focus);
       return;
     }
@@ -116,14 +116,18 @@ export class ComponentList {
             this.render();
           },
         }) : null),
-      h('p', { class: 'hint', id: 'components-help', text: 'Reorder by dragging the ⠿ handle, with the ↑ ↓ buttons, or with Alt+Arrow Up/Down inside a component.' }),
+      // A role that may not change the app gets no way to add, move or remove components.
+      can('editor')
+        ? h('p', { class: 'hint', id: 'components-help', text: 'Reorder by dragging the ⠿ handle, with the ↑ ↓ buttons, or with Alt+Arrow Up/Down inside a component.' })
+        : h('p', { class: 'visually-hidden', id: 'components-help', text: 'The components, in order (read only).' }),
       this.list,
-      this.catalog());
+      can('editor') ? this.catalog() : null);
     restoreFocus(this.el, focus);
   }
 
   card(c, i, count, family, screen) {
     const p = `${this.pointerBase}/${i}`;
+    const editable = can('editor');
     const type = find.componentType(c.component_type);
     const name = `${typeName(c.component_type)} ${i + 1}${this.nested ? ` in ${this.parentName}` : ''}`;
     const holdsChildren = c.component_type === 'group' || Boolean(type?.holds_children);
@@ -149,7 +153,7 @@ export class ComponentList {
       'data-component-type': c.component_type, 'aria-label': name,
     },
     h('div', { class: 'card-head' },
-      handle,
+      editable ? handle : null,
       h(this.nested ? 'h5' : 'h3', {}, `${i + 1}. ${typeName(c.component_type)}`, h('span', { class: 'muted', text: ` ${c.component_type}` })),
       folded ? h('span', { class: 'card-summary', text: summary(c, screen) }) : null,
       h('div', { class: 'card-actions' },
@@ -158,11 +162,11 @@ export class ComponentList {
           'aria-controls': bodyId, 'aria-label': `${folded ? 'Show' : 'Hide'} the fields of ${name}`, title: folded ? 'Unfold' : 'Fold',
           text: folded ? '▸' : '▾', onclick: () => { if (folded) this.folded.delete(c.id); else this.folded.add(c.id); this.render(); },
         }),
-        moveButton(-1), moveButton(1),
-        h('button', {
-          type: 'button', class: 'icon-button danger', 'data-focus-key': key('remove'),
-          'aria-label': `Remove ${name}`, title: 'Remove', text: '✕', onclick: () => this.remove(i),
-        }))),
+        editable ? [moveButton(-1), moveButton(1),
+          h('button', {
+            type: 'button', class: 'icon-button danger', 'data-focus-key': key('remove'),
+            'aria-label': `Remove ${name}`, title: 'Remove', text: '✕', onclick: () => this.remove(i),
+          })] : null)),
     h('div', { class: 'card-body', id: bodyId, hidden: folded },
       this.cellStyleField(c, p, family, name, key),
       this.headerField(c, p, name, key, family),
@@ -351,6 +355,7 @@ export class ComponentList {
   }
 
   add(typeId) {
+    if (!can('editor')) return;
     const screen = this.getScreen();
     const family = find.family(screen.family);
     const component = {
@@ -371,6 +376,7 @@ export class ComponentList {
   }
 
   remove(i) {
+    if (!can('editor')) return;
     const [removed] = this.components.splice(i, 1);
     this.render();
     const label = `${typeName(removed.component_type)} ${i + 1}${this.nested ? ` in ${this.parentName}` : ''}`;
@@ -384,7 +390,7 @@ export class ComponentList {
   /** Moves component `from` to index `to` (keeping focus where it was). */
   move(from, to) {
     const list = this.components;
-    if (from === to || to < 0 || to >= list.length) return;
+    if (!can('editor') || from === to || to < 0 || to >= list.length) return;
     const [c] = list.splice(from, 1);
     list.splice(to, 0, c);
     this.render();

@@ -1,9 +1,9 @@
 // Screens: the tree of screens (home marked; root, connected and plugin screens told apart), a
 // form to create one (blank, from a layout, or connected under a parent), and the screen editor
 // (form, components, live preview).
-import { api, state, subscribe, find, refresh, screenKind, gate, isGated } from '../state.js';
+import { api, state, subscribe, find, refresh, screenKind, gate, isGated, can } from '../state.js';
 import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
-import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { clearFieldErrors, placeErrors, focusPointer, showErrorSummary } from '../field-errors.js';
 import { saveDraft, deleteRecord, showRequestError, showFieldProblems } from '../save-flow.js';
@@ -207,6 +207,20 @@ function createPanel(query) {
     h('td', { text: s.parent ? (find.screen(s.parent)?.name || s.parent) : '–' }),
     h('td', {}, h('code', { text: s.family })),
     h('td', { text: String((s.ui_components || []).length) })));
+  const table = state.screens.length ? h('table', { class: 'data-table', id: 'screens-table' },
+    h('caption', { text: 'All screens' }),
+    h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, rows)) : null;
+  if (!can('editor')) {
+    // A role that may not change the app lands on the screens it can look at, not on a form it cannot use.
+    return h('div', { class: 'pane-body' },
+      h('h1', { text: 'Screens' }),
+      readOnlyBanner(),
+      state.screens.length
+        ? h('p', { class: 'lede', text: 'Open a screen to see its components, its navigation and how apps draw it.' })
+        : h('p', { class: 'empty', id: 'no-screens', text: 'This app has no screens yet. An editor or an admin of the app makes them.' }),
+      table);
+  }
   return h('div', { class: 'pane-body' },
     h('h1', { text: 'Screens' }),
     state.families.length ? form : h('section', { class: 'notice first-steps', id: 'no-family', 'aria-labelledby': 'no-family-heading' },
@@ -216,10 +230,7 @@ function createPanel(query) {
         h('li', { text: 'Create a family (it starts with a one-column cell style; add a two-column one for grids).' }),
         h('li', { text: 'Come back here and create the screen with it.' })),
       gate(h('a', { class: 'button primary', id: 'first-family-link', href: '#/families/new', text: 'Create a family' }), 'editor')),
-    state.screens.length ? h('table', { class: 'data-table' },
-      h('caption', { text: 'All screens' }),
-      h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
-      h('tbody', {}, rows)) : null);
+    table);
 }
 
 // Editing a screen -------------------------------------------------------------------------------
@@ -396,7 +407,7 @@ class ScreenEditor {
       h('div', { class: 'toolbar-title' }, this.heading, homeBadge(base), kindBadge(d), this.liveBadge),
       h('div', { class: 'toolbar-actions' },
         this.status,
-        this.undoUi.el,
+        can('editor') ? this.undoUi.el : null,
         gate(h('button', { type: 'button', class: 'button', 'data-focus-key': 'as-layout', text: 'Save as layout', onclick: () => this.saveAsLayout() }), 'editor', { note: false }),
         gate(h('a', { class: 'button', href: `#/screens?parent=${encodeURIComponent(d.id)}`, text: 'Add connected screen' }), 'editor', { note: false }),
         gate(h('button', { type: 'button', class: 'button danger', text: 'Delete', 'aria-label': 'Delete screen', onclick: () => this.remove() }), 'editor', { note: false }),
@@ -416,20 +427,21 @@ class ScreenEditor {
       class: 'resource-form screen-form', novalidate: true, 'aria-labelledby': 'screen-heading',
       onsubmit: (e) => { e.preventDefault(); this.save(); },
     },
-    toolbar, banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }),
+    toolbar, readOnlyBanner('screen'), banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }),
     h('div', { class: 'editor-grid' },
       h('div', { class: 'editor-main' },
         this.errorsHost,
-        this.screenFields(d, base, kind),
-        kind === 'plugin' ? pluginSettings(d, () => this.changed(), (form) => {
-          // A screen plugin that holds no components shows no component editor (unless it has some).
-          if (form.can_have_components === false && !(d.ui_components || []).length) {
-            this.components.el.replaceChildren(h('p', { class: 'hint', text: `${form.name || d.type} holds no components.` }));
-          }
-        }) : null,
-        this.components.el,
-        this.navigation.el,
-        this.hooks.el),
+        editableArea(
+          this.screenFields(d, base, kind),
+          kind === 'plugin' ? pluginSettings(d, () => this.changed(), (form) => {
+            // A screen plugin that holds no components shows no component editor (unless it has some).
+            if (form.can_have_components === false && !(d.ui_components || []).length) {
+              this.components.el.replaceChildren(h('p', { class: 'hint', text: `${form.name || d.type} holds no components.` }));
+            }
+          }) : null,
+          this.components.el,
+          this.navigation.el,
+          this.hooks.el)),
       this.preview.el));
     this.pane.replaceChildren(h('div', { class: 'pane-body wide' }, this.form));
     trackStickyBar(toolbar);
