@@ -1,5 +1,6 @@
 """Issue 29, round 3: a custom data source type refused at its field (5); a read-only editor for
-viewers (6); a new hero's cell style (8)."""
+viewers (6); deletes that say "still in use" before asking, error toasts that stay on their page, a
+new hero's cell style (8)."""
 import os
 import subprocess
 import uuid
@@ -174,3 +175,37 @@ def test_an_editor_gets_no_read_only_banner(browser, api):
     assert visible(browser, ".drag-handle") and visible(browser, ".catalog")
     go(browser, "#/screens")
     visible(browser, "#new-screen-name")
+
+
+# Item 8 (a, b): deletes of what is in use; error toasts stay on their page ----------------------
+
+def test_a_delete_of_a_screen_in_use_says_so_without_asking(browser, api):
+    """Issue 29, 8 (a, b): Delete asked first and only then said "Still in use"; the error toast
+    then followed the user to other pages."""
+    family = api.family()
+    target = api.screen(family["id"], "Show")
+    opener = api.screen(family["id"], "Opener", [{"component_type": "list", "cell_styles": ["LIST_1"], "data": {"target": target["id"]}}])
+    sign_in(browser, api, f"#/screens/{target['id']}")
+    visible(browser, "#save-screen")
+    click(browser, css(browser, "button[aria-label='Delete screen']"))
+    toast = wait(browser, lambda d: (all_css(d, ".toast-error") or [False])[-1], message="the in-use toast")
+    assert "Deleting the screen: Still in use" in toast.text
+    assert "The screen “Opener” links to it." in toast.text
+    assert not all_css(browser, "dialog[open]"), "nothing asked"
+    shot(browser, "62-delete-in-use")
+
+    # The toast stays on its page: opening another page takes it away.
+    click(browser, css(browser, "#nav a[data-nav='/families']"))
+    wait(browser, lambda d: "/families" in d.current_url, message="the families page")
+    visible(browser, "#families-heading")
+    assert not all_css(browser, ".toast-error"), "the error toast followed to another page"
+
+    # Once nothing points at it (changed elsewhere meanwhile), Delete asks, then deletes.
+    api.ok("PATCH", f"screens/{opener['id']}", {"ui_components": [{"component_type": "list", "cell_styles": ["LIST_1"]}]},
+           etag=f"\"{opener['revision']}\"")
+    go(browser, f"#/screens/{target['id']}")
+    click(browser, visible(browser, "button[aria-label='Delete screen']"))
+    visible(browser, "dialog[open] .button.danger").click()
+    wait(browser, lambda d: d.current_url.endswith("/screens"), message="back to the screens")
+    status, _, _ = api.call("GET", f"screens/{target['id']}")
+    assert status == 404

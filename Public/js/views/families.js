@@ -421,6 +421,13 @@ class FamilyForm {
   remove() {
     const d = this.editor.record;
     return deleteRecord({
+      // The screens and layouts drawn with it keep it (the server's rule), said before asking.
+      inUse: async () => {
+        await Promise.all([refresh('screens'), refresh('layouts')]);
+        return [...state.screens.map((s) => ({ ...s, kind: 'screen' })), ...state.layouts.map((l) => ({ ...l, kind: 'layout' }))]
+          .filter((x) => x.family === d.id)
+          .map((x) => ({ kind: x.kind, id: x.id, name: x.name, via: ['family'] }));
+      },
       confirm: () => confirmDialog({ title: `Delete family ${d.id}?`, text: 'Screens and layouts that use it keep it from being deleted.', confirm: 'Delete family', danger: true }),
       remove: () => api.remove('families', d.id, this.editor.etag),
       context: 'Deleting the family',

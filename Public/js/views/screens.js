@@ -275,6 +275,27 @@ function screenProblems(d) {
   return problems;
 }
 
+/** Every screen id a screen points at: its components', nav items' and hooks' targets. */
+function screenTargets(screen) {
+  const found = new Set();
+  const walk = (value, key) => {
+    if (typeof value === 'string') { if (key === 'target' || key === 'screen_id') found.add(value); return; }
+    if (Array.isArray(value)) { value.forEach((v) => walk(v, null)); return; }
+    if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk([screen.ui_components, screen.navigations, screen.hooks], null);
+  return found;
+}
+
+/** The screens that keep screen `id` from being deleted (the server's rule: its children, and
+ *  the screens that open it), as the server's `used_by`. */
+export function screenUsers(id) {
+  return state.screens.filter((s) => s.id !== id).flatMap((s) => {
+    const via = [s.parent === id ? 'parent' : null, screenTargets(s).has(id) ? 'target' : null].filter(Boolean);
+    return via.length ? [{ kind: 'screen', id: s.id, name: s.name, via }] : [];
+  });
+}
+
 function stripIds(components) {
   return (components || []).map((c) => {
     const copy = clone(c);
@@ -633,6 +654,7 @@ class ScreenEditor {
   remove() {
     const record = this.editor.record;
     return deleteRecord({
+      inUse: async () => { await refresh('screens'); return screenUsers(record.id); },
       confirm: () => confirmDialog({
         title: `Delete screen “${record.name}”?`,
         text: this.editor.dirty ? 'Your unsaved changes go with it. Screens that point at it keep it from being deleted.' : 'Screens that point at it (as parent or target) keep it from being deleted.',
