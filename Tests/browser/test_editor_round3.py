@@ -1,6 +1,6 @@
 """Issue 29, round 3: a custom data source type refused at its field (5); a read-only editor for
-viewers (6); deletes that say "still in use" before asking, error toasts that stay on their page, a
-new hero's cell style (8)."""
+viewers (6); deletes that say "still in use" before asking, error toasts that stay on their page,
+publishing that asks first, a new hero's cell style (8)."""
 import os
 import subprocess
 import uuid
@@ -209,3 +209,35 @@ def test_a_delete_of_a_screen_in_use_says_so_without_asking(browser, api):
     wait(browser, lambda d: d.current_url.endswith("/screens"), message="back to the screens")
     status, _, _ = api.call("GET", f"screens/{target['id']}")
     assert status == 404
+
+
+# Item 8 (c): publishing asks first --------------------------------------------------------------
+
+def test_publishing_asks_first_with_a_note(browser, api):
+    """Issue 29, 8 (c): publishing was one click, with no question."""
+    family = api.family()
+    api.screen(family["id"], "Home", [{"component_type": "list", "cell_styles": ["LIST_1"], "data": {"source": "1", "type": "APPLICASTER_COLLECTION"}}])
+    sign_in(browser, api, "#/publish")
+    wait(browser, lambda d: "No problems" in css(d, "#problems").text, message="no problems")
+    wait(browser, lambda d: css(d, "#publish-changes").get_attribute("data-state") == "first", message="the first publish known")
+    css(browser, "#publish-button").click()
+    dialog = visible(browser, "dialog.publish-dialog[open]")
+    assert "Publish a new version?" in dialog.text
+    assert "first publish: 1 screen go live" in css(browser, "#publish-dialog-text").text
+    note = css(browser, "#publish-dialog-note")
+    assert browser.execute_script("return document.activeElement.id") == "publish-dialog-note"
+    shot(browser, "63-publish-asks")
+    # Cancel: nothing is published.
+    next(b for b in dialog.find_elements("css selector", "button") if b.text == "Cancel").click()
+    wait(browser, lambda d: not all_css(d, "dialog[open]"), message="the dialog closes")
+    assert api.ok("GET", "versions")["total"] == 0
+    assert "Published" not in css(browser, "#publish-result").text
+
+    # Publish, with a note given in the dialog.
+    css(browser, "#publish-button").click()
+    note = visible(browser, "dialog.publish-dialog[open] #publish-dialog-note")
+    set_value(note, "Spring release")
+    css(browser, "dialog.publish-dialog[open] button[type=submit]").click()
+    wait(browser, lambda d: "Published version 1" in css(d, "#publish-result").text, message="published")
+    versions = api.ok("GET", "versions")
+    assert versions["total"] == 1 and versions["items"][0]["note"] == "Spring release"
