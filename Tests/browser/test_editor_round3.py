@@ -1,6 +1,6 @@
 """Issue 29, round 3: a custom data source type refused at its field (5); a read-only editor for
 viewers (6); deletes that say "still in use" before asking, error toasts that stay on their page,
-publishing that asks first, a new hero's cell style (8)."""
+publishing that asks first, a new hero's cell style, the Activity page in names and labels (8)."""
 import os
 import subprocess
 import uuid
@@ -241,3 +241,32 @@ def test_publishing_asks_first_with_a_note(browser, api):
     wait(browser, lambda d: "Published version 1" in css(d, "#publish-result").text, message="published")
     versions = api.ok("GET", "versions")
     assert versions["total"] == 1 and versions["items"][0]["note"] == "Spring release"
+
+
+# Item 8 (e): the Activity page in people's names and the form's labels --------------------------
+
+def test_activity_names_people_and_fields(browser):
+    """Issue 29, 8 (e): the Activity page showed emails and internal field names (ui_components)."""
+    from test_team import PASSWORD, create_admin, password_sign_in, use_link_by_api
+    email = f"ada-{uuid.uuid4().hex[:8]}@example.com"
+    use_link_by_api(create_admin(email), PASSWORD, "Ada Lovelace")
+    from conftest import make_app
+    api = make_app()
+    family = api.family()
+    screen = api.screen(family["id"], "Home")
+    password_sign_in(browser, email, PASSWORD, app=api.app)
+    go(browser, f"#/screens/{screen['id']}")
+    set_value(visible(browser, "#screen-name"), "Start")
+    click(browser, css(browser, ".catalog-item[data-type='list']"))
+    click(browser, css(browser, "#save-screen"))
+    wait_saved(browser)
+
+    go(browser, "#/activity")
+    row = wait(browser, lambda d: next((r for r in all_css(d, "#audit tr[data-kind='screen'][data-action='update']")), False),
+               message="the screen's update in the activity")
+    who = row.find_element("css selector", ".actor")
+    assert who.text == "Ada Lovelace" and who.get_attribute("title") == email
+    assert email not in row.text
+    said = row.find_element("css selector", ".audit-text").text
+    assert "components" in said and "name" in said and "ui_components" not in said, said
+    shot(browser, "64-activity-names")
