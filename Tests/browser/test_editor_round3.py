@@ -1,6 +1,7 @@
-"""Issue 29, round 3: a custom data source type refused at its field (5); a read-only editor for
-viewers (6); deletes that say "still in use" before asking, error toasts that stay on their page,
-publishing that asks first, a new hero's cell style, the Activity page in names and labels (8)."""
+"""Issue 29, round 3: a custom data source type refused at its field (5), a read-only editor for
+viewers (6), deletes that say "still in use" before asking, error toasts that stay on their page,
+publishing that asks first, a new hero's cell style, the Activity page in names and labels (8),
+and a hint when there is no layout to start a screen from (9)."""
 import os
 import subprocess
 import uuid
@@ -70,27 +71,6 @@ def test_a_custom_source_type_no_plugin_can_have_is_refused_at_its_field(browser
     wait_saved(browser)
     assert api.ok("GET", f"screens/{screen['id']}")["ui_components"][0]["data"]["type"] == "MY_PLUGIN.FEED-2"
     assert not browser_errors(browser)
-
-
-# Item 8 (d): a new hero ---------------------------------------------------------------------------
-
-def test_a_new_hero_takes_a_full_width_picture_style(browser, api):
-    """Issue 29, 8 (d): a new hero started with the family's first style (an 80-point row)."""
-    family = api.ok("POST", "families", {
-        "id": "HEROES", "name": "With a hero style", "reference_size": {"width": 320, "height": 568},
-        "insets": {"top": 10, "left": 10, "bottom": 10, "right": 10}, "interitem_spacing": 10, "line_spacing": 10,
-        "cell_styles": [{"id": "LIST_1", "columns": 1, "height": 80}, {"id": "GRID_1", "columns": 2, "aspect_ratio": 1.7778},
-                        {"id": "SQUARE_1", "columns": 1, "aspect_ratio": 1}, {"id": "HERO_1", "columns": 1, "aspect_ratio": 1.7778}],
-    })
-    screen = api.screen(family["id"], "Home")
-    sign_in(browser, api, f"#/screens/{screen['id']}")
-    click(browser, visible(browser, ".catalog-item[data-type='hero']"))
-    card = visible(browser, ".component-card[data-component-type='hero']")
-    checked = [e.get_attribute("id").rsplit("-", 1)[-1] for e in card.find_elements("css selector", ".cell-style-choice input") if e.is_selected()]
-    assert checked == ["HERO_1"], checked
-    click(browser, css(browser, "#save-screen"))
-    wait_saved(browser)
-    assert api.ok("GET", f"screens/{screen['id']}")["ui_components"][0]["cell_styles"] == ["HERO_1"]
 
 
 # Item 6: a viewer's editor is read only ----------------------------------------------------------
@@ -177,7 +157,7 @@ def test_an_editor_gets_no_read_only_banner(browser, api):
     visible(browser, "#new-screen-name")
 
 
-# Item 8 (a, b): deletes of what is in use; error toasts stay on their page ----------------------
+# Item 8: deletes, toasts, publishing, a new hero, the activity -----------------------------------
 
 def test_a_delete_of_a_screen_in_use_says_so_without_asking(browser, api):
     """Issue 29, 8 (a, b): Delete asked first and only then said "Still in use"; the error toast
@@ -211,8 +191,6 @@ def test_a_delete_of_a_screen_in_use_says_so_without_asking(browser, api):
     assert status == 404
 
 
-# Item 8 (c): publishing asks first --------------------------------------------------------------
-
 def test_publishing_asks_first_with_a_note(browser, api):
     """Issue 29, 8 (c): publishing was one click, with no question."""
     family = api.family()
@@ -243,7 +221,24 @@ def test_publishing_asks_first_with_a_note(browser, api):
     assert versions["total"] == 1 and versions["items"][0]["note"] == "Spring release"
 
 
-# Item 8 (e): the Activity page in people's names and the form's labels --------------------------
+def test_a_new_hero_takes_a_full_width_picture_style(browser, api):
+    """Issue 29, 8 (d): a new hero started with the family's first style (an 80-point row)."""
+    family = api.ok("POST", "families", {
+        "id": "HEROES", "name": "With a hero style", "reference_size": {"width": 320, "height": 568},
+        "insets": {"top": 10, "left": 10, "bottom": 10, "right": 10}, "interitem_spacing": 10, "line_spacing": 10,
+        "cell_styles": [{"id": "LIST_1", "columns": 1, "height": 80}, {"id": "GRID_1", "columns": 2, "aspect_ratio": 1.7778},
+                        {"id": "SQUARE_1", "columns": 1, "aspect_ratio": 1}, {"id": "HERO_1", "columns": 1, "aspect_ratio": 1.7778}],
+    })
+    screen = api.screen(family["id"], "Home")
+    sign_in(browser, api, f"#/screens/{screen['id']}")
+    click(browser, visible(browser, ".catalog-item[data-type='hero']"))
+    card = visible(browser, ".component-card[data-component-type='hero']")
+    checked = [e.get_attribute("id").rsplit("-", 1)[-1] for e in card.find_elements("css selector", ".cell-style-choice input") if e.is_selected()]
+    assert checked == ["HERO_1"], checked
+    click(browser, css(browser, "#save-screen"))
+    wait_saved(browser)
+    assert api.ok("GET", f"screens/{screen['id']}")["ui_components"][0]["cell_styles"] == ["HERO_1"]
+
 
 def test_activity_names_people_and_fields(browser):
     """Issue 29, 8 (e): the Activity page showed emails and internal field names (ui_components)."""
@@ -270,3 +265,27 @@ def test_activity_names_people_and_fields(browser):
     said = row.find_element("css selector", ".audit-text").text
     assert "components" in said and "name" in said and "ui_components" not in said, said
     shot(browser, "64-activity-names")
+
+
+# Item 9: no layout to start from ----------------------------------------------------------------
+
+def test_from_a_layout_without_layouts_says_how_to_make_one(browser, api):
+    """Issue 29, 9: "From a layout" with no layouts gave no hint how to make one."""
+    api.family()
+    sign_in(browser, api, "#/screens")
+    click(browser, visible(browser, "label[for='mode-layout']"))
+    hint = visible(browser, "#no-layouts-hint")
+    assert "There are no layouts yet" in hint.text and "Save as layout" in hint.text
+    assert "no-layouts-hint" in css(browser, "#new-screen-layout").get_attribute("aria-describedby")
+    shot(browser, "65-no-layouts-hint")
+    click(browser, css(browser, "#no-layouts-link"))
+    wait(browser, lambda d: d.current_url.endswith("/layouts"), message="the Layouts page")
+    wait(browser, lambda d: "No layouts yet" in css(d, "#outlet").text, message="the Layouts page drawn")
+    # With a layout, the hint is gone.
+    family = api.family()
+    api.ok("POST", "layouts", {"name": "Start", "family": family["id"], "ui_components": []})
+    browser.refresh()
+    go(browser, "#/screens?layout=")
+    click(browser, visible(browser, "label[for='mode-layout']"))
+    visible(browser, "#new-screen-layout")
+    assert not all_css(browser, "#no-layouts-hint")

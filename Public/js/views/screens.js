@@ -143,6 +143,13 @@ function createPanel(query) {
   }).catch((error) => { if (!error.isMissingRoute) showError(error, 'Loading the screen plugins'); });
   const familyField = field('Family', family, { pointer: '/family' });
   const layoutField = field('Layout', layout, { pointer: '/from_layout' });
+  if (!state.layouts.length) {
+    // Nothing to choose: say how a layout is made, and where they are.
+    layout.setAttribute('aria-describedby', 'no-layouts-hint');
+    layoutField.append(h('p', { class: 'hint no-layouts', id: 'no-layouts-hint' },
+      'There are no layouts yet. Make one from a screen: open it and use ', h('strong', { text: 'Save as layout' }),
+      ' (its components become the layout). The ', h('a', { href: '#/layouts', id: 'no-layouts-link', text: 'Layouts page' }), ' lists them.'));
+  }
   const layoutFamilyField = field('Family', layoutFamily, { hint: 'Leave as is to use the layout’s family.' });
   layoutFamily.dataset.pointer = '/family';
   const parentField = field('Parent screen', parent, { pointer: '/parent' });
