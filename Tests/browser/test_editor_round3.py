@@ -289,3 +289,50 @@ def test_from_a_layout_without_layouts_says_how_to_make_one(browser, api):
     click(browser, visible(browser, "label[for='mode-layout']"))
     visible(browser, "#new-screen-layout")
     assert not all_css(browser, "#no-layouts-hint")
+
+
+# The top bar at 1024 px ---------------------------------------------------------------------------
+
+TOP_BAR = """
+const box = (el) => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width}; };
+const shown = (el) => el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden';
+const app = [document.getElementById('app-single'), document.getElementById('app-choice')].find(shown);
+const text = document.querySelector('#status .status-text');
+return {
+  app: box(app), role: box(document.getElementById('app-role')), signOut: box(document.getElementById('sign-out')),
+  nav: box(document.querySelector('#nav a:last-of-type')), width: window.innerWidth,
+  status: text ? box(text.closest('.status-message')) : null,
+  statusCut: text ? text.scrollWidth > text.clientWidth + 1 : null,
+  statusText: text ? text.textContent : '',
+};
+"""
+
+
+def test_the_top_bar_fits_at_1024_and_1440(browser):
+    """Issue 29, "ugly" list: at 1024 px the app's name ran into the Admin badge and a
+    confirmation shrank to a bare ✓."""
+    slug = f"bt-{uuid.uuid4().hex[:10]}"
+    token = subprocess.run([os.environ["RIVERS_BIN"], "app", "create", slug, "--name", "Demo streaming app for the living room", "--quiet"],
+                           check=True, capture_output=True, text=True).stdout.strip()
+    api = Api(token, slug)
+    family = api.family()
+    screen = api.screen(family["id"], "Home")
+    sign_in(browser, api, f"#/screens/{screen['id']}")
+    for width, height in ((1024, 768), (1440, 900)):
+        browser.set_window_size(width, height)
+        go(browser, f"#/screens/{screen['id']}?w={width}")
+        name = visible(browser, "#screen-name")
+        set_value(name, f"Home at {width}")
+        click(browser, css(browser, "#save-screen"))
+        wait_saved(browser)
+        bar = wait(browser, lambda d: (lambda b: b if b["status"] else False)(d.execute_script(TOP_BAR)), message="the confirmation")
+        assert "saved" in bar["statusText"]
+        # Every admin page is in the bar, then the app, its role and Sign out, none over another.
+        assert bar["nav"]["right"] <= bar["app"]["left"], bar
+        assert bar["app"]["right"] <= bar["role"]["left"], bar
+        assert bar["role"]["right"] <= bar["signOut"]["left"] and bar["signOut"]["right"] <= bar["width"], bar
+        # The confirmation is read whole, and covers none of the bar.
+        assert not bar["statusCut"], bar
+        assert bar["status"]["width"] > 150, bar
+        assert bar["status"]["top"] >= 48, bar
+        shot(browser, f"66-top-bar-{width}")
