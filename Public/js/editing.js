@@ -321,11 +321,11 @@ export function keptChangesBanner(editor, { history, redraw, render }) {
 export const READ_ONLY_TEXT = 'You can view this app; only editors, publishers and admins can change it.';
 
 /** For a role that may not change the app: a banner saying so and why (null for the others). */
-export function readOnlyBanner(noun = 'app') {
+export function readOnlyBanner() {
   if (can('editor')) return null;
   return h('div', { class: 'notice read-only-banner', id: 'read-only-banner', role: 'note' },
     h('strong', { text: 'Read only. ' }), READ_ONLY_TEXT,
-    ` Your role in this app is ${state.role}: everything here is shown, nothing can be changed${noun === 'app' ? '' : ` in this ${noun}`}. Ask an admin of the app for the editor role to make changes.`);
+    ` Your role here is ${state.role}: to make changes, ask an admin of the app for the editor role.`);
 }
 
 /**

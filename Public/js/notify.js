@@ -27,10 +27,11 @@ export function announce(text) {
  * A passing confirmation ("Saved."), also announced. `action` adds a button to it
  * ({label: 'Undo', run}), and keeps it longer.
  */
-export function info(text, { timeout = 5000, action = null } = {}) {
+export function info(text, { timeout = 5000, action = null, refused = false } = {}) {
   if (!statusRegion) return;
-  // One line in the top bar, never over the work: the newest replaces the one before.
-  const item = h('span', { class: ['status-message', action && 'with-action'] }, h('span', { class: 'status-text', title: text, text }),
+  // One line in the top bar, never over the work: the newest replaces the one before. `refused`:
+  // something the user asked for was not done (no ✓).
+  const item = h('span', { class: ['status-message', action && 'with-action', refused && 'refused'] }, h('span', { class: 'status-text', title: text, text }),
     action ? h('button', {
       type: 'button', class: 'status-action', 'data-action': 'status-action', text: action.label,
       onclick: () => { item.remove(); action.run(); },

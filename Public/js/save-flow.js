@@ -57,7 +57,7 @@ export async function saveDraft(editor, flow) {
   if (editor.busy) return 'busy';
   // Ctrl+S reaches here even when the Save button is disabled for the role.
   // Said where it shows (and read out), not only to screen readers.
-  if (!can('editor')) { info(`Not saved: ${roleReason('editor')}`); return 'failed'; }
+  if (!can('editor')) { info(`Not saved: ${roleReason('editor')}`, { refused: true }); return 'failed'; }
   editor.busy = true;
   const before = flow.button?.();
   if (before) before.disabled = true;

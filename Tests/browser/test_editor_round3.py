@@ -126,6 +126,7 @@ def test_a_viewer_gets_a_read_only_editor(browser, api):
     press_ctrl_s(browser)
     status = wait(browser, lambda d: css(d, "#status").text or False, message="a message for Ctrl+S")
     assert "Not saved: Your role in this app is viewer: viewers cannot change it." in status
+    assert all_css(browser, "#status .status-message.refused"), "shown as a refusal, not with a ✓"
     shot(browser, "61-viewer-screen")
     assert api.ok("GET", f"screens/{screen['id']}")["revision"] == screen["revision"]
 
@@ -201,7 +202,7 @@ def test_publishing_asks_first_with_a_note(browser, api):
     css(browser, "#publish-button").click()
     dialog = visible(browser, "dialog.publish-dialog[open]")
     assert "Publish a new version?" in dialog.text
-    assert "first publish: 1 screen go live" in css(browser, "#publish-dialog-text").text
+    assert "first publish: 1 screen goes live, and apps get it" in css(browser, "#publish-dialog-text").text
     note = css(browser, "#publish-dialog-note")
     assert browser.execute_script("return document.activeElement.id") == "publish-dialog-note"
     shot(browser, "63-publish-asks")

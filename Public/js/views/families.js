@@ -226,7 +226,7 @@ class FamilyForm {
       history: this.history, redraw: () => { this.render(); this.editor.persist(); }, render: () => this.render(),
     });
     this.form = h('form', { class: 'resource-form', novalidate: true, 'aria-label': isNew ? 'New family' : `Family ${d.id}`, onsubmit: (e) => { e.preventDefault(); this.save(); } },
-      toolbar, readOnlyBanner('family'), banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }), this.errorsHost,
+      toolbar, readOnlyBanner(), banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }), this.errorsHost,
       editableArea(general, sizes, styles));
     this.pane.replaceChildren(h('div', { class: 'pane-body' }, this.form));
     trackStickyBar(toolbar);

@@ -195,7 +195,7 @@ class LayoutEditor {
         gate(this.saveButton, 'editor')));
     const form = h('form', { class: 'resource-form', novalidate: true, 'aria-labelledby': 'layout-heading', onsubmit: (e) => { e.preventDefault(); this.save(); } },
       toolbar,
-      readOnlyBanner('layout'),
+      readOnlyBanner(),
       conflictBanner(this.editor, {
         onReload: () => { this.editor.acceptTheirs(); this.history.reset(); this.render(); this.preview.refresh.flush(); info('Reloaded their version.'); },
         onOverwrite: () => this.save({ overwrite: true }),

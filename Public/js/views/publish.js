@@ -137,7 +137,7 @@ class PublishView {
     if (!live) {
       this.liveSummary.replaceChildren(h('span', { class: 'badge live-badge live-unpublished', text: 'Nothing live yet' }), ' Apps get nothing until the first publish.');
       const count = (status.draft || []).length;
-      this.changesBox.replaceChildren(h('p', { text: `The first publish: ${count} screen${count === 1 ? '' : 's'} go live.` }),
+      this.changesBox.replaceChildren(h('p', { text: `The first publish: ${count === 1 ? '1 screen goes' : `${count} screens go`} live.` }),
         h('ul', {}, (status.draft || []).slice(0, 12).map((s) => h('li', {}, h('span', { class: 'diff-added', text: s.name })))));
       this.changesBox.dataset.state = 'first';
       return;
@@ -213,7 +213,7 @@ class PublishView {
     if (!status) return 'Apps get the saved screens on their next download.';
     if (!status.live) {
       const count = (status.draft || []).length;
-      return `This is the first publish: ${count} screen${count === 1 ? '' : 's'} go live, and apps get them on their next download.`;
+      return `This is the first publish: ${count === 1 ? '1 screen goes' : `${count} screens go`} live, and apps get ${count === 1 ? 'it' : 'them'} on their next download.`;
     }
     if (!status.differs) return `Nothing changed since the live ${liveName(status.live)}: no new version is made.`;
     const what = summarize(status.changes);

@@ -455,7 +455,7 @@ class ScreenEditor {
       class: 'resource-form screen-form', novalidate: true, 'aria-labelledby': 'screen-heading',
       onsubmit: (e) => { e.preventDefault(); this.save(); },
     },
-    toolbar, readOnlyBanner('screen'), banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }),
+    toolbar, readOnlyBanner(), banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }),
     h('div', { class: 'editor-grid' },
       h('div', { class: 'editor-main' },
         this.errorsHost,
