@@ -82,6 +82,9 @@ function showApp() {
     user.textContent = state.user.name || state.user.email;
     user.title = `Signed in as ${state.user.email}${state.user.admin ? ' (instance administrator)' : ''}`;
   }
+  // A narrow window has no room for the person's name in the top bar: Sign out says who it is.
+  $('sign-out').title = state.user ? `Sign out ${state.user.name || state.user.email}` : 'Sign out';
+  $('app-single').title = app.name && app.name !== app.slug ? `${app.name} (${app.slug})` : app.slug;
   for (const link of document.querySelectorAll('#nav [data-need]')) link.hidden = !can(link.dataset.need);
 }
 

@@ -1,7 +1,7 @@
 // Editing one resource safely: a draft beside the last saved version, saves with If-Match, and
 // the 412 conflict flow (reload theirs, or keep editing mine and later save over theirs on
 // purpose). Shared by the family, screen and layout editors, which save through save-flow.js.
-import { api, state } from './state.js';
+import { api, state, can } from './state.js';
 import { clone, stableStringify, h } from './dom.js';
 import { conflictDialog } from './dialogs.js';
 import { merge3, describeConflict } from './merge.js';
@@ -313,4 +313,26 @@ export function keptChangesBanner(editor, { history, redraw, render }) {
     },
     onDiscard: () => { editor.dropOffer(); render(); info('The kept changes were discarded.'); },
   });
+}
+
+// Read only: a role below editor sees the editors as they are, and cannot change anything ------
+
+/** What a role that may not change the app is told, the same in every editor. */
+export const READ_ONLY_TEXT = 'You can view this app; only editors, publishers and admins can change it.';
+
+/** For a role that may not change the app: a banner saying so and why (null for the others). */
+export function readOnlyBanner() {
+  if (can('editor')) return null;
+  return h('div', { class: 'notice read-only-banner', id: 'read-only-banner', role: 'note' },
+    h('strong', { text: 'Read only. ' }), READ_ONLY_TEXT,
+    ` Your role here is ${state.role}: to make changes, ask an admin of the app for the editor role.`);
+}
+
+/**
+ * The fields of an editor: as they are, or for a role that may not change the app, inside a
+ * disabled fieldset (every field, button and picker in it disabled, whatever redraws it).
+ */
+export function editableArea(...children) {
+  if (can('editor')) return children;
+  return h('fieldset', { class: 'read-only-fields', disabled: true, 'aria-describedby': 'read-only-banner' }, children);
 }

@@ -27,10 +27,11 @@ export function announce(text) {
  * A passing confirmation ("Saved."), also announced. `action` adds a button to it
  * ({label: 'Undo', run}), and keeps it longer.
  */
-export function info(text, { timeout = 5000, action = null } = {}) {
+export function info(text, { timeout = 5000, action = null, refused = false } = {}) {
   if (!statusRegion) return;
-  // One line in the top bar, never over the work: the newest replaces the one before.
-  const item = h('span', { class: ['status-message', action && 'with-action'] }, h('span', { class: 'status-text', title: text, text }),
+  // One line in the top bar, never over the work: the newest replaces the one before. `refused`:
+  // something the user asked for was not done (no ✓).
+  const item = h('span', { class: ['status-message', action && 'with-action', refused && 'refused'] }, h('span', { class: 'status-text', title: text, text }),
     action ? h('button', {
       type: 'button', class: 'status-action', 'data-action': 'status-action', text: action.label,
       onclick: () => { item.remove(); action.run(); },
@@ -42,7 +43,7 @@ export function info(text, { timeout = 5000, action = null } = {}) {
 const KINDS = { screen: 'screen', layout: 'layout', family: 'family' };
 const VIA = {
   parent: 'has it as its parent screen', target: 'links to it',
-  type: 'is a screen of this plugin', component: 'has a component of this plugin', hook: 'runs it as a hook', navigation: 'uses it as navigation',
+  family: 'uses it as its family', type: 'is a screen of this plugin', component: 'has a component of this plugin', hook: 'runs it as a hook', navigation: 'uses it as navigation',
 };
 
 /** One line for who still uses what the user tried to change or delete. */
@@ -123,16 +124,42 @@ export function showError(error, context = '', { placed = false } = {}) {
       e.pointer ? h('strong', { text: `${unescapePointer(e.pointer)}: ` }) : null, withNames(e.message))))
     : null;
   const users = usedBy.length ? h('ul', { class: 'problem-list used-by' }, usedBy.map((text) => h('li', { text }))) : null;
-  const item = h('div', { class: 'toast toast-error', role: 'alert', dataset: { status: isApi ? String(error.status) : '' } },
+  errorToast({ heading: context ? `${context}: ${title}` : title, detail: problems.length ? '' : detail, list, users, status: isApi ? String(error.status) : '' });
+}
+
+/** An error toast (shown until dismissed, or until the user goes to another page). */
+function errorToast({ heading, detail = '', list = null, users = null, status = '' }) {
+  const item = h('div', { class: 'toast toast-error', role: 'alert', dataset: { status } },
     h('div', { class: 'toast-body' },
-      h('strong', { text: context ? `${context}: ${title}` : title }),
-      detail && !problems.length ? h('p', { text: detail }) : null,
+      h('strong', { text: heading }),
+      detail ? h('p', { text: detail }) : null,
       list,
       users),
     h('button', { type: 'button', class: 'icon-button', 'aria-label': 'Dismiss error', text: '×', onclick: () => item.remove() }));
   errorRegion.append(item);
   // Keep the list short: the oldest go first.
   while (errorRegion.children.length > 4) errorRegion.firstElementChild.remove();
+}
+
+/**
+ * Says that something cannot be deleted because others use it, before anything is asked or sent
+ * (the same words as the server's refusal). `usedBy`: [{kind, name, via?}] as the server's `used_by`.
+ */
+export function showInUse(context, usedBy, { limit = 10 } = {}) {
+  if (!errorRegion) return;
+  const shown = usedBy.slice(0, limit);
+  const more = usedBy.length - shown.length;
+  errorToast({
+    heading: `${context}: Still in use`,
+    detail: `Nothing was deleted: ${usedBy.length === 1 ? 'this is' : 'these are'} still using it. Change ${usedBy.length === 1 ? 'it' : 'them'} first.${more > 0 ? ` (${more} more not listed.)` : ''}`,
+    users: h('ul', { class: 'problem-list used-by' }, shown.map((u) => h('li', { text: describeUser(u) }))),
+    status: 'in-use',
+  });
+}
+
+/** Takes the error toasts away (the user went to another page: they were about the one left). */
+export function clearErrors() {
+  errorRegion?.replaceChildren();
 }
 
 export function clearMessages() {

@@ -3,6 +3,7 @@
 // changes; leaving it then asks first.
 import { choiceDialog } from './dialogs.js';
 import { can, state } from './state.js';
+import { clearErrors } from './notify.js';
 
 /** A hash split into its app and the rest: '#/apps/x/screens/1?a' → {app: 'x', rest: '/screens/1?a'};
  *  a hash without an app (older links, the views' own links) has app null. */
@@ -113,7 +114,10 @@ async function render(force = false) {
   // Every address names its app.
   if (state.app && location.hash !== appHash(rest)) history.replaceState(null, '', appHash(rest));
   const match = parse(location.hash || '#/screens');
+  const previous = lastHash;
   lastHash = location.hash || '#/screens';
+  // An error toast is about the page it came from: it does not follow the user to another one.
+  if (previous && previous !== lastHash) clearErrors();
   current?.controller?.unmount?.();
   current = null;
   document.querySelectorAll('[data-nav]').forEach((a) => {

@@ -4,7 +4,7 @@
 // conflict kept to resolve later); a 422 puts each problem at its field with a summary of links,
 // and a toast only for what found no field; anything else is a toast.
 import { clearFieldErrors, placeErrors, showErrorSummary } from './field-errors.js';
-import { showError, announce } from './notify.js';
+import { showError, info, showInUse } from './notify.js';
 import { can, roleReason } from './state.js';
 
 /**
@@ -56,7 +56,8 @@ export function showFieldProblems(problems, { root, errorsHost, reveal, focus = 
 export async function saveDraft(editor, flow) {
   if (editor.busy) return 'busy';
   // Ctrl+S reaches here even when the Save button is disabled for the role.
-  if (!can('editor')) { announce(roleReason('editor')); return 'failed'; }
+  // Said where it shows (and read out), not only to screen readers.
+  if (!can('editor')) { info(`Not saved: ${roleReason('editor')}`, { refused: true }); return 'failed'; }
   editor.busy = true;
   const before = flow.button?.();
   if (before) before.disabled = true;
@@ -89,11 +90,25 @@ export async function saveDraft(editor, flow) {
  * Deletes a saved record after the user confirms it: the one delete flow of the editors. A
  * refusal is a toast in plain words (who still uses it, or that someone changed it first).
  * @param {{confirm: () => Promise<boolean>, remove: () => Promise<unknown>, context: string,
- *   done: () => Promise<void>|void, conflict?: () => void, failed?: (error) => void}} flow
- *   context: what is being done, like 'Deleting the family'; conflict: after a 412; failed: after any refusal.
+ *   done: () => Promise<void>|void, conflict?: () => void, failed?: (error) => void,
+ *   inUse?: () => Promise<Array<{kind: string, name: string, via?: string[]}>>}} flow
+ *   context: what is being done, like 'Deleting the family'; conflict: after a 412; failed: after any refusal;
+ *   inUse: who uses it (as the server's `used_by`), asked before the confirmation.
  * @returns {Promise<boolean>} true when deleted
  */
 export async function deleteRecord(flow) {
+  // Who still uses it, as far as the editor can tell (after a fresh read): said at once, instead of
+  // asking first and being refused after. A read that fails asks as before (the server checks anyway).
+  let users = [];
+  try {
+    users = (await flow.inUse?.()) || [];
+  } catch {
+    users = [];
+  }
+  if (users.length) {
+    showInUse(flow.context, users);
+    return false;
+  }
   if (!(await flow.confirm())) return false;
   try {
     await flow.remove();

@@ -186,6 +186,8 @@ export async function loadApp(key = null) {
   if (!devices.some((d) => d.id === state.device)) setDevice(devices[1]?.id || devices[0]?.id || '');
   // The app object may carry more (public_url) than the list does.
   try { state.app = { ...state.app, ...(await api.getApp()) }; } catch { /* the list entry is enough */ }
+  // The app says the caller's role in it (GET /apps/{app}): it decides what the editor lets them change.
+  if (ROLES.includes(state.app.role)) state.role = state.app.role;
   emit('app');
 }
 

@@ -3,7 +3,7 @@ which version is live (a rollback included); the Publish page says what a publis
 the live version; the version diff names components by type and position with each field's
 before → after. Screenshots at 1440 and 1024 px."""
 from conftest import all_css, css, go, set_value, shot, sign_in, visible, wait
-from test_publish import require_publishing
+from test_publish import publish, require_publishing
 
 
 def badge(driver):
@@ -51,7 +51,7 @@ def test_the_badge_the_publish_preview_and_the_version_diff(browser, api):
         assert "List 2 changed" in text and "item limit: 3 → 6" in text, text
         assert "Draft differs from live" in css(browser, "#live-summary").text
         shot(browser, f"14-publish-changes-{width}")
-    css(browser, "#publish-button").click()
+    publish(browser)
     wait(browser, lambda d: "Published version 2" in css(d, "#publish-message").text)
     wait(browser, lambda d: css(d, "#publish-changes").get_attribute("data-state") == "same", message="nothing left to publish")
     assert "Nothing to publish" in css(browser, "#publish-changes").text

@@ -8,6 +8,13 @@ import pytest
 from conftest import all_css, browser_errors, css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 
+def publish(driver):
+    """Publishes from the Publish page: the button, then the dialog that asks first (issue 29, 8)."""
+    css(driver, "#publish-button").click()
+    visible(driver, "dialog.publish-dialog[open] button[type=submit]").click()
+    wait(driver, lambda d: not all_css(d, "dialog.publish-dialog[open]"), message="the publish dialog closes")
+
+
 def require_publishing(api):
     status, payload, _ = api.call("GET", "versions")
     if status == 404:
@@ -28,7 +35,7 @@ def test_publish_with_a_note_and_fetch_the_public_url(browser, api):
     sign_in(browser, api, "#/publish")
     wait(browser, lambda d: "No problems" in css(d, "#problems").text, message="no problems listed")
     set_value(css(browser, "#publish-note"), "First release")
-    css(browser, "#publish-button").click()
+    publish(browser)
     message = visible(browser, "#publish-message")
     assert "Published version 1" in message.text
     row = visible(browser, "#versions tr[data-version='1']")
@@ -42,14 +49,14 @@ def test_publish_with_a_note_and_fetch_the_public_url(browser, api):
     assert home["id"] in json.dumps(document)
 
     # Publishing again without a change makes no new version.
-    css(browser, "#publish-button").click()
+    publish(browser)
     wait(browser, lambda d: "Nothing changed" in css(d, "#publish-message").text)
 
     # A change, a second version, their diff, and a rollback to the first.
     revision = api.ok("GET", f"screens/{home['id']}")["revision"]
     api.ok("PATCH", f"screens/{home['id']}", {"name": "Start"}, etag=f'"{revision}"')
     set_value(css(browser, "#publish-note"), "Renamed home")
-    css(browser, "#publish-button").click()
+    publish(browser)
     wait(browser, lambda d: "Published version 2" in css(d, "#publish-message").text)
     visible(browser, "#versions tr[data-version='2']")
     css(browser, "#diff-button").click()

@@ -6,6 +6,7 @@ import { h, field, select, formatDate } from '../dom.js';
 import { showError, explain } from '../notify.js';
 import { navigate } from '../router.js';
 import { adminOnly } from './members.js';
+import { fieldLabel } from '../changes.js';
 
 const KINDS = [
   { value: '', text: 'Anything' },
@@ -28,6 +29,24 @@ const ACTION_WORD = {
   accept: 'accepted', archive: 'archived', restore: 'restored', import: 'imported', 'sign-in': 'signed in',
   'sign-in-failed': 'failed', 'set-password': 'password set', 'password-link': 'password link made',
 };
+/** Fields of an update the editor's own labels do not name (changes.js names the others). */
+const AUDIT_FIELDS = {
+  hooks: 'plugins run before and after loading', general: 'plugin settings', plugin_version: 'plugin version',
+  revision: 'a new revision',
+};
+/** Kinds whose `update` summary lists the fields changed (the database's audit trigger writes their keys). */
+const FIELD_KINDS = new Set(['screen', 'family', 'layout', 'plugin', 'app']);
+const EMAIL = /[^\s@:()]+@[^\s@:()]+\.[^\s@:()]+/g;
+
+/** "name, ui_components" → "name, components": an update's fields in the editor's words. */
+export function fieldsInWords(summary) {
+  return summary.split(/,\s*/).map((key) => {
+    const m = /^([a-z_]+)(.*)$/.exec(key);
+    if (!m) return key;
+    return `${AUDIT_FIELDS[m[1]] || fieldLabel([m[1]])}${m[2]}`;
+  }).join(', ');
+}
+
 const PAGE = 50;
 const FILTERS = ['actor', 'kind', 'id', 'since', 'until'];
 
@@ -104,7 +123,38 @@ class ActivityView {
     navigate(text ? `/activity?${text}` : '/activity');
   }
 
+  /** People's names by email: the members of the app (the API gives each one's name) and the
+   *  person signed in; an email without a name stays as it is. */
+  async loadNames() {
+    this.names = new Map();
+    if (state.user?.email && state.user.name) this.names.set(state.user.email.toLowerCase(), state.user.name);
+    try {
+      for (const m of await api.members()) if (m.email && m.name) this.names.set(m.email.toLowerCase(), m.name);
+    } catch (error) {
+      if (!error.isMissingRoute) showError(error, 'Loading the members’ names');
+    }
+  }
+
+  /** Who did it: a person's name (the email on hover), a token or the command line as it is. */
+  who(e) {
+    const name = e.actor_kind === 'user' ? this.names?.get(String(e.actor).toLowerCase()) : null;
+    const badge = e.actor_kind && e.actor_kind !== 'user' && e.actor_kind !== e.actor ? h('span', { class: 'badge', text: e.actor_kind }) : null;
+    if (name) return [h('span', { class: 'actor', title: e.actor, text: name }), badge];
+    return [h('span', { class: 'actor', text: e.actor || '–' }), badge];
+  }
+
+  /** The summary in words: an update's fields by their labels; people by their names. */
+  summaryText(e) {
+    let text = e.summary || '';
+    if (e.action === 'update' && FIELD_KINDS.has(e.kind) && /^[a-z_]+(, [a-z_]+)*$/.test(text)) text = fieldsInWords(text);
+    return text.replace(EMAIL, (email) => {
+      const name = this.names?.get(email.toLowerCase());
+      return name ? `${name} (${email})` : email;
+    });
+  }
+
   async load(more = false) {
+    if (!this.names) await this.loadNames();
     try {
       const page = await api.audit(this.filter, PAGE, more ? this.next : 0);
       this.entries = more ? [...this.entries, ...page.items] : page.items;
@@ -157,11 +207,11 @@ class ActivityView {
         h('thead', {}, h('tr', {}, ['When', 'Who', 'What', 'Item', 'Details'].map((t) => h('th', { scope: 'col', text: t })))),
         h('tbody', {}, this.entries.map((e) => h('tr', { 'data-entry-id': String(e.id), 'data-kind': e.kind, 'data-action': e.action },
           h('td', { class: 'nowrap' }, h('time', { datetime: e.at, text: formatDate(e.at) })),
-          h('td', {}, e.actor || '–', e.actor_kind && e.actor_kind !== 'user' && e.actor_kind !== e.actor ? h('span', { class: 'badge', text: e.actor_kind }) : null),
+          h('td', {}, this.who(e)),
           h('th', { scope: 'row' }, `${KIND_NAME[e.kind] || e.kind} ${ACTION_WORD[e.action] || e.action}`),
           h('td', {}, this.item(e), revision(e)),
           h('td', { class: 'audit-summary' },
-            e.summary ? h('span', { text: e.summary }) : null,
+            e.summary ? h('span', { class: 'audit-text', title: e.summary, text: this.summaryText(e) }) : null,
             h('span', { class: 'audit-meta', title: 'Request id and address, to match the server log' },
               // Request ids share their leading digits (a process's prefix): the end tells them apart.
               e.request_id ? h('code', { class: 'request-id', title: e.request_id, text: `…${e.request_id.slice(-12)}` }) : null,

@@ -1,49 +1,21 @@
 // The components of a screen (or layout): add from the catalog, remove, reorder (drag and drop,
 // move buttons, Alt+ArrowUp/Down), and edit cell styles, header, item limit, data source and
 // target. Edits change the draft in place and call onChange; nothing is saved here.
-import { state, find } from '../state.js';
+import { state, find, can } from '../state.js';
 import { h, select, uuid, uid, focusKeyOf, restoreFocus } from '../dom.js';
-import { formatSize, availableWidth } from '../family-math.js';
-import { lengthNumber } from '../lengths.js';
+import { formatSize } from '../family-math.js';
+import { SOURCE_TYPES, defaultCellStyle, sourceTypeProblem } from '../component-rules.js';
 import { announce } from '../notify.js';
+import { clearFieldErrors, placeErrors } from '../field-errors.js';
 import { componentPluginSettings } from '../plugins.js';
+
+export { SOURCE_TYPES, defaultCellStyle };
 
 export function typeName(typeId) {
   return find.componentType(typeId)?.name || typeId;
 }
 
-/** The data source types apps know (docs/spec/rivers-format.md), in words. */
-export const SOURCE_TYPES = [
-  { value: 'APPLICASTER_CATEGORY', text: 'Category' },
-  { value: 'APPLICASTER_COLLECTION', text: 'Collection' },
-  { value: 'APPLICASTER_ATOM_FEED', text: 'Atom feed' },
-  { value: 'APPLICASTER_FAVORITES', text: 'Favorites' },
-  { value: 'WEB_URL', text: 'Web page (address)' },
-  { value: 'BANNER', text: 'Banner' },
-  { value: 'DOWNLOADS', text: 'Downloads' },
-  { value: 'USER_ACCOUNT_COMPONENT', text: 'User account' },
-];
 const CUSTOM = '__custom__';
-
-/** Component types laid out in several columns (or a row), and those of one item a line. */
-const MULTI_COLUMN = new Set(['grid', 'horizontal_list']);
-const ONE_COLUMN = new Set(['list']);
-
-/**
- * The cell style a new component starts with: a multi-column one for a grid or a horizontal list,
- * a one-column one for a list, else the family's first.
- */
-export function defaultCellStyle(family, typeId) {
-  const styles = family?.cell_styles || [];
-  if (!styles.length) return null;
-  const available = availableWidth(family);
-  const width = (s) => s.computed?.width ?? lengthNumber(s.width);
-  const multi = (s) => (s.columns ? s.columns > 1 : (available && width(s) !== null ? width(s) < available * 0.75 : false));
-  const single = (s) => (s.columns ? s.columns === 1 : (available && width(s) !== null ? width(s) >= available * 0.75 : false));
-  if (MULTI_COLUMN.has(typeId)) return (styles.find(multi) || styles[0]).id;
-  if (ONE_COLUMN.has(typeId)) return (styles.find(single) || styles[0]).id;
-  return styles[0].id;
-}
 
 /** Snake-case keys in a description ("(cell_body_component_type)") read as words. */
 export function plainDescription(text) {
@@ -126,9 +98,9 @@ export class ComponentList {
     if (this.nested) {
       this.el.replaceChildren(
         h('h4', { id: this.headingId, text: `Components in ${this.parentName} (${components.length})` }),
-        h('p', { class: 'visually-hidden', id: this.helpId, text: `Nested components of ${this.parentName}: reorder with the ↑ ↓ buttons or Alt+Arrow Up/Down.` }),
+        h('p', { class: 'visually-hidden', id: this.helpId, text: can('editor') ? `Nested components of ${this.parentName}: reorder with the ↑ ↓ buttons or Alt+Arrow Up/Down.` : `Nested components of ${this.parentName}.` }),
         this.list,
-        this.nestedCatalog());
+        can('editor') ? this.nestedCatalog() : null);
       restoreFocus(this.el, focus);
       return;
     }
@@ -144,14 +116,18 @@ export class ComponentList {
             this.render();
           },
         }) : null),
-      h('p', { class: 'hint', id: 'components-help', text: 'Reorder by dragging the ⠿ handle, with the ↑ ↓ buttons, or with Alt+Arrow Up/Down inside a component.' }),
+      // A role that may not change the app gets no way to add, move or remove components.
+      can('editor')
+        ? h('p', { class: 'hint', id: 'components-help', text: 'Reorder by dragging the ⠿ handle, with the ↑ ↓ buttons, or with Alt+Arrow Up/Down inside a component.' })
+        : h('p', { class: 'visually-hidden', id: 'components-help', text: 'The components, in order (read only).' }),
       this.list,
-      this.catalog());
+      can('editor') ? this.catalog() : null);
     restoreFocus(this.el, focus);
   }
 
   card(c, i, count, family, screen) {
     const p = `${this.pointerBase}/${i}`;
+    const editable = can('editor');
     const type = find.componentType(c.component_type);
     const name = `${typeName(c.component_type)} ${i + 1}${this.nested ? ` in ${this.parentName}` : ''}`;
     const holdsChildren = c.component_type === 'group' || Boolean(type?.holds_children);
@@ -177,7 +153,7 @@ export class ComponentList {
       'data-component-type': c.component_type, 'aria-label': name,
     },
     h('div', { class: 'card-head' },
-      handle,
+      editable ? handle : null,
       h(this.nested ? 'h5' : 'h3', {}, `${i + 1}. ${typeName(c.component_type)}`, h('span', { class: 'muted', text: ` ${c.component_type}` })),
       folded ? h('span', { class: 'card-summary', text: summary(c, screen) }) : null,
       h('div', { class: 'card-actions' },
@@ -186,11 +162,11 @@ export class ComponentList {
           'aria-controls': bodyId, 'aria-label': `${folded ? 'Show' : 'Hide'} the fields of ${name}`, title: folded ? 'Unfold' : 'Fold',
           text: folded ? '▸' : '▾', onclick: () => { if (folded) this.folded.delete(c.id); else this.folded.add(c.id); this.render(); },
         }),
-        moveButton(-1), moveButton(1),
-        h('button', {
-          type: 'button', class: 'icon-button danger', 'data-focus-key': key('remove'),
-          'aria-label': `Remove ${name}`, title: 'Remove', text: '✕', onclick: () => this.remove(i),
-        }))),
+        editable ? [moveButton(-1), moveButton(1),
+          h('button', {
+            type: 'button', class: 'icon-button danger', 'data-focus-key': key('remove'),
+            'aria-label': `Remove ${name}`, title: 'Remove', text: '✕', onclick: () => this.remove(i),
+          })] : null)),
     h('div', { class: 'card-body', id: bodyId, hidden: folded },
       this.cellStyleField(c, p, family, name, key),
       this.headerField(c, p, name, key, family),
@@ -340,7 +316,16 @@ export class ComponentList {
       this.setData(c, 'type', picker.value);
     });
     other.addEventListener('input', () => this.setData(c, 'type', other.value));
-    return h('div', { class: 'field' }, h('label', { for: picker.id, text: 'Source type' }), picker, other);
+    const host = h('div', { class: 'field' }, h('label', { for: picker.id, text: 'Source type' }), picker, other);
+    // A type no data-source plugin can have is said at the field as soon as it is left (and the
+    // save stops at it: sourceTypeProblems), not first on the Publish page.
+    other.addEventListener('change', () => {
+      clearFieldErrors(host);
+      host.classList.remove('has-error');
+      const message = sourceTypeProblem(other.value);
+      if (message) placeErrors(host, [{ pointer: `${p}/data/type`, message }]);
+    });
+    return host;
   }
 
   /** A compact "add" for the components of a group: a type and a button. */
@@ -370,6 +355,7 @@ export class ComponentList {
   }
 
   add(typeId) {
+    if (!can('editor')) return;
     const screen = this.getScreen();
     const family = find.family(screen.family);
     const component = {
@@ -390,6 +376,7 @@ export class ComponentList {
   }
 
   remove(i) {
+    if (!can('editor')) return;
     const [removed] = this.components.splice(i, 1);
     this.render();
     const label = `${typeName(removed.component_type)} ${i + 1}${this.nested ? ` in ${this.parentName}` : ''}`;
@@ -403,7 +390,7 @@ export class ComponentList {
   /** Moves component `from` to index `to` (keeping focus where it was). */
   move(from, to) {
     const list = this.components;
-    if (from === to || to < 0 || to >= list.length) return;
+    if (!can('editor') || from === to || to < 0 || to >= list.length) return;
     const [c] = list.splice(from, 1);
     list.splice(to, 0, c);
     this.render();

@@ -3,12 +3,12 @@
 // after a save. Every length (insets, spacing, a width or height in points) is scalable or fixed
 // (length-field.js); a cell style's content is built in its designer (cell-designer.js), which
 // draws the cell as the server lays it out.
-import { api, state, subscribe, putItem, dropItem, refresh, gate, roleNote } from '../state.js';
+import { api, state, subscribe, putItem, dropItem, refresh, gate, roleNote, can } from '../state.js';
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
 import { cellSize, formatSize, parseRatio, formatRatio, availableWidth, round } from '../family-math.js';
 import { lengthField } from '../length-field.js';
 import { CellDesigner } from './cell-designer.js';
-import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { saveDraft, deleteRecord } from '../save-flow.js';
 import { confirmDialog } from '../dialogs.js';
@@ -183,7 +183,7 @@ class FamilyForm {
       h('h1', { text: isNew ? 'New family' : `Family ${d.name || d.id}` }),
       h('div', { class: 'toolbar-actions' },
         this.status,
-        (this.undoUi = undoButtons(this.history, h)).el,
+        (this.undoUi = undoButtons(this.history, h)) && can('editor') ? this.undoUi.el : null,
         isNew ? null : gate(h('button', { type: 'button', class: 'button danger', text: 'Delete family', onclick: () => this.remove() }), 'editor', { note: false }),
         gate(this.saveButton, 'editor')));
 
@@ -226,7 +226,8 @@ class FamilyForm {
       history: this.history, redraw: () => { this.render(); this.editor.persist(); }, render: () => this.render(),
     });
     this.form = h('form', { class: 'resource-form', novalidate: true, 'aria-label': isNew ? 'New family' : `Family ${d.id}`, onsubmit: (e) => { e.preventDefault(); this.save(); } },
-      toolbar, banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }), this.errorsHost, general, sizes, styles);
+      toolbar, readOnlyBanner(), banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }), this.errorsHost,
+      editableArea(general, sizes, styles));
     this.pane.replaceChildren(h('div', { class: 'pane-body' }, this.form));
     trackStickyBar(toolbar);
     this.updateSizes();
@@ -420,6 +421,13 @@ class FamilyForm {
   remove() {
     const d = this.editor.record;
     return deleteRecord({
+      // The screens and layouts drawn with it keep it (the server's rule), said before asking.
+      inUse: async () => {
+        await Promise.all([refresh('screens'), refresh('layouts')]);
+        return [...state.screens.map((s) => ({ ...s, kind: 'screen' })), ...state.layouts.map((l) => ({ ...l, kind: 'layout' }))]
+          .filter((x) => x.family === d.id)
+          .map((x) => ({ kind: x.kind, id: x.id, name: x.name, via: ['family'] }));
+      },
       confirm: () => confirmDialog({ title: `Delete family ${d.id}?`, text: 'Screens and layouts that use it keep it from being deleted.', confirm: 'Delete family', danger: true }),
       remove: () => api.remove('families', d.id, this.editor.etag),
       context: 'Deleting the family',

@@ -5,13 +5,14 @@ import { api, state, subscribe, find, refresh, putItem, gate, can, roleNote } fr
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar, stableStringify } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info, explain } from '../notify.js';
-import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { focusPointer } from '../field-errors.js';
 import { saveDraft, deleteRecord } from '../save-flow.js';
 import { navigate } from '../router.js';
 import { ComponentList, typeName } from './components.js';
 import { pluginFieldProblems } from '../plugins.js';
+import { sourceTypeProblems } from '../component-rules.js';
 import { PreviewPanel } from './preview.js';
 
 export async function mount(root, params) {
@@ -185,7 +186,7 @@ class LayoutEditor {
       h('div', { class: 'toolbar-title' }, h('a', { href: '#/layouts', text: 'Layouts' }), ' › ', h('h1', { id: 'layout-heading', text: `Layout: ${d.name}` })),
       h('div', { class: 'toolbar-actions' },
         this.status,
-        this.undoUi.el,
+        can('editor') ? this.undoUi.el : null,
         gate(h('a', { class: 'button', href: `#/screens?layout=${encodeURIComponent(d.id)}`, text: 'New screen from it' }), 'editor', { note: false }),
         gate(h('button', {
           type: 'button', class: 'button danger', text: 'Delete',
@@ -194,6 +195,7 @@ class LayoutEditor {
         gate(this.saveButton, 'editor')));
     const form = h('form', { class: 'resource-form', novalidate: true, 'aria-labelledby': 'layout-heading', onsubmit: (e) => { e.preventDefault(); this.save(); } },
       toolbar,
+      readOnlyBanner(),
       conflictBanner(this.editor, {
         onReload: () => { this.editor.acceptTheirs(); this.history.reset(); this.render(); this.preview.refresh.flush(); info('Reloaded their version.'); },
         onOverwrite: () => this.save({ overwrite: true }),
@@ -205,9 +207,10 @@ class LayoutEditor {
       h('div', { class: 'editor-grid' },
         h('div', { class: 'editor-main' },
           this.errorsHost,
-          h('fieldset', { class: 'group' }, h('legend', { text: 'Layout' }),
-            h('div', { class: 'row' }, field('Name', name, { pointer: '/name', className: 'grow' }), field('Family', family, { pointer: '/family' }))),
-          this.components.el),
+          editableArea(
+            h('fieldset', { class: 'group' }, h('legend', { text: 'Layout' }),
+              h('div', { class: 'row' }, field('Name', name, { pointer: '/name', className: 'grow' }), field('Family', family, { pointer: '/family' }))),
+            this.components.el)),
         this.preview.el));
     this.root.replaceChildren(h('div', { class: 'pane-body wide' }, form));
     trackStickyBar(toolbar);
@@ -225,6 +228,7 @@ class LayoutEditor {
       reveal: (errors) => this.components.unfoldAllWithErrors(errors),
       check: () => [
         ...(String(this.editor.draft.name ?? '').trim() ? [] : [{ pointer: '/name', message: 'give the layout a name' }]),
+        ...sourceTypeProblems(this.editor.draft.ui_components),
         ...pluginFieldProblems(this.root),
       ],
       saved: (record, { merged }) => {

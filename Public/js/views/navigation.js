@@ -68,7 +68,9 @@ export class NavigationEditor {
     /** Whether each navigation's styles, rules and assets are unfolded, by navigation id (when set). */
     this.unfolded = new Map();
     this.el = h('section', { class: 'navigation-editor', 'aria-labelledby': 'navigation-heading', 'data-pointer': '/navigations' });
-    plugins().then((list) => { this.plugins = list; if (this.el.isConnected) this.render(); });
+    // Drawn again only when the plugins add choices: with none, what is drawn stays (a control the
+    // user is about to press is not replaced under the pointer).
+    plugins().then((list) => { this.plugins = list; if (list.length && this.el.isConnected) this.render(); });
   }
 
   get navigations() { return this.getScreen().navigations || []; }

@@ -1,8 +1,8 @@
 // Publishing: what keeps the app from publishing (each problem jumps to its field), publish with a
 // note, the version history with rollback, the diff of two versions, and the public URL apps read.
 import { api, state, find, publicUrl, refresh, gate, can, roleNote } from '../state.js';
-import { h, select, formatDate, formatBytes } from '../dom.js';
-import { confirmDialog } from '../dialogs.js';
+import { h, field, select, formatDate, formatBytes } from '../dom.js';
+import { confirmDialog, formDialog } from '../dialogs.js';
 import { copyText } from '../copy.js';
 import { showError, info, announce, explain } from '../notify.js';
 import { typeName } from './components.js';
@@ -137,7 +137,7 @@ class PublishView {
     if (!live) {
       this.liveSummary.replaceChildren(h('span', { class: 'badge live-badge live-unpublished', text: 'Nothing live yet' }), ' Apps get nothing until the first publish.');
       const count = (status.draft || []).length;
-      this.changesBox.replaceChildren(h('p', { text: `The first publish: ${count} screen${count === 1 ? '' : 's'} go live.` }),
+      this.changesBox.replaceChildren(h('p', { text: `The first publish: ${count === 1 ? '1 screen goes' : `${count} screens go`} live.` }),
         h('ul', {}, (status.draft || []).slice(0, 12).map((s) => h('li', {}, h('span', { class: 'diff-added', text: s.name })))));
       this.changesBox.dataset.state = 'first';
       return;
@@ -207,12 +207,43 @@ class PublishView {
       this.pointerList('problem-list', problems));
   }
 
+  /** What a publish would send, in one sentence (from the comparison with the live version). */
+  publishText() {
+    const status = this.live;
+    if (!status) return 'Apps get the saved screens on their next download.';
+    if (!status.live) {
+      const count = (status.draft || []).length;
+      return `This is the first publish: ${count === 1 ? '1 screen goes' : `${count} screens go`} live, and apps get ${count === 1 ? 'it' : 'them'} on their next download.`;
+    }
+    if (!status.differs) return `Nothing changed since the live ${liveName(status.live)}: no new version is made.`;
+    const what = summarize(status.changes);
+    return `Apps get the saved screens on their next download${what ? `: ${what}` : ''}.`;
+  }
+
+  /** Asks before publishing (apps get it at once), with the note for the history; null when cancelled. */
+  async confirmPublish() {
+    // The server keeps at most 1000 characters (openapi.json, PublishRequest.note maxLength).
+    const note = h('textarea', { id: 'publish-dialog-note', rows: 3, maxlength: 1000, placeholder: 'What changed, for the history (optional)' });
+    note.value = this.note.value;
+    return formDialog({
+      title: 'Publish a new version?', confirm: 'Publish', className: 'publish-dialog',
+      fields: [
+        h('p', { id: 'publish-dialog-text', text: this.publishText() }),
+        field('Note (optional)', note, { hint: 'Shown in the version history and the activity.' }),
+      ],
+      submit: async () => ({ note: note.value.trim() }),
+    });
+  }
+
   async publish() {
     if (this.unavailable || !can('publisher')) return;
+    const answer = await this.confirmPublish();
+    if (!answer) { this.publishButton.focus(); return; }
+    this.note.value = answer.note;
     this.publishButton.disabled = true;
     this.result.replaceChildren(h('p', { class: 'hint', text: 'Publishing…' }));
     try {
-      const { data, status } = await api.publish(this.note.value.trim());
+      const { data, status } = await api.publish(answer.note);
       const v = data.version || {};
       const number = typeof v === 'object' ? v.number : v;
       const text = data.changed === false || status === 200

@@ -1,9 +1,9 @@
 // Screens: the tree of screens (home marked; root, connected and plugin screens told apart), a
 // form to create one (blank, from a layout, or connected under a parent), and the screen editor
 // (form, components, live preview).
-import { api, state, subscribe, find, refresh, screenKind, gate, isGated } from '../state.js';
+import { api, state, subscribe, find, refresh, screenKind, gate, isGated, can } from '../state.js';
 import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
-import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { clearFieldErrors, placeErrors, focusPointer, showErrorSummary } from '../field-errors.js';
 import { saveDraft, deleteRecord, showRequestError, showFieldProblems } from '../save-flow.js';
@@ -16,6 +16,7 @@ import { PreviewPanel } from './preview.js';
 import { pluginSettings, pluginFieldProblems } from '../plugins.js';
 import { loadLive, screenState, liveName } from '../live.js';
 import { webAddressProblem } from '../web-address.js';
+import { sourceTypeProblems } from '../component-rules.js';
 
 const KIND_LABEL = { root: 'Root', connected: 'Connected', plugin: 'Plugin' };
 
@@ -142,6 +143,13 @@ function createPanel(query) {
   }).catch((error) => { if (!error.isMissingRoute) showError(error, 'Loading the screen plugins'); });
   const familyField = field('Family', family, { pointer: '/family' });
   const layoutField = field('Layout', layout, { pointer: '/from_layout' });
+  if (!state.layouts.length) {
+    // Nothing to choose: say how a layout is made, and where they are.
+    layout.setAttribute('aria-describedby', 'no-layouts-hint');
+    layoutField.append(h('p', { class: 'hint no-layouts', id: 'no-layouts-hint' },
+      'There are no layouts yet. Make one from a screen: open it and use ', h('strong', { text: 'Save as layout' }),
+      ' (its components become the layout). The ', h('a', { href: '#/layouts', id: 'no-layouts-link', text: 'Layouts page' }), ' lists them.'));
+  }
   const layoutFamilyField = field('Family', layoutFamily, { hint: 'Leave as is to use the layout’s family.' });
   layoutFamily.dataset.pointer = '/family';
   const parentField = field('Parent screen', parent, { pointer: '/parent' });
@@ -206,6 +214,20 @@ function createPanel(query) {
     h('td', { text: s.parent ? (find.screen(s.parent)?.name || s.parent) : '–' }),
     h('td', {}, h('code', { text: s.family })),
     h('td', { text: String((s.ui_components || []).length) })));
+  const table = state.screens.length ? h('table', { class: 'data-table', id: 'screens-table' },
+    h('caption', { text: 'All screens' }),
+    h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, rows)) : null;
+  if (!can('editor')) {
+    // A role that may not change the app lands on the screens it can look at, not on a form it cannot use.
+    return h('div', { class: 'pane-body' },
+      h('h1', { text: 'Screens' }),
+      readOnlyBanner(),
+      state.screens.length
+        ? h('p', { class: 'lede', text: 'Open a screen to see its components, its navigation and how apps draw it.' })
+        : h('p', { class: 'empty', id: 'no-screens', text: 'This app has no screens yet. An editor or an admin of the app makes them.' }),
+      table);
+  }
   return h('div', { class: 'pane-body' },
     h('h1', { text: 'Screens' }),
     state.families.length ? form : h('section', { class: 'notice first-steps', id: 'no-family', 'aria-labelledby': 'no-family-heading' },
@@ -215,10 +237,7 @@ function createPanel(query) {
         h('li', { text: 'Create a family (it starts with a one-column cell style; add a two-column one for grids).' }),
         h('li', { text: 'Come back here and create the screen with it.' })),
       gate(h('a', { class: 'button primary', id: 'first-family-link', href: '#/families/new', text: 'Create a family' }), 'editor')),
-    state.screens.length ? h('table', { class: 'data-table' },
-      h('caption', { text: 'All screens' }),
-      h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
-      h('tbody', {}, rows)) : null);
+    table);
 }
 
 // Editing a screen -------------------------------------------------------------------------------
@@ -258,8 +277,30 @@ function screenProblems(d) {
       walkComponents(c?.ui_components, `${p}/ui_components`);
     });
     walkComponents(d.ui_components, '/ui_components');
+    problems.push(...sourceTypeProblems(d.ui_components));
   }
   return problems;
+}
+
+/** Every screen id a screen points at: its components', nav items' and hooks' targets. */
+function screenTargets(screen) {
+  const found = new Set();
+  const walk = (value, key) => {
+    if (typeof value === 'string') { if (key === 'target' || key === 'screen_id') found.add(value); return; }
+    if (Array.isArray(value)) { value.forEach((v) => walk(v, null)); return; }
+    if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk([screen.ui_components, screen.navigations, screen.hooks], null);
+  return found;
+}
+
+/** The screens that keep screen `id` from being deleted (the server's rule: its children, and
+ *  the screens that open it), as the server's `used_by`. */
+export function screenUsers(id) {
+  return state.screens.filter((s) => s.id !== id).flatMap((s) => {
+    const via = [s.parent === id ? 'parent' : null, screenTargets(s).has(id) ? 'target' : null].filter(Boolean);
+    return via.length ? [{ kind: 'screen', id: s.id, name: s.name, via }] : [];
+  });
 }
 
 function stripIds(components) {
@@ -394,7 +435,7 @@ class ScreenEditor {
       h('div', { class: 'toolbar-title' }, this.heading, homeBadge(base), kindBadge(d), this.liveBadge),
       h('div', { class: 'toolbar-actions' },
         this.status,
-        this.undoUi.el,
+        can('editor') ? this.undoUi.el : null,
         gate(h('button', { type: 'button', class: 'button', 'data-focus-key': 'as-layout', text: 'Save as layout', onclick: () => this.saveAsLayout() }), 'editor', { note: false }),
         gate(h('a', { class: 'button', href: `#/screens?parent=${encodeURIComponent(d.id)}`, text: 'Add connected screen' }), 'editor', { note: false }),
         gate(h('button', { type: 'button', class: 'button danger', text: 'Delete', 'aria-label': 'Delete screen', onclick: () => this.remove() }), 'editor', { note: false }),
@@ -414,20 +455,21 @@ class ScreenEditor {
       class: 'resource-form screen-form', novalidate: true, 'aria-labelledby': 'screen-heading',
       onsubmit: (e) => { e.preventDefault(); this.save(); },
     },
-    toolbar, banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }),
+    toolbar, readOnlyBanner(), banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }),
     h('div', { class: 'editor-grid' },
       h('div', { class: 'editor-main' },
         this.errorsHost,
-        this.screenFields(d, base, kind),
-        kind === 'plugin' ? pluginSettings(d, () => this.changed(), (form) => {
-          // A screen plugin that holds no components shows no component editor (unless it has some).
-          if (form.can_have_components === false && !(d.ui_components || []).length) {
-            this.components.el.replaceChildren(h('p', { class: 'hint', text: `${form.name || d.type} holds no components.` }));
-          }
-        }) : null,
-        this.components.el,
-        this.navigation.el,
-        this.hooks.el),
+        editableArea(
+          this.screenFields(d, base, kind),
+          kind === 'plugin' ? pluginSettings(d, () => this.changed(), (form) => {
+            // A screen plugin that holds no components shows no component editor (unless it has some).
+            if (form.can_have_components === false && !(d.ui_components || []).length) {
+              this.components.el.replaceChildren(h('p', { class: 'hint', text: `${form.name || d.type} holds no components.` }));
+            }
+          }) : null,
+          this.components.el,
+          this.navigation.el,
+          this.hooks.el)),
       this.preview.el));
     this.pane.replaceChildren(h('div', { class: 'pane-body wide' }, this.form));
     trackStickyBar(toolbar);
@@ -619,6 +661,7 @@ class ScreenEditor {
   remove() {
     const record = this.editor.record;
     return deleteRecord({
+      inUse: async () => { await refresh('screens'); return screenUsers(record.id); },
       confirm: () => confirmDialog({
         title: `Delete screen “${record.name}”?`,
         text: this.editor.dirty ? 'Your unsaved changes go with it. Screens that point at it keep it from being deleted.' : 'Screens that point at it (as parent or target) keep it from being deleted.',
