@@ -27,7 +27,8 @@ bench_setup() {
 }
 
 bench_cleanup() {
-  [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null || true
+  # shellcheck disable=SC2086 # one or more pids
+  [ -n "${server_pid:-}" ] && kill $server_pid 2>/dev/null || true
   scripts/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
   rm -rf "$tmp"
 }

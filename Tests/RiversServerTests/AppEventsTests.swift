@@ -107,7 +107,13 @@ func withEventsAPI(bounds: AppEventHub.Bounds = AppEventHub.Bounds(), _ body: @S
         try await Task.sleep(for: .milliseconds(300))
         try await application.test(.live) { testClient in
             let api = TestAPI(client: testClient, store: store, app: app, token: token)
-            try await body(EventsAPI(api: api, port: try #require(testClient.port), http: http, hub: hub))
+            // Open streams end whatever the test did, or the server would wait for them to stop.
+            do {
+                try await body(EventsAPI(api: api, port: try #require(testClient.port), http: http, hub: hub))
+            } catch {
+                hub.endAll("test over", closing: true)
+                throw error
+            }
             hub.endAll("test over", closing: true)
         }
     } catch {
@@ -155,7 +161,10 @@ struct AppEventsTests {
 
     @Test("presence: who is where reaches every stream of the app, at most every 100 ms a person, forgotten on leaving")
     func presence() async throws {
-        try await withEventsAPI { e in
+        // A long interval, so that the second update is surely too soon on a busy machine.
+        var bounds = AppEventHub.Bounds()
+        bounds.presenceInterval = .seconds(30)
+        try await withEventsAPI(bounds: bounds) { e in
             let stream = try await e.open()
             let put = try await e.api.request(.put, "presence", json: ["where": "screens/abc", "field": "/ui_components/2"])
             #expect(put.status == .noContent, "\(put.text)")
@@ -165,8 +174,7 @@ struct AppEventsTests {
             // Too soon after the last one.
             let soon = try await e.api.request(.put, "presence", json: ["where": "screens/def"])
             #expect(soon.status == .tooManyRequests && soon.headers[.retryAfter] == "1")
-            // Bad input: a 422 at the field.
-            try await Task.sleep(for: .milliseconds(120))
+            // Bad input: a 422 at the field (checked before the interval).
             let bad = try await e.api.request(.put, "presence", json: ["where": "screens/\u{7}x", "extra": 1])
             #expect(bad.status == .unprocessableContent && Set(bad.pointers) == ["/where", "/extra"], "\(bad.text)")
             #expect(try await e.api.request(.delete, "presence").status == .noContent)
@@ -248,6 +256,23 @@ struct AppEventsTests {
         #expect(received == 4, "the queue held 4, then the stream ended")
         hub.unsubscribe(subscriber)
         #expect(hub.streamCount == 0)
+    }
+
+    @Test("one presence update per person and app an interval; presence runs out unless repeated")
+    func presenceBounds() {
+        let hub = AppEventHub()
+        let start = ContinuousClock.now
+        #expect(hub.admitPresence(appId: "a", who: "user:1", now: start))
+        #expect(!hub.admitPresence(appId: "a", who: "user:1", now: start + .milliseconds(50)))
+        #expect(hub.admitPresence(appId: "a", who: "user:2", now: start + .milliseconds(50)), "another person")
+        #expect(hub.admitPresence(appId: "b", who: "user:1", now: start + .milliseconds(50)), "another app")
+        #expect(hub.admitPresence(appId: "a", who: "user:1", now: start + .milliseconds(100)))
+        hub.setPresence(appId: "a", entry: PresenceEntry(who: "user:1", name: "Ada", place: "screens/x", field: "", seen: start), who: "user:1", now: start)
+        #expect(hub.presenceEvent(appId: "a").data.contains("Ada"))
+        hub.sweepPresence(now: start + .seconds(29))
+        #expect(hub.presenceEvent(appId: "a").data.contains("Ada"))
+        hub.sweepPresence(now: start + .seconds(31))
+        #expect(hub.presenceEvent(appId: "a").data == #"{"people":[]}"#)
     }
 
     @Test("an audit entry becomes the event each caller may see")

@@ -98,7 +98,7 @@ struct OperationsTests {
         let monitor = DatabaseMonitor(client: client, availability: availability, address: "test", logger: testLogger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await monitor.run() }
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(15)
             while !availability.isReady, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
             group.cancelAll()
         }

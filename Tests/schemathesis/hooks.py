@@ -336,7 +336,9 @@ def repair_patch(kind, path_id, patch):
     elif kind == "layouts":
         repaired = repair_layout(copy.deepcopy(merged))
     else:
-        repaired = repair_screen(copy.deepcopy(merged), connected=bool(merged.get("connected")))
+        # Connected before or after the patch: its components' data sources are cleared (an
+        # empty source is valid on any screen, a source on a connected one is not).
+        repaired = repair_screen(copy.deepcopy(merged), connected=bool(merged.get("connected")) or bool(current.get("connected")))
         if current.get("home") and repaired.get("home") is not True:
             repaired["home"] = True
         if "screen_type" in merged:
@@ -530,9 +532,10 @@ def map_case(context, case):
         if body.get("cell_style") not in styles:
             body["cell_style"] = pick(body.get("cell_style"), styles)
         case.body = body
-    elif kind == "tokens" and method == "POST" and isinstance(body, dict) and isinstance(body.get("expires_at"), str):
-        # An expiry must be in the future and within 5 years of now, which no schema can say: keep
-        # the generated text's form (fraction, offset), moved to a day from now.
+    elif kind in ("tokens", "preview-links") and method == "POST" and isinstance(body, dict) and isinstance(body.get("expires_at"), str):
+        # An expiry must be in the future and within 5 years (a preview link's, 30 days) of now,
+        # which no schema can say: keep the generated text's form (fraction, offset), moved to a
+        # day from now.
         body["expires_at"] = future_expiry(body["expires_at"])
         case.body = body
     elif kind == "plugins" and method == "PUT" and isinstance(body, dict):
