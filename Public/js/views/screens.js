@@ -3,7 +3,7 @@
 // (form, components, live preview).
 import { api, state, subscribe, find, refresh, screenKind, gate, isGated, can } from '../state.js';
 import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
-import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea, followLive } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { clearFieldErrors, placeErrors, focusPointer, showErrorSummary } from '../field-errors.js';
 import { saveDraft, deleteRecord, showRequestError, showFieldProblems } from '../save-flow.js';
@@ -345,9 +345,26 @@ class ScreenEditor {
     document.removeEventListener('keydown', this.onKey);
     this.preview.destroy();
     this.liveSequence += 1;
+    this.unfollow?.();
   }
 
   start(query) {
+    // What someone else saves shows here within a second (merged into unsaved edits).
+    this.unfollow = followLive(this.editor, {
+      reloaded: (_, change) => {
+        this.history.reset();
+        this.render();
+        this.preview.refresh.flush();
+        this.loadLive();
+        info(`${change.actor || 'Someone'} saved this screen: their version is shown (revision ${this.editor.revision}).`);
+      },
+      merged: (_, change) => {
+        this.history.reset();
+        this.render();
+        this.preview.refresh.flush();
+        info(`${change.actor || 'Someone'} saved this screen: their changes are merged into your unsaved edits.`);
+      },
+    });
     this.preview.load();
     this.loadLive();
     if (query.focus !== undefined) {
