@@ -4,8 +4,8 @@ from selenium.webdriver.support.ui import Select
 from conftest import css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 
-def open_screen(driver, api, sid):
-    sign_in(driver, api, f"#/screens/{sid}")
+def open_screen(driver, api, sid, live=True):
+    sign_in(driver, api, f"#/screens/{sid}", live=live)
     visible(driver, "#screen-name")
     wait(driver, lambda d: d.execute_script("return !!document.querySelector('#preview-frame svg')"))
 
@@ -15,7 +15,7 @@ def test_second_save_sees_the_conflict_and_reload_shows_the_other_change(browser
     screen = api.screen(family["id"], "Shared", [{"component_type": "list", "cell_styles": ["LIST_1"], "data": {"source": "7", "type": "FEED"}}])
     alice, bob = browsers(), browsers()
     open_screen(alice, api, screen["id"])
-    open_screen(bob, api, screen["id"])
+    open_screen(bob, api, screen["id"], live=False)  # a stale copy: his stream is late (test_together follows live)
 
     set_value(css(alice, "#screen-name"), "Shared — Alice")
     css(alice, "#save-screen").click()
@@ -59,7 +59,7 @@ def test_keep_editing_then_save_mine_over_theirs_on_purpose(browsers, api):
     screen = api.screen(family["id"], "Shared", [])
     alice, bob = browsers(), browsers()
     open_screen(alice, api, screen["id"])
-    open_screen(bob, api, screen["id"])
+    open_screen(bob, api, screen["id"], live=False)  # a stale copy: his stream is late (test_together follows live)
     set_value(css(alice, "#screen-name"), "By Alice")
     css(alice, "#save-screen").click()
     wait(alice, lambda d: css(d, "#save-status").text.startswith("Saved"))
