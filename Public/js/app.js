@@ -138,6 +138,7 @@ function showNoApp(text) {
   $('app-role').hidden = true;
   $('user-name').hidden = !state.user;
   if (state.user) $('user-name').textContent = state.user.name || state.user.email;
+  $('no-app-title').textContent = 'No app yet';
   $('no-app-text').textContent = text;
   $('no-app').hidden = false;
 }
@@ -196,6 +197,7 @@ async function accessChanged(reason) {
     if (error.status === 401) {
       const wasToken = Boolean(api.token);
       forgetToken();
+      $('token').value = '';
       showSignIn(wasToken ? `This token no longer works (${reason || 'it was revoked'}). Sign in with another token.`
         : 'Your session ended. Sign in again.');
       return false;
@@ -207,9 +209,13 @@ async function accessChanged(reason) {
     history.replaceState(null, '', '#/screens');
     stopLive();
     stopRouter();
+    clearMessages();
     await enter();
     const text = `You no longer have access to “${name}”: you were removed from it, or it was archived. Ask one of its admins if you need it again.`;
-    if (!$('no-app').hidden) $('no-app-text').textContent = text;
+    if (!$('no-app').hidden) {
+      $('no-app-title').textContent = 'No access to this app any more';
+      $('no-app-text').textContent = text;
+    }
     notice(`No access to “${name}” any more`, text);
     return false;
   }

@@ -3,8 +3,9 @@ in the top bar and on the field they are editing; a save in one shows in the oth
 without a reload; edits to different components of one screen merge without a question; a revoked
 token loses the stream at once and the editor says so. Screenshots at 1440 and 1024 px."""
 import time
+import uuid
 
-from conftest import Api, all_css, click, css, set_value, shot, sign_in, visible, wait
+from conftest import Api, all_css, click, css, go, set_value, shot, sign_in, visible, wait
 
 SOON = 1.5  # "within a second", with room for a loaded test machine
 
@@ -199,3 +200,77 @@ def test_a_revoked_token_loses_the_stream_at_once_and_is_told(browsers, api):
                            "Bob told his token no longer works", timeout=3)
     assert "This token no longer works" in message.text and "revoked" in message.text, message.text
     shot(b, "81-token-revoked")
+
+
+def test_a_removed_member_loses_the_app_at_once_and_is_told(browsers, api):
+    from test_team import PASSWORD, password_sign_in, use_link_by_api
+    screen = shared_screen(api)
+    email = f"carol-{uuid.uuid4().hex[:8]}@example.com"
+    invitation = api.ok("POST", "invitations", {"email": email, "role": "editor"})
+    use_link_by_api(invitation["url"], PASSWORD, "Carol Member")
+    carol = browsers()
+    password_sign_in(carol, email, PASSWORD)
+    go(carol, f"#/screens/{screen['id']}")
+    visible(carol, "#screen-name")
+    wait(carol, lambda d: css(d, "#presence").get_attribute("data-live") == "open", message="Carol's stream open")
+    member = next(m for m in api.ok("GET", "members")["items"] if m["email"] == email)
+
+    # Her role changes: the editor says so and becomes read only, without a reload.
+    api.ok("PUT", f"members/{member['id']}", {"role": "viewer"})
+    within(carol, lambda d: all_css(d, "#read-only-banner"), "Carol's editor read only", timeout=3)
+    assert css(carol, "#app-role").text.lower() == "viewer"
+    assert any("is now viewer" in t.text for t in all_css(carol, ".toast"))
+    wait(carol, lambda d: css(d, "#presence").get_attribute("data-live") == "open", message="her stream open again")
+
+    # Removed from the app: she is told at once and the app is gone from her editor.
+    api.ok("DELETE", f"members/{member['id']}")
+    text, took = within(carol, lambda d: (lambda e: e if e.is_displayed() else False)(css(d, "#no-app-text")), "Carol told", timeout=3)
+    assert "You no longer have access to" in text.text, text.text
+    assert css(carol, "#no-app-title").text == "No access to this app any more"
+    assert not any("is now viewer" in t.text for t in all_css(carol, ".toast")), "the older notice is gone"
+    assert not css(carol, "#nav").is_displayed()
+    shot(carol, "82-member-removed")
+
+
+def test_the_lists_publish_releases_and_activity_follow_what_others_do(browser, api):
+    family = api.family()
+    api.screen(family["id"], "Home")
+    sign_in(browser, api, "#/screens")
+    table = visible(browser, "#screens-table")
+    assert "Elsewhere" not in table.text
+    browser.execute_script("window.notReloaded = true")
+
+    # Someone makes a screen, then renames it, then deletes it: the table and the sidebar follow.
+    made = api.screen(family["id"], "Elsewhere")
+    within(browser, lambda d: "Elsewhere" in css(d, "#screens-table").text and "Elsewhere" in css(d, ".sidebar").text, "the new screen listed")
+    api.ok("PATCH", f"screens/{made['id']}", {"name": "Renamed elsewhere"}, etag=f"\"{made['revision']}\"")
+    within(browser, lambda d: "Renamed elsewhere" in css(d, "#screens-table").text, "the rename listed")
+    api.ok("DELETE", f"screens/{made['id']}")
+    within(browser, lambda d: "Renamed elsewhere" not in css(d, "#screens-table").text, "the deletion listed")
+
+    # Families.
+    go(browser, "#/families")
+    visible(browser, "#families-heading")
+    other = api.family()
+    within(browser, lambda d: other["name"] in css(d, ".pane").text, "the new family in the table")
+
+    # Publish: someone publishes; the versions list it.
+    go(browser, "#/publish")
+    visible(browser, "#publish-button")
+    wait(browser, lambda d: "Nothing published yet" in css(d, "#current-version").text, message="nothing published")
+    api.ok("POST", "publish", {"note": "by the pipeline"})
+    within(browser, lambda d: all_css(d, "#versions tr[data-version='1']"), "the new version listed", timeout=3)
+    assert "by the pipeline" in css(browser, "#versions tr[data-version='1']").text
+
+    # Releases: a preview link made elsewhere.
+    go(browser, "#/releases")
+    wait(browser, lambda d: "No preview links yet" in css(d, "#outlet").text, message="no links")
+    api.ok("POST", "preview-links", {"name": "Made by CI"})
+    within(browser, lambda d: "Made by CI" in css(d, "#outlet").text, "the new link listed")
+
+    # Activity: a new entry.
+    go(browser, "#/activity")
+    visible(browser, "#audit")
+    api.screen(family["id"], "Logged")
+    within(browser, lambda d: "Logged" in css(d, "#audit").text, "the new entry in the activity", timeout=3)
+    assert browser.execute_script("return window.notReloaded === true")

@@ -57,7 +57,9 @@ export async function mount(root, params) {
 
   if (!params.id) {
     pane.append(overview());
-    return { title: 'Families', unmount: unsubscribe };
+    // Made, renamed or deleted by someone: the table follows.
+    const off = subscribe((kind) => { if (kind === 'families') pane.replaceChildren(overview()); });
+    return { title: 'Families', unmount: () => { unsubscribe(); off(); } };
   }
 
   const editor = new ResourceEditor({

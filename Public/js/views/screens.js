@@ -208,16 +208,9 @@ function createPanel(query) {
   radios, typeField, familyField, layoutField, layoutFamilyField, parentField,
   h('div', { class: 'form-actions' }, gate(button, 'editor')));
 
-  const rows = state.screens.map((s) => h('tr', {},
-    h('th', { scope: 'row' }, h('a', { href: `#/screens/${s.id}`, text: s.name })),
-    h('td', {}, homeBadge(s), ' ', kindBadge(s)),
-    h('td', { text: s.parent ? (find.screen(s.parent)?.name || s.parent) : '–' }),
-    h('td', {}, h('code', { text: s.family })),
-    h('td', { text: String((s.ui_components || []).length) })));
-  const table = state.screens.length ? h('table', { class: 'data-table', id: 'screens-table' },
-    h('caption', { text: 'All screens' }),
-    h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
-    h('tbody', {}, rows)) : null;
+  // The table follows the list (someone makes, renames or deletes a screen).
+  const table = h('div', { id: 'screens-table-host' }, screensTable());
+  const off = subscribe((kind) => { if (kind === 'screens' && table.isConnected) table.replaceChildren(screensTable() || ''); else if (!table.isConnected) off(); });
   if (!can('editor')) {
     // A role that may not change the app lands on the screens it can look at, not on a form it cannot use.
     return h('div', { class: 'pane-body' },
@@ -238,6 +231,19 @@ function createPanel(query) {
         h('li', { text: 'Come back here and create the screen with it.' })),
       gate(h('a', { class: 'button primary', id: 'first-family-link', href: '#/families/new', text: 'Create a family' }), 'editor')),
     table);
+}
+
+function screensTable() {
+  const rows = state.screens.map((s) => h('tr', {},
+    h('th', { scope: 'row' }, h('a', { href: `#/screens/${s.id}`, text: s.name })),
+    h('td', {}, homeBadge(s), ' ', kindBadge(s)),
+    h('td', { text: s.parent ? (find.screen(s.parent)?.name || s.parent) : '–' }),
+    h('td', {}, h('code', { text: s.family })),
+    h('td', { text: String((s.ui_components || []).length) })));
+  return state.screens.length ? h('table', { class: 'data-table', id: 'screens-table' },
+    h('caption', { text: 'All screens' }),
+    h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, rows)) : null;
 }
 
 // Editing a screen -------------------------------------------------------------------------------
