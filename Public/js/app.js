@@ -250,7 +250,7 @@ async function switchApp(slug, keepPath = false) {
   if (!ok) { $('app-switcher').value = state.app.slug; history.replaceState(null, '', appHash(splitHash(location.hash).rest)); return; }
   rememberApp(slug);
   clearMessages();
-  stopLive({ leave: true });
+  await stopLive({ leave: true });
   stopRouter();
   const { rest } = splitHash(keepPath ? wanted : location.hash);
   const area = rest.split('?')[0].split('/')[1] || 'screens';
@@ -262,7 +262,8 @@ async function signOut() {
   const ok = await mayLeave('Sign out without saving?', 'Sign out and drop changes', 'Stay signed in',
     'This page has changes that are not saved. Signing out drops them.');
   if (!ok) return;
-  stopLive({ leave: true });
+  // Out of the others' presence first, while the credentials still work.
+  await stopLive({ leave: true });
   if (!api.token && api.csrf) {
     try {
       await api.signOut();

@@ -5,6 +5,7 @@
 // address, the focused field) with PUT …/presence, at most every 150 ms and every 10 s as a
 // heartbeat, and leaves with DELETE on sign-out.
 import { api, state, refresh, find } from './state.js';
+import { newIdempotencyKey } from './api.js';
 import { EventStream } from './sse.js';
 import { h } from './dom.js';
 import { splitHash } from './router.js';
@@ -44,7 +45,7 @@ let fieldPointer = '';
 let lastSent = 0;
 let sendTimer = null;
 let heartbeat = null;
-let inFlight = false;
+let inFlight = null; // the presence update under way (a promise)
 let sentKey = '';
 let listTimers = {};
 let observer = null;
@@ -96,9 +97,16 @@ export async function startLive() {
   heartbeat = setInterval(() => sendPresence(true), HEARTBEAT);
 }
 
-/** Closes the stream; `leave` also takes this tab out of the others' presence (sign-out). */
+/**
+ * Closes the stream; `leave` also takes this tab out of the others' presence (sign-out, another
+ * app): after any update still under way, so that it cannot bring the tab back. Resolves when done.
+ */
 export function stopLive({ leave = false } = {}) {
   const hadApp = appKey;
+  // The credentials and the app of now: signing out forgets them before the request goes.
+  const path = api.app ? `/api/v1/${api.appPath('presence')}` : null;
+  const headers = { ...authHeaders(), ...(api.csrf && !api.token ? { 'X-CSRF-Token': api.csrf } : {}) };
+  const pending = inFlight;
   stream?.close();
   stream = null;
   appKey = null;
@@ -112,7 +120,10 @@ export function stopLive({ leave = false } = {}) {
   renderAvatars();
   decorate();
   setStatus('off');
-  if (leave && hadApp && api.app) api.request('DELETE', api.appPath('presence'), { quiet401: true }).catch(() => {});
+  if (!leave || !hadApp || !path) return Promise.resolve();
+  return Promise.resolve(pending).catch(() => {})
+    .then(() => fetch(path, { method: 'DELETE', headers: { ...headers, 'Idempotency-Key': newIdempotencyKey() }, keepalive: true, cache: 'no-store' }))
+    .catch(() => {});
 }
 
 function setStatus(s) {
@@ -200,16 +211,17 @@ function sendPresence(force = false) {
   clearTimeout(sendTimer);
   if (wait > 0 || inFlight) { sendTimer = setTimeout(() => sendPresence(force), Math.max(wait, 50)); return; }
   lastSent = Date.now();
-  inFlight = true;
   sentKey = key;
   const body = { where };
   if (fieldPointer) body.field = fieldPointer;
-  api.request('PUT', api.appPath('presence'), { body, quiet401: true })
+  const mine = stream;
+  const request = api.request('PUT', api.appPath('presence'), { body, quiet401: true })
     .catch((error) => {
       // 429: too soon after another tab of the same person; said again shortly.
-      if (error?.status === 429 || error?.status === 0) { sentKey = ''; sendTimer = setTimeout(() => sendPresence(), 400); }
+      if (stream === mine && (error?.status === 429 || error?.status === 0)) { sentKey = ''; sendTimer = setTimeout(() => sendPresence(), 400); }
     })
-    .finally(() => { inFlight = false; });
+    .finally(() => { if (inFlight === request) inFlight = null; });
+  inFlight = request;
 }
 
 // Showing who else is here ----------------------------------------------------------------------
@@ -284,25 +296,25 @@ function decorate() {
   }
   // Fields: the one each person is editing on the page open here.
   const mine = where;
-  const wanted = new Map(); // element → [people]
+  const wanted = new Map(); // element → {people, named}
   for (const p of people) {
     if (p.where !== mine || !p.field) continue;
+    let shown = false; // the name is shown once: at the field when it is in sight, else at its component
     for (const pointer of pointerTargets(p.field)) {
       const el = [...outlet.querySelectorAll(`[data-pointer="${CSS.escape(pointer)}"]`)].find((e) => !e.classList.contains('form-errors'));
       if (!el) continue;
-      if (!wanted.has(el)) wanted.set(el, []);
-      wanted.get(el).push(p);
-      if (!el.classList.contains('component-card')) {
-        // The component holding the field is outlined too (folded, the field is out of sight).
-        continue;
-      }
-      break;
+      if (!wanted.has(el)) wanted.set(el, { people: [], named: [] });
+      const entry = wanted.get(el);
+      entry.people.push(p);
+      if (!shown && el.getClientRects().length) { entry.named.push(p); shown = true; }
+      // The component holding the field is outlined too (folded, the field is out of sight).
+      if (el.classList.contains('component-card')) break;
     }
   }
   for (const el of outlet.querySelectorAll('.presence-outline')) {
     if (!wanted.has(el)) unmark(el);
   }
-  for (const [el, here] of wanted) mark(el, here);
+  for (const [el, { people: here, named }] of wanted) mark(el, here, named);
 }
 
 function tagHost(el) {
@@ -310,18 +322,19 @@ function tagHost(el) {
   return el.closest('.field, fieldset, .component-card') || el.parentElement;
 }
 
-function mark(el, people) {
-  const key = people.map((p) => p.who).join(' ');
+function mark(el, people, named) {
+  const key = `${people.map((p) => p.who).join(' ')}|${named.map((p) => p.who).join(' ')}`;
   if (el.dataset.presence === key) return;
   unmark(el);
   el.dataset.presence = key;
   el.classList.add('presence-outline');
   el.style.setProperty('--presence', colorOf(people[0].who));
+  if (!named.length) return;
   const host = tagHost(el);
   const tag = h('span', {
-    class: 'presence-tag', 'data-for': el.dataset.pointer, style: `--presence: ${colorOf(people[0].who)}`,
-    text: people.map((p) => p.name).join(', '),
-    title: people.map(describe).join('\n'),
+    class: 'presence-tag', 'data-for': el.dataset.pointer, style: `--presence: ${colorOf(named[0].who)}`,
+    text: named.map((p) => p.name).join(', '),
+    title: named.map(describe).join('\n'),
   });
   el._presenceTag = tag;
   if (el.classList.contains('component-card')) host.prepend(tag);

@@ -5,7 +5,7 @@ token loses the stream at once and the editor says so. Screenshots at 1440 and 1
 import time
 import uuid
 
-from conftest import Api, all_css, click, css, go, set_value, shot, sign_in, visible, wait
+from conftest import Api, all_css, click, css, go, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 SOON = 1.5  # "within a second", with room for a loaded test machine
 
@@ -70,12 +70,23 @@ def test_each_sees_the_other_in_the_top_bar_and_on_the_field_they_edit(browsers,
         field(d, "/ui_components/1/data/source")), "Bob's field outlined for Ann")
     card = css(a, ".component-card[data-pointer='/ui_components/1']")
     assert "presence-outline" in card.get_attribute("class")
+    # His name shows once, at the field (his component is outlined without repeating it).
     tags = [t.text for t in all_css(a, ".presence-tag") if t.is_displayed()]
-    assert "token Bob Writer" in tags, tags
+    assert tags == ["token Bob Writer"], tags
+    assert a.execute_script("return document.querySelector('.presence-tag').closest('.field').contains(arguments[0])", outlined)
     assert "editing component 2, data, source" in avatar_of(a, "Bob Writer").get_attribute("aria-label")
     # Nothing else is outlined, and Bob sees no outline of his own.
     assert len(all_css(a, ".presence-outline")) == 2
     assert not all_css(b, ".presence-outline")
+
+    print(f"outline shown after {took:.2f} s")
+    for width, height in ((1440, 900), (1024, 768)):
+        a.set_window_size(width, height)
+        time.sleep(0.3)
+        a.execute_script("arguments[0].scrollIntoView({block: 'center'})", card)
+        shot(a, f"80-together-component-{width}")
+    a.set_window_size(1280, 800)
+    assert unlabelled_controls(a) == []
 
     # He moves to the name: the outline follows.
     click(b, css(b, "#screen-name"))
@@ -120,6 +131,7 @@ def test_a_save_in_one_shows_in_the_other_without_a_reload(browsers, api):
     wait(b, lambda d: css(d, "#save-status").text.startswith("Saved · revision 2"), message="Bob saved")
 
     _, took = within(a, lambda d: css(d, "#screen-name").get_attribute("value") == "Home by Bob", "Bob's name in Ann's editor")
+    print(f"save shown after {took:.2f} s")
     assert field(a, "/ui_components/2/data/source").get_attribute("value") == "90"
     assert css(a, "#save-status").text.startswith("Saved · revision 2")
     assert a.execute_script("return window.notReloaded === true"), "shown without reloading the page"
