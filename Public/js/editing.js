@@ -387,6 +387,18 @@ export function editableArea(...children) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Runs `draw` (which may build the form again) keeping the caret where it was in the field being
+ *  typed in: someone's save must not move it. */
+function keepCaret(draw) {
+  const before = document.activeElement;
+  const range = before && typeof before.selectionStart === 'number' ? [before.selectionStart, before.selectionEnd] : null;
+  draw();
+  const now = document.activeElement;
+  if (range && now && now !== before && typeof now.selectionStart === 'number') {
+    try { now.setSelectionRange(...range); } catch { /* a field without a caret */ }
+  }
+}
+
 /**
  * Follows the open record on the app's live stream: a save by someone else (not this editor's
  * own, told by the revision it holds) is fetched and taken in within a second (takeTheirs). The
@@ -413,8 +425,8 @@ export function followLive(editor, { reloaded, merged, overlap, deleted }) {
       if (editor.busy || editor.saving) { again = true; return; }
       if (!isNewer({ revision: data.revision }, editor.revision)) return;
       const outcome = editor.takeTheirs(data, etag);
-      if (outcome.status === 'reloaded') reloaded(outcome, change);
-      else if (outcome.status === 'merged') merged(outcome, change);
+      if (outcome.status === 'reloaded') keepCaret(() => reloaded(outcome, change));
+      else if (outcome.status === 'merged') keepCaret(() => merged(outcome, change));
       else if (outcome.status === 'overlap') {
         overlap?.(outcome, change);
         const titles = outcome.conflicts.map((c) => c.title).slice(0, 3).join('; ');
@@ -429,6 +441,7 @@ export function followLive(editor, { reloaded, merged, overlap, deleted }) {
     }
   };
   const off = onLive((type, change) => {
+    if (type === 'resync' && !stopped && !editor.isNew) { last = { actor: null }; run(); return; }
     if (type !== 'change' || stopped || editor.isNew || !concerns(change, place())) return;
     if (change.action === 'delete' || change.action === 'archive') {
       deleted?.(change);

@@ -162,9 +162,20 @@ function handle({ event, data }) {
       current?.controller?.abort();
       Promise.resolve(hooks.accessChanged(reason)).then((open) => { if (open && stream === current) current.restart(0); });
     } else {
+      if (/miss|read|behind/i.test(reason) && current) {
+        // Events were lost: start from now, and read again what is shown.
+        current.lastId = '';
+        resync();
+      }
       current?.restart(0);
     }
   }
+}
+
+/** After events were lost: the lists, and (through listeners) the open record, read again. */
+function resync() {
+  for (const kind of ['screens', 'families', 'layouts']) refreshSoon(kind);
+  emit('resync', null);
 }
 
 /** A list changed by someone: fetched again (several changes at once, once). */

@@ -154,8 +154,10 @@ def test_edits_to_different_components_merge_without_a_question(browsers, api):
     open_screen(a, ann, screen["id"])
     open_screen(b, bob, screen["id"])
 
-    # Ann changes the grid (not saved yet); Bob changes the hero and saves.
+    # Ann changes the grid and is typing a name (not saved yet); Bob changes the hero and saves.
     set_value(field(a, "/ui_components/1/rules/item_limit"), "6")
+    set_value(css(a, "#screen-name"), "Home A")
+    css(a, "#screen-name").send_keys("\ue012\ue012")  # the caret back after “Home”
     wait(a, lambda d: "Unsaved" in css(d, "#save-status").text, message="Ann's edit unsaved")
     set_value(field(b, "/ui_components/2/data/source"), "90")
     click(b, css(b, "#save-screen"))
@@ -166,6 +168,9 @@ def test_edits_to_different_components_merge_without_a_question(browsers, api):
     assert field(a, "/ui_components/1/rules/item_limit").get_attribute("value") == "6"
     assert "Unsaved" in css(a, "#save-status").text
     assert not all_css(a, "dialog[open]"), "no question without an overlap"
+    # She types on where she was: the name keeps her focus and her caret.
+    a.switch_to.active_element.send_keys(" by")
+    assert css(a, "#screen-name").get_attribute("value") == "Home by A"
 
     click(a, css(a, "#save-screen"))
     merged = visible(a, ".merged-banner")
@@ -174,6 +179,7 @@ def test_edits_to_different_components_merge_without_a_question(browsers, api):
     wait(a, lambda d: css(d, "#save-status").text.startswith("Saved · revision 3"), message="Ann saved")
     saved = api.ok("GET", f"screens/{screen['id']}")
     assert saved["ui_components"][1]["rules"]["item_limit"] == 6 and saved["ui_components"][2]["data"]["source"] == "90"
+    assert saved["name"] == "Home by A"
     # And Bob sees Ann's save in turn.
     within(b, lambda d: field(d, "/ui_components/1/rules/item_limit").get_attribute("value") == "6", "Ann's save in Bob's editor")
 
@@ -286,3 +292,29 @@ def test_the_lists_publish_releases_and_activity_follow_what_others_do(browser, 
     api.screen(family["id"], "Logged")
     within(browser, lambda d: "Logged" in css(d, "#audit").text, "the new entry in the activity", timeout=3)
     assert browser.execute_script("return window.notReloaded === true")
+
+
+def test_a_family_follows_too_and_shows_who_is_on_it(browser, api):
+    family = api.family()
+    bob, _ = person(api, "Bob Writer")
+    sign_in(browser, api, f"#/families/{family['id']}")
+    name = visible(browser, "input[data-pointer='/name']")
+    wait(browser, lambda d: css(d, "#presence").get_attribute("data-live") == "open", message="the stream open")
+
+    # Bob (through the API, as any client would) says he is on this family's name.
+    bob.ok("PUT", "presence", {"where": f"families/{family['id']}", "field": "/name"})
+    within(browser, lambda d: "presence-outline" in css(d, "input[data-pointer='/name']").get_attribute("class"), "Bob on the name")
+    row = wait(browser, lambda d: (all_css(d, ".sidebar .presence-dots .avatar") or [False])[0], message="Bob on the family's row")
+    assert row.text == "BW" and f"family “{family['name']}”" in row.get_attribute("aria-label"), row.get_attribute("aria-label")
+
+    # He saves a new name: it shows here at once.
+    body = {k: v for k, v in family.items() if k not in ("revision", "created_at", "updated_at")}
+    body["cell_styles"] = [{k: v for k, v in s.items() if k != "computed"} for s in body["cell_styles"]]
+    body["name"] = "Phones, renamed by Bob"
+    bob.ok("PUT", f"families/{family['id']}", body, etag=f"\"{family['revision']}\"")
+    within(browser, lambda d: css(d, "input[data-pointer='/name']").get_attribute("value") == "Phones, renamed by Bob", "Bob's name shown")
+    wait(browser, lambda d: "Phones, renamed by Bob" in css(d, ".sidebar").text, timeout=SOON, message="the list follows")
+
+    # He leaves: the outline and the avatar go.
+    bob.ok("DELETE", "presence")
+    within(browser, lambda d: not all_css(d, ".presence-outline") and not css(d, "#presence").is_displayed(), "Bob gone")

@@ -60,3 +60,73 @@ test('reconnecting waits longer each time, up to 30 s', () => {
   assert.deepEqual([0, 1, 2, 3, 4, 5, 9].map((n) => backoff(n, fixed)), [1000, 2000, 4000, 8000, 16000, 30000, 30000]);
   assert.ok(backoff(0, () => 0) >= 750 && backoff(0, () => 0.999) <= 1250);
 });
+
+// EventStream over a fetch that answers from a script: what it sends, what it dispatches.
+function scriptedFetch(answers) {
+  const calls = [];
+  const fetch = async (url, options) => {
+    calls.push({ url, headers: { ...options.headers } });
+    const answer = answers.shift();
+    if (!answer) return new Promise((_, reject) => options.signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+    if (answer.status) return new Response(JSON.stringify({ title: 'no' }), { status: answer.status });
+    const body = new ReadableStream({
+      start(controller) {
+        for (const chunk of answer.chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+  };
+  return { fetch, calls };
+}
+
+const until = async (check, ms = 3000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+test('a stream dispatches its events and reconnects with Last-Event-ID after it ends', async () => {
+  const { EventStream } = await import('../../Public/js/sse.js');
+  const { fetch, calls } = scriptedFetch([
+    { chunks: ['retry: 10\n: connected\n\nid: 41\nevent: change\nda', 'ta: {"kind":"screen"}\n\nevent: presence\ndata: {"people":[]}\n\n'] },
+    { chunks: ['id: 42\nevent: change\ndata: {}\n\n'] },
+  ]);
+  const saved = globalThis.fetch;
+  globalThis.fetch = fetch;
+  const events = [];
+  const stream = new EventStream('/events', { headers: () => ({ Authorization: 'Bearer t' }), onEvent: (e) => events.push(e) });
+  try {
+    stream.start();
+    await until(() => events.length === 3);
+    assert.deepEqual(events.map((e) => [e.event, e.id]), [['change', '41'], ['presence', '41'], ['change', '42']]);
+    assert.equal(calls[0].headers.Authorization, 'Bearer t');
+    assert.equal(calls[0].headers['Last-Event-ID'], undefined);
+    assert.equal(calls[1].headers['Last-Event-ID'], '41');
+    await until(() => calls.length === 3);
+    assert.equal(calls[2].headers['Last-Event-ID'], '42');
+  } finally {
+    stream.close();
+    globalThis.fetch = saved;
+  }
+});
+
+test('a refusal (401) is told and ends the stream; close() stops everything', async () => {
+  const { EventStream } = await import('../../Public/js/sse.js');
+  const { fetch, calls } = scriptedFetch([{ status: 401 }]);
+  const saved = globalThis.fetch;
+  globalThis.fetch = fetch;
+  const errors = [];
+  const stream = new EventStream('/events', { onError: (e) => { errors.push(e.status); return false; } });
+  try {
+    stream.start();
+    await until(() => stream.state === 'closed');
+    assert.deepEqual(errors, [401]);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(calls.length, 1, 'not tried again');
+  } finally {
+    globalThis.fetch = saved;
+  }
+});
