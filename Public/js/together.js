@@ -50,6 +50,8 @@ let sentKey = '';
 let listTimers = {};
 let observer = null;
 let decorateQueued = false;
+/** Bumped by every start and stop: a start that was overtaken (another app, a sign-out) gives up. */
+let generation = 0;
 
 /** Whether this tab follows the app live (sessionStorage rivers.live = off turns it off: a slow link). */
 export function liveEnabled() { return globalThis.sessionStorage?.getItem(OFF_KEY) !== 'off'; }
@@ -68,6 +70,7 @@ export async function startLive() {
   const key = state.app.id || state.app.slug;
   if (stream && appKey === key) return;
   stopLive({ leave: false });
+  const mine = ++generation;
   appKey = key;
   live.people = [];
   live.me = state.user ? `user:${state.user.id}` : null;
@@ -77,7 +80,7 @@ export async function startLive() {
       live.me = `token:${data.token?.id ?? data.id}`;
     } catch { /* unknown: every entry is shown, mine too */ }
   }
-  if (appKey !== key) return;
+  if (mine !== generation) return;
   installDom();
   if (!liveEnabled()) { setStatus('off'); return; }
   stream = new EventStream(`/api/v1/apps/${encodeURIComponent(state.app.id || api.app)}/events`, {
@@ -88,7 +91,6 @@ export async function startLive() {
     onError: ({ status }) => {
       if (status === 401) { api.onUnauthorized?.({ status }); return false; }
       if (status === 403 || status === 404) { hooks.accessChanged('you no longer have access to this app'); return false; }
-      if (status === 401) return false;
       return true;
     },
   }).start();
@@ -107,6 +109,7 @@ export function stopLive({ leave = false } = {}) {
   const path = api.app ? `/api/v1/${api.appPath('presence')}` : null;
   const headers = { ...authHeaders(), ...(api.csrf && !api.token ? { 'X-CSRF-Token': api.csrf } : {}) };
   const pending = inFlight;
+  generation += 1;
   stream?.close();
   stream = null;
   appKey = null;
