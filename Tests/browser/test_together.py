@@ -97,11 +97,19 @@ def test_each_sees_the_other_in_the_top_bar_and_on_the_field_they_edit(browsers,
     row = wait(a, lambda d: (all_css(d, f".sidebar li[data-screen-id='{screen['id']}'] .presence-dots .avatar") or [False])[0], message="Bob on the row")
     assert row.text == "BW"
 
+    # A third person, on the Publish page: a 1024 px window shows one avatar and a count.
+    carl, _ = person(api, "Carl Third")
+    carl.ok("PUT", "presence", {"where": "publish"})
+    carls = wait(a, lambda d: avatar_of(d, "Carl Third"), message="Carl in Ann's top bar")
+    assert "on Publish" in carls.get_attribute("aria-label")
+    assert "2 people" in css(a, "#presence").get_attribute("aria-label")
     for width, height in ((1440, 900), (1024, 768)):
         a.set_window_size(width, height)
         time.sleep(0.3)
         a.execute_script("document.querySelector('#screen-name').scrollIntoView({block: 'center'})")
         shot(a, f"80-together-{width}")
+        shown = [e.text for e in all_css(a, "#presence .avatar, #presence .presence-count") if e.is_displayed()]
+        assert shown == (["BW", "CT"] if width == 1440 else ["BW", "+1"]), shown
         # The top bar keeps its order with someone in it: the pages, the people, the app, Sign out.
         bar = a.execute_script("""
             const box = (el) => el && el.getBoundingClientRect().toJSON();
@@ -114,6 +122,8 @@ def test_each_sees_the_other_in_the_top_bar_and_on_the_field_they_edit(browsers,
     click(b, css(b, "#sign-out"))
     within(a, lambda d: not avatar_of(d, "Bob Writer"), "Bob gone from Ann's top bar", timeout=3)
     assert not all_css(a, ".presence-outline")
+    carl.ok("DELETE", "presence")
+    within(a, lambda d: not css(d, "#presence").is_displayed(), "nobody else left")
 
 
 def test_a_save_in_one_shows_in_the_other_without_a_reload(browsers, api):
