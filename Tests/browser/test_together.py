@@ -328,3 +328,17 @@ def test_a_family_follows_too_and_shows_who_is_on_it(browser, api):
     # He leaves: the outline and the avatar go.
     bob.ok("DELETE", "presence")
     within(browser, lambda d: not all_css(d, ".presence-outline") and not css(d, "#presence").is_displayed(), "Bob gone")
+
+
+def test_the_preview_follows_a_change_to_the_screens_family(browser, api):
+    screen = shared_screen(api)
+    family = api.ok("GET", f"families/{screen['family']}")
+    open_screen(browser, api, screen["id"])
+    wait(browser, lambda d: css(d, "#presence").get_attribute("data-live") == "open", message="the stream open")
+    drawn = "return document.querySelector('#preview-frame svg')?.outerHTML || ''"
+    before = browser.execute_script(drawn)
+    body = {k: v for k, v in family.items() if k not in ("revision", "created_at", "updated_at")}
+    body["cell_styles"] = [{k: v for k, v in s.items() if k != "computed"} for s in body["cell_styles"]]
+    body["cell_styles"][0]["height"] = 200  # LIST_1: taller rows
+    api.ok("PUT", f"families/{family['id']}", body, etag=f"\"{family['revision']}\"")
+    within(browser, lambda d: d.execute_script(drawn) not in ("", before), "the preview drawn again", timeout=3)

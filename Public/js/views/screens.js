@@ -17,6 +17,7 @@ import { pluginSettings, pluginFieldProblems } from '../plugins.js';
 import { loadLive, screenState, liveName } from '../live.js';
 import { webAddressProblem } from '../web-address.js';
 import { sourceTypeProblems } from '../component-rules.js';
+import { onLive } from '../together.js';
 
 const KIND_LABEL = { root: 'Root', connected: 'Connected', plugin: 'Plugin' };
 
@@ -352,9 +353,14 @@ class ScreenEditor {
     this.preview.destroy();
     this.liveSequence += 1;
     this.unfollow?.();
+    this.offFamily?.();
   }
 
   start(query) {
+    // Someone changes this screen's family (its sizes, its cells): the preview draws it again.
+    this.offFamily = onLive((type, change) => {
+      if (type === 'change' && change.kind === 'family' && change.resource_id === this.editor.draft.family) this.preview.refresh();
+    });
     // What someone else saves shows here within a second (merged into unsaved edits).
     this.unfollow = followLive(this.editor, {
       reloaded: (_, change) => {
