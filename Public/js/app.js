@@ -1,10 +1,11 @@
 // The editor's entry point: sign-in (email and password; an API token as the other way), the top
 // bar (the app switcher, the role, signing out), and the routes of every area.
 import {
-  api, state, loadApp, rememberToken, forgetToken, signedIn, useSession, resumeSession, rememberApp, can, subscribe,
+  api, state, loadApp, rememberToken, forgetToken, signedIn, useSession, resumeSession, rememberApp, can, subscribe, ROLES as ROLE_NAMES,
 } from './state.js';
-import { initNotify, showError, clearMessages, explain, waitText, info } from './notify.js';
-import { route, startRouter, stopRouter, isDirty, discardCurrent, splitHash, appHash, onOtherApp } from './router.js';
+import { initNotify, showError, clearMessages, explain, waitText, info, notice } from './notify.js';
+import { route, startRouter, stopRouter, isDirty, discardCurrent, splitHash, appHash, onOtherApp, rerender } from './router.js';
+import { startLive, stopLive, configureLive } from './together.js';
 import { confirmDialog } from './dialogs.js';
 import { h } from './dom.js';
 import { clearFieldErrors, placeErrors } from './field-errors.js';
@@ -35,6 +36,7 @@ function showMethod(method) {
 }
 
 function showSignIn(message = '') {
+  stopLive();
   stopRouter();
   $('outlet').replaceChildren();
   $('nav').hidden = true;
@@ -125,6 +127,7 @@ function allowedHash() {
 }
 
 function showNoApp(text) {
+  stopLive();
   stopRouter();
   $('outlet').replaceChildren();
   $('sign-in').hidden = true;
@@ -135,6 +138,7 @@ function showNoApp(text) {
   $('app-role').hidden = true;
   $('user-name').hidden = !state.user;
   if (state.user) $('user-name').textContent = state.user.name || state.user.email;
+  $('no-app-title').textContent = 'No app yet';
   $('no-app-text').textContent = text;
   $('no-app').hidden = false;
 }
@@ -174,6 +178,58 @@ async function enter(key = null) {
   showApp();
   allowedHash();
   startRouter($('outlet'));
+  startLive();
+}
+
+/**
+ * The live stream said this caller's access changed (a member removed or given another role, a
+ * token revoked, the app archived): asks the server what is left, and says so. Resolves true
+ * when the app is still open (the stream reconnects), false when it is not.
+ */
+async function accessChanged(reason) {
+  const app = state.app;
+  if (!app) return false;
+  const name = app.name || app.slug;
+  let answer;
+  try {
+    answer = (await api.request('GET', `apps/${encodeURIComponent(app.id || app.slug)}`, { quiet401: true })).data;
+  } catch (error) {
+    if (error.status === 401) {
+      const wasToken = Boolean(api.token);
+      forgetToken();
+      $('token').value = '';
+      showSignIn(wasToken ? `This token no longer works (${reason || 'it was revoked'}). Sign in with another token.`
+        : 'Your session ended. Sign in again.');
+      return false;
+    }
+    if (error.status !== 404 && error.status !== 403) return true; // unreachable: try the stream again
+    discardCurrent();
+    rememberApp(null);
+    if (localStorage.getItem('rivers.last-app') === app.slug) localStorage.removeItem('rivers.last-app');
+    history.replaceState(null, '', '#/screens');
+    stopLive();
+    stopRouter();
+    clearMessages();
+    await enter();
+    const text = `You no longer have access to “${name}”: you were removed from it, or it was archived. Ask one of its admins if you need it again.`;
+    if (!$('no-app').hidden) {
+      $('no-app-title').textContent = 'No access to this app any more';
+      $('no-app-text').textContent = text;
+    }
+    notice(`No access to “${name}” any more`, text);
+    return false;
+  }
+  const role = ROLE_NAMES.includes(answer.role) ? answer.role : state.role;
+  if (role !== state.role) {
+    state.role = role;
+    state.app = { ...state.app, ...answer };
+    state.apps = state.apps.map((a) => (a.id === state.app.id ? { ...a, role } : a));
+    showApp();
+    allowedHash();
+    if (!isDirty()) rerender();
+    notice(`Your role in “${name}” is now ${role}`, 'An admin changed it; the editor shows what this role may do.');
+  }
+  return true;
 }
 
 /** Asks first when the page has unsaved changes; true when it may go on (the changes dropped). */
@@ -194,6 +250,7 @@ async function switchApp(slug, keepPath = false) {
   if (!ok) { $('app-switcher').value = state.app.slug; history.replaceState(null, '', appHash(splitHash(location.hash).rest)); return; }
   rememberApp(slug);
   clearMessages();
+  await stopLive({ leave: true });
   stopRouter();
   const { rest } = splitHash(keepPath ? wanted : location.hash);
   const area = rest.split('?')[0].split('/')[1] || 'screens';
@@ -205,6 +262,8 @@ async function signOut() {
   const ok = await mayLeave('Sign out without saving?', 'Sign out and drop changes', 'Stay signed in',
     'This page has changes that are not saved. Signing out drops them.');
   if (!ok) return;
+  // Out of the others' presence first, while the credentials still work.
+  await stopLive({ leave: true });
   if (!api.token && api.csrf) {
     try {
       await api.signOut();
@@ -289,6 +348,7 @@ async function passwordSignIn(event) {
 
 function init() {
   initNotify();
+  configureLive({ accessChanged });
   api.onUnauthorized = () => {
     const wasToken = Boolean(api.token);
     forgetToken();

@@ -6,7 +6,9 @@ import { clone, stableStringify, h } from './dom.js';
 import { conflictDialog } from './dialogs.js';
 import { merge3, describeConflict } from './merge.js';
 import { changeLines } from './changes.js';
-import { info } from './notify.js';
+import { info, notice } from './notify.js';
+import { onLive } from './together.js';
+import { concerns, isNewer } from './presence.js';
 
 const BOOKKEEPING = ['revision', 'created_at', 'updated_at'];
 
@@ -113,6 +115,41 @@ export class ResourceEditor {
     this.base = editable(record, this.strip);
     this.draft = clone(this.base);
     this.conflict = null;
+    /** Someone's saves merged into the draft as they came (followLive): what the draft started from and their changes. */
+    this.liveMerge = null;
+    /** A save of someone's that overlaps the draft: asked about when saving. */
+    this.overlap = null;
+  }
+
+  /**
+   * Someone else saved this record (the live stream said so): their version `theirs` is taken in.
+   * With no unsaved edits it simply replaces what is shown ('reloaded'). With edits, base,
+   * theirs and the draft are merged: without overlaps the merge becomes the draft on top of their
+   * version ('merged': the next save goes through without a conflict); with overlaps nothing
+   * changes ('overlap': saving meets the conflict and asks, as before).
+   */
+  takeTheirs(theirs, etag) {
+    if (this.conflict) return { status: 'ignored' };
+    if (!this.dirty) {
+      this.load(theirs, etag);
+      return { status: 'reloaded' };
+    }
+    const theirBase = editable(theirs, this.strip);
+    const { merged, conflicts } = merge3(this.base, theirBase, this.draft);
+    const origin = this.liveMerge?.base ?? this.toBody(clone(this.base));
+    const theirLines = changeLines(origin, this.toBody(clone(theirBase)));
+    if (conflicts.length) {
+      this.overlap = { revision: theirs.revision, conflicts: conflicts.map((c) => ({ key: c.key, ...describeConflict(c) })), theirLines };
+      return { status: 'overlap', conflicts: this.overlap.conflicts, theirLines };
+    }
+    this.record = theirs;
+    this.etag = etag || `"${theirs.revision}"`;
+    this.base = theirBase;
+    this.draft = merged;
+    this.overlap = null;
+    this.liveMerge = { base: origin, theirLines };
+    this.persist();
+    return { status: 'merged', theirLines };
   }
 
   get isNew() { return !this.record; }
@@ -149,9 +186,16 @@ export class ResourceEditor {
     this.saving = true;
     try {
       if (overwrite && this.conflict) return await this.resolveConflict({ preferMine: true });
+      const before = this.toBody(clone(this.base));
+      const liveMerge = this.liveMerge;
       const { data, etag: newEtag } = send ? await send(body, this.etag) : await api.replace(this.kind, this.record.id, body, this.etag);
       this.load(data, newEtag);
       this.forgetLocal();
+      if (liveMerge) {
+        // Someone's changes came in while editing: the save says what came from whom.
+        this.lastMerge = { revision: data.revision, theirLines: liveMerge.theirLines, myLines: changeLines(before, body) };
+        return { status: 'merged', record: data, merge: this.lastMerge };
+      }
       return { status: 'saved', record: data };
     } catch (error) {
       if (!error.isConflict) throw error;
@@ -171,7 +215,9 @@ export class ResourceEditor {
     const base = this.toBody(clone(this.base));
     const theirBody = this.toBody(editable(theirs, this.strip));
     const mine = this.toBody(clone(this.draft));
-    const theirLines = changeLines(base, theirBody);
+    // Said from what the draft started from, before any change merged in as it came.
+    const origin = this.liveMerge?.base ?? base;
+    const theirLines = changeLines(origin, theirBody);
     const myLines = changeLines(base, mine);
     let { merged, conflicts } = merge3(base, theirBody, mine);
     if (conflicts.length) {
@@ -335,4 +381,78 @@ export function readOnlyBanner() {
 export function editableArea(...children) {
   if (can('editor')) return children;
   return h('fieldset', { class: 'read-only-fields', disabled: true, 'aria-describedby': 'read-only-banner' }, children);
+}
+
+// Live: what someone else saves shows at once ------------------------------------------------------
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `draw` (which may build the form again) keeping the caret where it was in the field being
+ *  typed in: someone's save must not move it. */
+function keepCaret(draw) {
+  const before = document.activeElement;
+  const range = before && typeof before.selectionStart === 'number' ? [before.selectionStart, before.selectionEnd] : null;
+  draw();
+  const now = document.activeElement;
+  if (range && now && now !== before && typeof now.selectionStart === 'number') {
+    try { now.setSelectionRange(...range); } catch { /* a field without a caret */ }
+  }
+}
+
+/**
+ * Follows the open record on the app's live stream: a save by someone else (not this editor's
+ * own, told by the revision it holds) is fetched and taken in within a second (takeTheirs). The
+ * view is told: `reloaded()` and `merged(outcome)` draw the record again, `overlap(outcome)`
+ * keeps the draft. A deletion is said. Returns the function that stops following.
+ */
+export function followLive(editor, { reloaded, merged, overlap, deleted }) {
+  let running = false;
+  let again = false;
+  let stopped = false;
+  let last = null;
+  const place = () => `${editor.kind}/${editor.record?.id}`;
+  const who = (change) => change?.actor || 'Someone';
+  const run = async () => {
+    if (running) { again = true; return; }
+    running = true;
+    try {
+      // A save of this editor's own under way: its answer decides what is held.
+      while ((editor.busy || editor.saving) && !stopped) await sleep(100);
+      if (stopped || !last || !isNewer(last, editor.revision)) return;
+      const change = last;
+      const { data, etag } = await api.get(editor.kind, editor.record.id);
+      if (stopped) return;
+      if (editor.busy || editor.saving) { again = true; return; }
+      if (!isNewer({ revision: data.revision }, editor.revision)) return;
+      const outcome = editor.takeTheirs(data, etag);
+      if (outcome.status === 'reloaded') keepCaret(() => reloaded(outcome, change));
+      else if (outcome.status === 'merged') keepCaret(() => merged(outcome, change));
+      else if (outcome.status === 'overlap') {
+        overlap?.(outcome, change);
+        const titles = outcome.conflicts.map((c) => c.title).slice(0, 3).join('; ');
+        notice(`${who(change)} saved this ${editor.noun} too`,
+          `You both changed ${titles}. Your edits stay here, unsaved; saving asks which to keep.`);
+      }
+    } catch (error) {
+      if (error?.status === 404 && !stopped) deleted?.({ actor: null });
+    } finally {
+      running = false;
+      if (again && !stopped) { again = false; run(); }
+    }
+  };
+  const off = onLive((type, change) => {
+    if (type === 'resync' && !stopped && !editor.isNew) { last = { actor: null }; run(); return; }
+    if (type !== 'change' || stopped || editor.isNew || !concerns(change, place())) return;
+    if (change.action === 'delete' || change.action === 'archive') {
+      deleted?.(change);
+      notice(`${who(change)} deleted this ${editor.noun}`, editor.dirty
+        ? 'Your unsaved changes are still here: copy what you need; saving cannot bring it back.'
+        : 'It is no longer in the app.');
+      return;
+    }
+    if (!isNewer(change, editor.revision)) return;
+    last = change;
+    run();
+  });
+  return () => { stopped = true; off(); };
 }

@@ -127,6 +127,11 @@ export function showError(error, context = '', { placed = false } = {}) {
   errorToast({ heading: context ? `${context}: ${title}` : title, detail: problems.length ? '' : detail, list, users, status: isApi ? String(error.status) : '' });
 }
 
+/** A message that stays until dismissed, about what happened rather than a failure (access lost, a role changed). */
+export function notice(heading, detail = '') {
+  if (errorRegion) errorToast({ heading, detail, status: 'notice' });
+}
+
 /** An error toast (shown until dismissed, or until the user goes to another page). */
 function errorToast({ heading, detail = '', list = null, users = null, status = '' }) {
   const item = h('div', { class: 'toast toast-error', role: 'alert', dataset: { status } },

@@ -225,8 +225,12 @@ def token_form(driver):
     return visible(driver, "#token")
 
 
-def sign_in(driver, api, path="#/screens"):
+def sign_in(driver, api, path="#/screens", live=True):
+    """Signs in with the app's token. `live=False`: this tab does not follow the app live (as a
+    tab whose stream is late or cut), to reach the paths of a stale copy (412, a stale delete)."""
     driver.get(f"{BASE_URL}/")
+    if not live:
+        driver.execute_script("sessionStorage.setItem('rivers.live', 'off')")
     field = token_form(driver)
     field.send_keys(api.token)
     css(driver, "#sign-in-button").click()

@@ -4,8 +4,8 @@ from selenium.webdriver.support.ui import Select
 from conftest import css, set_value, shot, sign_in, unlabelled_controls, visible, wait
 
 
-def open_screen(driver, api, sid):
-    sign_in(driver, api, f"#/screens/{sid}")
+def open_screen(driver, api, sid, live=True):
+    sign_in(driver, api, f"#/screens/{sid}", live=live)
     visible(driver, "#screen-name")
     wait(driver, lambda d: d.execute_script("return !!document.querySelector('#preview-frame svg')"))
 
@@ -15,7 +15,7 @@ def test_second_save_sees_the_conflict_and_reload_shows_the_other_change(browser
     screen = api.screen(family["id"], "Shared", [{"component_type": "list", "cell_styles": ["LIST_1"], "data": {"source": "7", "type": "FEED"}}])
     alice, bob = browsers(), browsers()
     open_screen(alice, api, screen["id"])
-    open_screen(bob, api, screen["id"])
+    open_screen(bob, api, screen["id"], live=False)  # a stale copy: his stream is late (test_together follows live)
 
     set_value(css(alice, "#screen-name"), "Shared — Alice")
     css(alice, "#save-screen").click()
@@ -59,7 +59,7 @@ def test_keep_editing_then_save_mine_over_theirs_on_purpose(browsers, api):
     screen = api.screen(family["id"], "Shared", [])
     alice, bob = browsers(), browsers()
     open_screen(alice, api, screen["id"])
-    open_screen(bob, api, screen["id"])
+    open_screen(bob, api, screen["id"], live=False)  # a stale copy: his stream is late (test_together follows live)
     set_value(css(alice, "#screen-name"), "By Alice")
     css(alice, "#save-screen").click()
     wait(alice, lambda d: css(d, "#save-status").text.startswith("Saved"))
@@ -91,7 +91,8 @@ def edit_theirs(api, screen, change):
 
 def test_edits_that_do_not_overlap_are_merged_and_said(browser, api):
     screen = shared_screen(api)
-    open_screen(browser, api, screen["id"])
+    # A stale copy: the other save meets this one at the server (test_together merges it live).
+    open_screen(browser, api, screen["id"], live=False)
     # Mine: the grid's item limit, and the hero removed.
     set_value(css(browser, "input[data-pointer='/ui_components/1/rules/item_limit']"), "6")
     css(browser, "button[aria-label='Remove Hero 3']").click()

@@ -41,7 +41,8 @@ def components():
 def test_edits_survive_a_reload_and_are_offered_back(browser, api):
     family = api.family()
     screen = api.screen(family["id"], "Home", components())
-    sign_in(browser, api, f"#/screens/{screen['id']}")
+    # Not live: the other save must land while the tab is away (a live tab merges it at once).
+    sign_in(browser, api, f"#/screens/{screen['id']}", live=False)
     for width in (1440, 1024):
         browser.set_window_size(width, 900)
         visible(browser, "#screen-name")

@@ -55,6 +55,8 @@ def test_publish_with_a_note_and_fetch_the_public_url(browser, api):
     # A change, a second version, their diff, and a rollback to the first.
     revision = api.ok("GET", f"screens/{home['id']}")["revision"]
     api.ok("PATCH", f"screens/{home['id']}", {"name": "Start"}, etag=f'"{revision}"')
+    # The page follows the change saved elsewhere, without a reload: what this publish changes names it.
+    wait(browser, lambda d: "“Start”" in css(d, "#publish-changes").text, timeout=3, message="the Publish page follows the change")
     set_value(css(browser, "#publish-note"), "Renamed home")
     publish(browser)
     wait(browser, lambda d: "Published version 2" in css(d, "#publish-message").text)

@@ -1,6 +1,7 @@
 // Activity: the app's audit log, newest first: who changed what and when (families, screens,
 // layouts, plugins, publishes, members, invitations, tokens, settings). Filters live in the page's
 // address (#/activity?actor=…), so a filtered view can be passed on.
+import { onLive } from '../together.js';
 import { api, state, can, find } from '../state.js';
 import { h, field, select, formatDate } from '../dom.js';
 import { showError, explain } from '../notify.js';
@@ -70,7 +71,15 @@ export async function mount(root, params, query) {
   const view = new ActivityView(root, filter);
   view.render();
   await view.load();
-  return { title: 'Activity' };
+  // A new entry in the log (a change or an access event): the first page is read again, unless
+  // the user has read on past it.
+  let timer = null;
+  const off = onLive((type) => {
+    if ((type !== 'change' && type !== 'access') || view.entries.length > PAGE) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => view.load(), 250);
+  });
+  return { title: 'Activity', unmount: () => { off(); clearTimeout(timer); } };
 }
 
 class ActivityView {

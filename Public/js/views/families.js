@@ -8,7 +8,7 @@ import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar } fro
 import { cellSize, formatSize, parseRatio, formatRatio, availableWidth, round } from '../family-math.js';
 import { lengthField } from '../length-field.js';
 import { CellDesigner } from './cell-designer.js';
-import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea, followLive } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { saveDraft, deleteRecord } from '../save-flow.js';
 import { confirmDialog } from '../dialogs.js';
@@ -57,7 +57,9 @@ export async function mount(root, params) {
 
   if (!params.id) {
     pane.append(overview());
-    return { title: 'Families', unmount: unsubscribe };
+    // Made, renamed or deleted by someone: the table follows.
+    const off = subscribe((kind) => { if (kind === 'families') pane.replaceChildren(overview()); });
+    return { title: 'Families', unmount: () => { unsubscribe(); off(); } };
   }
 
   const editor = new ResourceEditor({
@@ -82,12 +84,25 @@ export async function mount(root, params) {
   editor.keepLocally(params.id);
   const view = new FamilyForm(pane, editor);
   view.render();
+  // What someone else saves shows here within a second (merged into unsaved edits).
+  const unfollow = editor.isNew ? () => {} : followLive(editor, {
+    reloaded: (_, change) => {
+      view.history.reset();
+      view.render();
+      info(`${change.actor || 'Someone'} saved this family: their version is shown (revision ${editor.revision}).`);
+    },
+    merged: (_, change) => {
+      view.history.reset();
+      view.render();
+      info(`${change.actor || 'Someone'} saved this family: their changes are merged into your unsaved edits.`);
+    },
+  });
   return {
     title: params.id === 'new' ? 'New family' : `Family ${params.id}`,
     isDirty: () => editor.dirty,
     save: () => view.save(),
     discard: () => { editor.draft = clone(editor.base); editor.forgetLocal(); },
-    unmount: () => { unsubscribe(); view.destroy(); },
+    unmount: () => { unsubscribe(); unfollow(); view.destroy(); },
   };
 }
 

@@ -5,7 +5,7 @@ import { api, state, subscribe, find, refresh, putItem, gate, can, roleNote } fr
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar, stableStringify } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info, explain } from '../notify.js';
-import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea, followLive } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { focusPointer } from '../field-errors.js';
 import { saveDraft, deleteRecord } from '../save-flow.js';
@@ -107,12 +107,27 @@ async function mountEditor(root, id) {
   const view = new LayoutEditor(root, editor);
   view.render();
   view.preview.load();
+  // What someone else saves shows here within a second (merged into unsaved edits).
+  const unfollow = editor.isNew ? () => {} : followLive(editor, {
+    reloaded: (_, change) => {
+      view.history.reset();
+      view.render();
+      view.preview.refresh.flush();
+      info(`${change.actor || 'Someone'} saved this layout: their version is shown (revision ${editor.revision}).`);
+    },
+    merged: (_, change) => {
+      view.history.reset();
+      view.render();
+      view.preview.refresh.flush();
+      info(`${change.actor || 'Someone'} saved this layout: their changes are merged into your unsaved edits.`);
+    },
+  });
   return {
     get title() { return `Layout ${editor.draft.name}`; },
     isDirty: () => editor.dirty,
     save: () => view.save(),
     discard: () => { editor.draft = clone(editor.base); editor.forgetLocal(); },
-    unmount: () => view.destroy(),
+    unmount: () => { unfollow(); view.destroy(); },
   };
 }
 

@@ -1,7 +1,8 @@
 // Publishing: what keeps the app from publishing (each problem jumps to its field), publish with a
 // note, the version history with rollback, the diff of two versions, and the public URL apps read.
+import { onLive } from '../together.js';
 import { api, state, find, publicUrl, refresh, gate, can, roleNote } from '../state.js';
-import { h, field, select, formatDate, formatBytes } from '../dom.js';
+import { h, field, select, formatDate, formatBytes, stableStringify } from '../dom.js';
 import { confirmDialog, formDialog } from '../dialogs.js';
 import { copyText } from '../copy.js';
 import { showError, info, announce, explain } from '../notify.js';
@@ -50,7 +51,14 @@ export async function mount(root) {
   const view = new PublishView(root);
   view.render();
   view.loadAll();
-  return { title: 'Publish', unmount: () => {} };
+  // Someone saves, publishes or rolls back: what a publish would change, and the versions, follow.
+  let timer = null;
+  const off = onLive((type, change) => {
+    if (type !== 'change' || !['screen', 'family', 'layout', 'plugin', 'version', 'app'].includes(change.kind)) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => view.liveRefresh().catch(() => {}), 250);
+  });
+  return { title: 'Publish', unmount: () => { off(); clearTimeout(timer); } };
 }
 
 class PublishView {
@@ -121,11 +129,20 @@ class PublishView {
     await Promise.all([this.loadProblems(), this.loadVersions(), this.loadLive(), refresh('screens').catch((e) => showError(e, 'Loading the screens'))]);
   }
 
+  /** After someone's change (the live stream): read again, and draw again only what differs, so
+   *  that a button about to be pressed stays where it is. */
+  async liveRefresh() {
+    await Promise.all([this.loadProblems({ quiet: true }), this.loadVersions(false, { quiet: true }), this.loadLive({ quiet: true })]);
+  }
+
   /** The live version against the draft: a line under the URL, and what a publish would change. */
-  async loadLive() {
+  async loadLive({ quiet = false } = {}) {
     let status;
     try {
       status = await loadLive();
+      const key = stableStringify([status.live, status.draft, status.liveDocument]);
+      if (quiet && key === this.liveKey) return;
+      this.liveKey = key;
     } catch (error) {
       this.changesBox.replaceChildren(h('p', { class: 'field-error', text: `The draft could not be compared with the live version: ${explain(error).detail}` }));
       showError(error, 'Comparing the draft with the live version');
@@ -165,10 +182,13 @@ class PublishView {
     this.banner.replaceChildren(h('p', { class: 'notice', role: 'status', text: `${UNAVAILABLE} Everything else in the editor works; come back once the server has them.` }));
   }
 
-  async loadProblems() {
-    this.problemsBox.replaceChildren(h('p', { class: 'hint', text: 'Checking…' }));
+  async loadProblems({ quiet = false } = {}) {
+    if (!quiet) this.problemsBox.replaceChildren(h('p', { class: 'hint', text: 'Checking…' }));
     try {
       const { problems, warnings } = await api.publishReport();
+      const key = stableStringify([problems, warnings]);
+      if (quiet && key === this.problemsKey) return;
+      this.problemsKey = key;
       this.showProblems(problems);
       this.showWarnings(warnings);
     } catch (error) {
@@ -268,9 +288,10 @@ class PublishView {
     }
   }
 
-  async loadVersions(more = false) {
+  async loadVersions(more = false, { quiet = false } = {}) {
     try {
       const page = await api.versions(50, more ? this.versions.length : 0);
+      if (quiet && page.total === this.total && stableStringify(page.items) === stableStringify(this.versions.slice(0, page.items.length))) return;
       this.versions = more ? [...this.versions, ...page.items] : page.items;
       this.total = page.total ?? this.versions.length;
       this.showVersions(page.next_offset !== null && page.next_offset !== undefined);

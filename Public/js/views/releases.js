@@ -2,6 +2,7 @@
 // that serves the app's current draft as a rivers.json; a test build pointed at it (its
 // `rivers_url`) shows every save on its next start. Shown once with a QR code drawn here (no
 // outside service), listed afterwards by name, revoked here.
+import { onLive } from '../together.js';
 import { api, state, can, roleReason } from '../state.js';
 import { h, field, formatDate } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
@@ -18,7 +19,14 @@ export async function mount(root) {
   const view = new ReleasesView(root);
   view.render();
   await view.load();
-  return { title: 'Releases' };
+  // Someone makes or revokes a preview link: the list follows.
+  let timer = null;
+  const off = onLive((type, change) => {
+    if (type !== 'change' || change.kind !== 'preview_link') return;
+    clearTimeout(timer);
+    timer = setTimeout(() => view.load(), 250);
+  });
+  return { title: 'Releases', unmount: () => { off(); clearTimeout(timer); } };
 }
 
 /** The QR code of a URL, as an element (an SVG the module draws), or a note when it cannot fit. */

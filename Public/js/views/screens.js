@@ -3,7 +3,7 @@
 // (form, components, live preview).
 import { api, state, subscribe, find, refresh, screenKind, gate, isGated, can } from '../state.js';
 import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, trackStickyBar } from '../dom.js';
-import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea } from '../editing.js';
+import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea, followLive } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { clearFieldErrors, placeErrors, focusPointer, showErrorSummary } from '../field-errors.js';
 import { saveDraft, deleteRecord, showRequestError, showFieldProblems } from '../save-flow.js';
@@ -17,6 +17,7 @@ import { pluginSettings, pluginFieldProblems } from '../plugins.js';
 import { loadLive, screenState, liveName } from '../live.js';
 import { webAddressProblem } from '../web-address.js';
 import { sourceTypeProblems } from '../component-rules.js';
+import { onLive } from '../together.js';
 
 const KIND_LABEL = { root: 'Root', connected: 'Connected', plugin: 'Plugin' };
 
@@ -208,16 +209,9 @@ function createPanel(query) {
   radios, typeField, familyField, layoutField, layoutFamilyField, parentField,
   h('div', { class: 'form-actions' }, gate(button, 'editor')));
 
-  const rows = state.screens.map((s) => h('tr', {},
-    h('th', { scope: 'row' }, h('a', { href: `#/screens/${s.id}`, text: s.name })),
-    h('td', {}, homeBadge(s), ' ', kindBadge(s)),
-    h('td', { text: s.parent ? (find.screen(s.parent)?.name || s.parent) : '–' }),
-    h('td', {}, h('code', { text: s.family })),
-    h('td', { text: String((s.ui_components || []).length) })));
-  const table = state.screens.length ? h('table', { class: 'data-table', id: 'screens-table' },
-    h('caption', { text: 'All screens' }),
-    h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
-    h('tbody', {}, rows)) : null;
+  // The table follows the list (someone makes, renames or deletes a screen).
+  const table = h('div', { id: 'screens-table-host' }, screensTable());
+  const off = subscribe((kind) => { if (kind === 'screens' && table.isConnected) table.replaceChildren(screensTable() || ''); else if (!table.isConnected) off(); });
   if (!can('editor')) {
     // A role that may not change the app lands on the screens it can look at, not on a form it cannot use.
     return h('div', { class: 'pane-body' },
@@ -238,6 +232,19 @@ function createPanel(query) {
         h('li', { text: 'Come back here and create the screen with it.' })),
       gate(h('a', { class: 'button primary', id: 'first-family-link', href: '#/families/new', text: 'Create a family' }), 'editor')),
     table);
+}
+
+function screensTable() {
+  const rows = state.screens.map((s) => h('tr', {},
+    h('th', { scope: 'row' }, h('a', { href: `#/screens/${s.id}`, text: s.name })),
+    h('td', {}, homeBadge(s), ' ', kindBadge(s)),
+    h('td', { text: s.parent ? (find.screen(s.parent)?.name || s.parent) : '–' }),
+    h('td', {}, h('code', { text: s.family })),
+    h('td', { text: String((s.ui_components || []).length) })));
+  return state.screens.length ? h('table', { class: 'data-table', id: 'screens-table' },
+    h('caption', { text: 'All screens' }),
+    h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Parent', 'Family', 'Components'].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, rows)) : null;
 }
 
 // Editing a screen -------------------------------------------------------------------------------
@@ -345,9 +352,31 @@ class ScreenEditor {
     document.removeEventListener('keydown', this.onKey);
     this.preview.destroy();
     this.liveSequence += 1;
+    this.unfollow?.();
+    this.offFamily?.();
   }
 
   start(query) {
+    // Someone changes this screen's family (its sizes, its cells): the preview draws it again.
+    this.offFamily = onLive((type, change) => {
+      if (type === 'change' && change.kind === 'family' && change.resource_id === this.editor.draft.family) this.preview.refresh();
+    });
+    // What someone else saves shows here within a second (merged into unsaved edits).
+    this.unfollow = followLive(this.editor, {
+      reloaded: (_, change) => {
+        this.history.reset();
+        this.render();
+        this.preview.refresh.flush();
+        this.loadLive();
+        info(`${change.actor || 'Someone'} saved this screen: their version is shown (revision ${this.editor.revision}).`);
+      },
+      merged: (_, change) => {
+        this.history.reset();
+        this.render();
+        this.preview.refresh.flush();
+        info(`${change.actor || 'Someone'} saved this screen: their changes are merged into your unsaved edits.`);
+      },
+    });
     this.preview.load();
     this.loadLive();
     if (query.focus !== undefined) {
