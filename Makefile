@@ -1,5 +1,5 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test test-js test-faults test-contract stop bench-layout bench-publish bench-apps bench-api deploy-checks
+.PHONY: run test test-js test-faults test-contract stop bench-layout bench-publish bench-apps bench-api bench-together deploy-checks
 
 run:
 	scripts/run.sh
@@ -35,6 +35,10 @@ bench-apps:
 
 bench-api:
 	scripts/bench-api.sh
+
+# Live streams (issue 28): 200 streams of one app over 3 processes, a save's delivery p50/p99.
+bench-together:
+	scripts/bench-together.sh
 
 # The files of deploy/ (Kubernetes manifests, Dockerfile, nginx, compose), without a database.
 deploy-checks:
