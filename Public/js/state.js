@@ -211,8 +211,12 @@ export function rememberApp(slug) {
 }
 
 export async function refresh(kind) {
-  state[kind] = await api.list(kind);
-  emit(kind);
+  const list = await api.list(kind);
+  // A list read again that did not change (someone else's save of another field, our own save
+  // heard back) draws nothing again: a redraw would move what the user is about to click.
+  const same = Array.isArray(state[kind]) && JSON.stringify(state[kind]) === JSON.stringify(list);
+  state[kind] = list;
+  if (!same) emit(kind);
   return state[kind];
 }
 

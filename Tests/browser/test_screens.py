@@ -159,12 +159,13 @@ def test_screen_fields_validation_and_connected_screens(browser, api):
     assert all_css(browser, ".component-card select[data-pointer$='/data/target']")
     css(browser, "#save-screen").click()
     wait_saved(browser)
-    # The tree: the connected screen under its parent, home and kinds marked.
-    sidebar = css(browser, ".sidebar")
-    parent_item = sidebar.find_element("css selector", f"li[data-screen-id='{home['id']}']")
-    assert "Home" in parent_item.text and "Root" in parent_item.text
-    child = parent_item.find_element("css selector", "ul.nested li")
-    assert "Show page" in child.text and "Connected" in child.text
+    # The tree: the connected screen under its parent, home and kinds marked (found afresh on each
+    # try: the list follows the app live and may be drawn again meanwhile).
+    def tree_shows_it(d):
+        parent_item = d.find_element("css selector", f".sidebar li[data-screen-id='{home['id']}']")
+        child = parent_item.find_element("css selector", "ul.nested li")
+        return "Home" in parent_item.text and "Root" in parent_item.text and "Show page" in child.text and "Connected" in child.text
+    wait(browser, tree_shows_it, message="the connected screen under its parent in the tree")
     shot(browser, "05-connected-screen")
     assert unlabelled_controls(browser) == []
     assert not browser_errors(browser)
