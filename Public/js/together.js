@@ -160,12 +160,14 @@ function handle({ event, data }) {
     const reason = body?.reason || '';
     emit('reload', reason);
     const current = stream;
-    if (/role|revoked|archived|access/i.test(reason)) {
+    // Why, for programs (`code`: access, stopping, missed, behind); an older server says it in words only.
+    const code = body?.code || (/role|revoked|archived|access|removed/i.test(reason) ? 'access' : /miss|read|behind/i.test(reason) ? 'missed' : '');
+    if (code === 'access') {
       // What is left is asked first; the stream opens again only when the app still is.
       current?.controller?.abort();
       Promise.resolve(hooks.accessChanged(reason)).then((open) => { if (open && stream === current) current.restart(0); });
     } else {
-      if (/miss|read|behind/i.test(reason) && current) {
+      if ((code === 'missed' || code === 'behind') && current) {
         // Events were lost: start from now, and read again what is shown.
         current.lastId = '';
         resync();

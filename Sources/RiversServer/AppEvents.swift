@@ -18,6 +18,10 @@ struct AppEvent: Sendable, Equatable {
     var data: String
     var adminsOnly = false
 
+    static func reload(_ reason: String, code: String) -> AppEvent {
+        AppEvent(id: 0, name: "reload", data: String(decoding: JSONValue.object(["reason": .string(reason), "code": .string(code)]).serialized(), as: UTF8.self))
+    }
+
     /// The bytes of the event on the stream.
     var wire: String {
         (id > 0 ? "id: \(id)\n" : "") + "event: \(name)\ndata: \(data)\n\n"
@@ -102,8 +106,10 @@ final class EventSubscriber: Sendable {
         }
     }
 
-    func end(_ reason: String) {
-        send(.end(AppEvent(id: 0, name: "reload", data: String(decoding: JSONValue.object(["reason": .string(reason)]).serialized(), as: UTF8.self))))
+    /// Ends the stream with a `reload` event: `code` says why for programs (`access`, `stopping`,
+    /// `missed`, `behind`), `reason` for people.
+    func end(_ reason: String, code: String) {
+        send(.end(AppEvent.reload(reason, code: code)))
         continuation.finish()
     }
 }
@@ -184,24 +190,24 @@ public final class AppEventHub: Sendable {
         var ending: [(EventSubscriber, String)] = []
         switch (kind, action) {
         case ("member", "delete"), ("member", "update"):
-            ending = subscribers.filter { $0.principalKey == "user:\(resource)" }.map { ($0, "your role in this app changed") }
+            ending = subscribers.filter { $0.principalKey == "user:\(resource)" }.map { ($0, action == "delete" ? "you were removed from this app" : "your role in this app changed") }
         case ("token", "delete"):
             ending = subscribers.filter { $0.principalKey == "token:\(resource)" }.map { ($0, "this token was revoked") }
         case ("app", "archive"):
             ending = subscribers.map { ($0, "this app was archived") }
         default: break
         }
-        for (subscriber, reason) in ending { subscriber.end(reason) }
+        for (subscriber, reason) in ending { subscriber.end(reason, code: "access") }
     }
 
     /// Every stream of the process is told to reload (events may have been missed while the
     /// process was not listening), or ends (the server stops).
-    func endAll(_ reason: String, closing: Bool = false) {
+    func endAll(_ reason: String, code: String, closing: Bool = false) {
         let all = state.withLockedValue { state -> [EventSubscriber] in
             if closing { state.closed = true }
             return state.streams.values.flatMap(\.values)
         }
-        for subscriber in all { subscriber.end(reason) }
+        for subscriber in all { subscriber.end(reason, code: code) }
     }
 
     // MARK: Presence
@@ -282,7 +288,7 @@ public struct AppEventListener: Service {
             group.addTask { await listen() }
             group.addTask { await sweep() }
             try? await gracefulShutdown()
-            hub.endAll("the server is stopping: reconnect", closing: true)
+            hub.endAll("the server is stopping: reconnect", code: "stopping", closing: true)
             group.cancelAll()
         }
     }
@@ -323,7 +329,7 @@ public struct AppEventListener: Service {
                         }
                         // Listening again after a break: what was sent meanwhile is lost here, so
                         // every stream is told to reload (it replays from its Last-Event-ID).
-                        if !first { hub.endAll("events may have been missed: reconnect") }
+                        if !first { hub.endAll("events may have been missed: reconnect", code: "missed") }
                         first = false
                         try await group.next()
                         group.cancelAll()

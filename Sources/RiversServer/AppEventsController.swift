@@ -130,7 +130,7 @@ struct AppEventsController {
                 }
                 var opening = "retry: 2000\n: connected\n\n"
                 if tooManyMissed {
-                    opening += AppEvent(id: 0, name: "reload", data: #"{"reason":"too many events were missed: reload"}"#).wire
+                    opening += AppEvent.reload("too many events were missed: reload", code: "missed").wire
                 } else {
                     for event in missed { opening += event.wire }
                 }
@@ -152,7 +152,7 @@ struct AppEventsController {
                 }
                 if !ended {
                     // The queue overflowed: the client was not reading. It is told, if it reads now.
-                    try? await writer.write(ByteBuffer(string: AppEvent(id: 0, name: "reload", data: #"{"reason":"this stream fell behind: reload"}"#).wire))
+                    try? await writer.write(ByteBuffer(string: AppEvent.reload("this stream fell behind: reload", code: "behind").wire))
                 }
                 try await writer.finish(nil)
             })

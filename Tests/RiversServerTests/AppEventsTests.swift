@@ -111,10 +111,10 @@ func withEventsAPI(bounds: AppEventHub.Bounds = AppEventHub.Bounds(), _ body: @S
             do {
                 try await body(EventsAPI(api: api, port: try #require(testClient.port), http: http, hub: hub))
             } catch {
-                hub.endAll("test over", closing: true)
+                hub.endAll("test over", code: "stopping", closing: true)
                 throw error
             }
-            hub.endAll("test over", closing: true)
+            hub.endAll("test over", code: "stopping", closing: true)
         }
     } catch {
         listener.cancel()
@@ -211,7 +211,8 @@ struct AppEventsTests {
 
             // Removed: her stream ends at once, told why.
             #expect(try await e.api.request(.delete, "members/\(user.id)").status == .noContent)
-            _ = try await personStream.wait(for: "the end") { $0.name == "reload" }
+            let end = try await personStream.wait(for: "the end") { $0.name == "reload" }
+            #expect(end.data["code"] == "access" && end.data["reason"] == "you were removed from this app")
             try await personStream.waitForEnd()
             // Revoked: the viewer token's stream ends too; the admin's goes on.
             try await e.api.store.revokeToken(appId: e.api.app.id, id: viewer.info.id)
