@@ -9,7 +9,8 @@
 # Scenarios (Tests/faults/, one pytest test each): a process killed (SIGKILL) and started again
 # under load on the public URL; PostgreSQL restarted under reads, writes and publishes; a process
 # killed during a burst of PATCHes; a publish reaching every process within a second; a process
-# started while PostgreSQL is down.
+# started while PostgreSQL is down; PostgreSQL frozen under writes; an app's live stream through
+# nginx and on another process getting a save at once, and its replay after a reconnect.
 #
 # Settings (environment):
 #   RIVERS_BIN            the server (default: $(swift build --show-bin-path)/rivers; nothing is built)
