@@ -19,11 +19,12 @@ const KINDS = [
   { value: 'member', text: 'Members' },
   { value: 'invitation', text: 'Invitations' },
   { value: 'token', text: 'Tokens' },
+  { value: 'preview_link', text: 'Preview links' },
   { value: 'app', text: 'App settings' },
 ];
 const KIND_NAME = {
   screen: 'Screen', family: 'Family', layout: 'Layout', plugin: 'Plugin', version: 'Version', member: 'Member',
-  invitation: 'Invitation', token: 'Token', app: 'App', account: 'Account', session: 'Sign-in',
+  invitation: 'Invitation', token: 'Token', preview_link: 'Preview link', app: 'App', account: 'Account', session: 'Sign-in',
 };
 const ACTION_WORD = {
   create: 'created', update: 'changed', delete: 'deleted', reorder: 'reordered', publish: 'published', rollback: 'rolled back',
