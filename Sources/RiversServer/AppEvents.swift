@@ -16,7 +16,6 @@ struct AppEvent: Sendable, Equatable {
     var name: String
     /// One line of JSON.
     var data: String
-    var adminsOnly = false
 
     static func reload(_ reason: String, code: String) -> AppEvent {
         AppEvent(id: 0, name: "reload", data: String(decoding: JSONValue.object(["reason": .string(reason), "code": .string(code)]).serialized(), as: UTF8.self))
@@ -45,7 +44,7 @@ struct AppEvent: Sendable, Equatable {
             // Content updates list the fields they changed ("name, ui_components").
             o["fields"] = .array(summary.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
         }
-        return AppEvent(id: id, name: content ? "change" : "access", data: String(decoding: JSONValue.object(o).serialized(), as: UTF8.self), adminsOnly: !content)
+        return AppEvent(id: id, name: content ? "change" : "access", data: String(decoding: JSONValue.object(o).serialized(), as: UTF8.self))
     }
 
     /// How members who are not admins see who acted: a person's name (the log keeps their
@@ -198,6 +197,13 @@ public final class AppEventHub: Sendable {
         default: break
         }
         for (subscriber, reason) in ending { subscriber.end(reason, code: "access") }
+        // Whoever lost access is no longer shown as present either (not only after 30 s).
+        switch (kind, action) {
+        case ("member", "delete"), ("member", "update"): setPresence(appId: appId, entry: nil, who: "user:\(resource)")
+        case ("token", "delete"): setPresence(appId: appId, entry: nil, who: "token:\(resource)")
+        case ("app", "archive"): state.withLockedValue { $0.presence[appId] = nil }
+        default: break
+        }
     }
 
     /// Every stream of the process is told to reload (events may have been missed while the

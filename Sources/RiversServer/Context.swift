@@ -420,6 +420,21 @@ struct SignInThrottle: Sendable {
     }
 }
 
+extension ObjectReader {
+    /// An optional `expires_at`: an RFC 3339 date and time in the future, at most `within`
+    /// seconds from now (`described` says that bound in words); problems go to the reader's.
+    func expiry(within: Double, described: String) -> Date? {
+        guard let text = string("expires_at", maxLength: 40) else { return nil }
+        guard let date = Timestamp.parse(text) else {
+            problems.add(at("expires_at"), "must be an RFC 3339 date and time like 2027-01-31T00:00:00Z")
+            return nil
+        }
+        if date <= Date() { problems.add(at("expires_at"), "must be in the future") }
+        else if date.timeIntervalSinceNow > within { problems.add(at("expires_at"), "must be within \(described)") }
+        return date
+    }
+}
+
 /// Reading requests and writing JSON responses, the same way for every controller.
 struct APIHelpers: Sendable {
     let bodyLimit: Int

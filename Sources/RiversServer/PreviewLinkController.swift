@@ -33,18 +33,8 @@ struct PreviewLinkController {
             guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
             r.rejectUnknownKeys(["name", "expires_at"])
             let name = r.string("name", nonEmpty: true, maxLength: 100)
-            var expires = Date().addingTimeInterval(Limits.defaultPreviewLinkLifetime)
-            if let text = r.string("expires_at", maxLength: 40) {
-                if let date = Timestamp.parse(text) {
-                    if date <= Date() { problems.add("/expires_at", "must be in the future") }
-                    else if date.timeIntervalSinceNow > Limits.maxPreviewLinkLifetime {
-                        problems.add("/expires_at", "must be within \(Int(Limits.maxPreviewLinkLifetime / 86400)) days")
-                    }
-                    expires = date
-                } else {
-                    problems.add("/expires_at", "must be an RFC 3339 date and time like 2027-01-31T00:00:00Z")
-                }
-            }
+            let expires = r.expiry(within: Limits.maxPreviewLinkLifetime, described: "\(Int(Limits.maxPreviewLinkLifetime / 86400)) days")
+                ?? Date().addingTimeInterval(Limits.defaultPreviewLinkLifetime)
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
             let (secret, link) = try await store.createPreviewLink(
                 appId: context.app.id, name: name ?? "Preview link", expiresAt: expires,

@@ -390,17 +390,7 @@ struct TeamController {
             let (r, problems) = try await reader(request, keys: ["name", "role", "expires_at"])
             let name = r.string("name", required: true, nonEmpty: true, maxLength: 100)
             let role = r.role()
-            let expiresText = r.string("expires_at", maxLength: 40)
-            var expires: Date?
-            if let expiresText {
-                expires = Timestamp.parse(expiresText)
-                if let expires {
-                    if expires <= Date() { problems.add("/expires_at", "must be in the future") }
-                    else if expires.timeIntervalSinceNow > 5 * 366 * 24 * 3600 { problems.add("/expires_at", "must be within 5 years") }
-                } else {
-                    problems.add("/expires_at", "must be an RFC 3339 date and time like 2027-01-31T00:00:00Z")
-                }
-            }
+            let expires = r.expiry(within: 5 * 366 * 24 * 3600, described: "5 years")
             guard problems.isEmpty, let name, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
             let (token, info) = try await store.createToken(
                 appId: context.app.id, name: name, role: role, expiresAt: expires, createdBy: context.principal?.displayName ?? "",

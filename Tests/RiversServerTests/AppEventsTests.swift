@@ -209,8 +209,17 @@ struct AppEventsTests {
             _ = try await adminStream.wait(for: "the member") { $0.name == "access" && $0.data["kind"] == "member" }
             #expect(!viewerStream.all.contains { $0.name == "access" })
 
-            // Removed: her stream ends at once, told why.
+            // She is present; removed, her stream ends at once, told why, and she is no longer shown.
+            #expect(try await e.api.request(.put, "presence", json: ["where": "families/FAMILY_1"], headers: personHeaders, authorized: false).status == .noContent)
+            _ = try await adminStream.wait(for: "her presence") { $0.name == "presence" && $0.data["people"]?.arrayValue?.count == 1 }
             #expect(try await e.api.request(.delete, "members/\(user.id)").status == .noContent)
+            // (An empty list after the one that showed her: the opening one does not count.)
+            let shown = try #require(adminStream.all.lastIndex { $0.name == "presence" && $0.data["people"]?.arrayValue?.count == 1 })
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline, !adminStream.all.dropFirst(shown + 1).contains(where: { $0.name == "presence" && $0.data["people"] == [] }) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(adminStream.all.dropFirst(shown + 1).contains { $0.name == "presence" && $0.data["people"] == [] }, "her presence is gone at once")
             let end = try await personStream.wait(for: "the end") { $0.name == "reload" }
             #expect(end.data["code"] == "access" && end.data["reason"] == "you were removed from this app")
             try await personStream.waitForEnd()
