@@ -61,6 +61,12 @@ public enum Limits {
     public static let maxVersionsPerApp = 10_000
     /// Sessions of one account: signing in past it ends the one used longest ago.
     public static let maxSessionsPerAccount = 50
+    /// Channels of one app (production included), release rules, schedules not yet fired.
+    public static let maxChannelsPerApp = 20
+    public static let maxReleaseRulesPerApp = 100
+    public static let maxPendingSchedulesPerApp = 100
+    /// How far ahead a promotion can be scheduled (seconds): a year.
+    public static let maxScheduleLead: Double = 366 * 24 * 3600
 }
 
 extension Sequence where Element: StringProtocol {

@@ -26,7 +26,7 @@ struct AppEvent: Sendable, Equatable {
         (id > 0 ? "id: \(id)\n" : "") + "event: \(name)\ndata: \(data)\n\n"
     }
 
-    static let contentKinds: Set<String> = ["family", "layout", "screen", "plugin", "version", "preview_link", "app"]
+    static let contentKinds: Set<String> = ["family", "layout", "screen", "plugin", "version", "preview_link", "app", "channel", "release_rules", "schedule"]
 
     /// An audit entry (from the notification's JSON or the log) as the event a caller may see:
     /// admins get who acted as the log names them; everyone else the name without the email.

@@ -202,6 +202,7 @@ public func buildRouter(
     PreviewLinkController(store: store, helpers: helpers, baseURL: configuration.baseURL, availability: availability)
         .register(api: routes, open: open)
     AppEventsController(store: store, hub: events, helpers: helpers).register(on: routes)
+    ReleaseController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
     return router
 }
 
@@ -241,7 +242,8 @@ public func buildApplication(
     app.addServices(
         client, DatabaseMonitor(client: client, availability: availability, address: address, logger: logger, prepare: prepare),
         PublishListener(documents: documents, client: client, logger: logger),
-        AppEventListener(hub: events, client: client, logger: logger))
+        AppEventListener(hub: events, client: client, logger: logger),
+        ScheduleRunner(store: store, documents: documents, logger: logger))
     if let metricsServer { app.addServices(metricsServer) }
     return app
 }

@@ -32,11 +32,11 @@ struct PublishController {
         }
         appRoutes.on(.post, "publish", need: .role(.publisher)) { request, context in
             let app = context.app
-            let note = try await Self.note(request, helpers: helpers)
+            let (note, channel) = try await Self.noteAndChannel(request, helpers: helpers)
             let outcome = try await helpers.wholeApp.run(app: app.id) {
-                try await Self.measured { try await store.publish(appId: app.id, note: note, publishedBy: context.publisher) }
+                try await Self.measured { try await store.publish(appId: app.id, note: note, publishedBy: context.publisher, channel: channel) }
             }
-            return respond(outcome, app: app)
+            return await respond(outcome, app: app, channel: channel)
         }
         appRoutes.on(.post, "import", need: .role(.editor)) { request, context in
             let app = context.app
@@ -93,7 +93,7 @@ struct PublishController {
             let outcome = try await helpers.wholeApp.run(app: app.id) {
                 try await Self.measured { try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note) }
             }
-            return respond(outcome, app: app)
+            return await respond(outcome, app: app)
         }
     }
 
@@ -115,17 +115,22 @@ struct PublishController {
         }
     }
 
-    func respond(_ outcome: PublishOutcome, app: App) -> JSONResponse {
+    func respond(_ outcome: PublishOutcome, app: App, channel: String = ChannelName.production) async -> JSONResponse {
+        let url = channel == ChannelName.production
+            ? "\(baseURL)/rivers/\(app.slug)/rivers.json" : "\(baseURL)/rivers/\(app.slug)/channels/\(channel)/rivers.json"
         switch outcome {
         case .published(let version):
             // This process serves the new version at once; the others hear of it by notification.
-            documents.update(slug: app.slug, version: version)
-            return JSONResponse(["changed": true, "version": version.json(slug: app.slug, baseURL: baseURL),
-                                 "public_url": .string("\(baseURL)/rivers/\(app.slug)/rivers.json")], status: .created)
+            if channel == ChannelName.production { documents.update(slug: app.slug, version: version) }
+            // The entry as committed (channels, and the generation that orders it after any
+            // reading from before this publish).
+            try? await documents.refresh(slug: app.slug)
+            return JSONResponse(["changed": true, "version": version.json(slug: app.slug, baseURL: baseURL), "channel": .string(channel),
+                                 "public_url": .string(url)], status: .created)
         case .unchanged(let version):
-            return JSONResponse(["changed": false, "version": version.json(slug: app.slug, baseURL: baseURL),
-                                 "public_url": .string("\(baseURL)/rivers/\(app.slug)/rivers.json"),
-                                 "detail": .string("nothing changed since version \(version.number); no version was added")])
+            return JSONResponse(["changed": false, "version": version.json(slug: app.slug, baseURL: baseURL), "channel": .string(channel),
+                                 "public_url": .string(url),
+                                 "detail": .string("\(channel) serves version \(version.number) already, with this same content; no version was added")])
         }
     }
 
@@ -133,6 +138,20 @@ struct PublishController {
         let text = try context.pathParameter("number")
         guard let n = Int(text), n > 0 else { throw Problem.notFound("no version \(text)") }
         return n
+    }
+
+    /// An optional `{"note": "...", "channel": "staging"}` (production unless said); an empty body is fine.
+    static func noteAndChannel(_ request: Request, helpers: APIHelpers) async throws -> (note: String, channel: String) {
+        let body = try await helpers.optionalBody(request)
+        guard let body else { return ("", ChannelName.production) }
+        let problems = Problems()
+        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors, count: problems.count) }
+        r.rejectUnknownKeys(["note", "channel"])
+        let note = r.string("note", maxLength: 1000)
+        let channel = r.string("channel", nonEmpty: true, maxLength: 100)
+        if let channel, let problem = ChannelName.problem(channel) { problems.add("/channel", problem) }
+        if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
+        return (note ?? "", channel ?? ChannelName.production)
     }
 
     /// An optional `{"note": "..."}`; an empty body is fine.

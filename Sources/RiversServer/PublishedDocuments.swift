@@ -44,7 +44,9 @@ final class ServedDocument: Sendable {
         gzipETag = "\"\(version.sha256)-gzip\""
         var ok: [[HTTPFields]] = []
         var notModified: [[HTTPFields]] = []
-        for cacheControl in [PublicDocumentController.currentCacheControl, PublicDocumentController.versionCacheControl] {
+        for (cacheControl, channel) in [
+            (PublicDocumentController.currentCacheControl, ChannelName.production as String?), (PublicDocumentController.versionCacheControl, nil),
+        ] {
             var okRow: [HTTPFields] = []
             var notModifiedRow: [HTTPFields] = []
             for gzipped in [false, true] {
@@ -54,6 +56,7 @@ final class ServedDocument: Sendable {
                     .contentTypeOptions: "nosniff",
                 ]
                 headers[PublicDocumentController.versionHeader] = String(version.number)
+                CacheTags(appId: version.appId, number: version.number, channel: channel).write(to: &headers)
                 notModifiedRow.append(headers)
                 headers[.contentType] = "application/json; charset=utf-8"
                 if gzipped { headers[.contentEncoding] = "gzip" }
@@ -79,6 +82,32 @@ final class ServedDocument: Sendable {
         }
         okHeadBytes = ok.map { $0.map(bytes("HTTP/1.1 200 OK\r\n")) }
         notModifiedHeadBytes = notModified.map { $0.map(bytes("HTTP/1.1 304 Not Modified\r\n")) }
+    }
+}
+
+/// The tags a CDN purges public answers by (`Surrogate-Key` for Fastly and others, `Cache-Tag`
+/// for Cloudflare): the app, the version, the channel the URL names or resolved to, and `rules`
+/// on the app-version URLs (what they serve changes with the release rules).
+struct CacheTags {
+    var appId: String
+    var number: Int
+    var channel: String?
+    var byRules = false
+
+    static let surrogateKey = HTTPField.Name("Surrogate-Key")!
+    static let cacheTag = HTTPField.Name("Cache-Tag")!
+
+    var tags: [String] {
+        var tags = ["app-\(appId)", "app-\(appId)-v\(number)"]
+        if let channel { tags.append("app-\(appId)-channel-\(channel)") }
+        if byRules { tags.append("app-\(appId)-rules") }
+        return tags
+    }
+
+    func write(to headers: inout HTTPFields) {
+        let tags = tags
+        headers[Self.surrogateKey] = tags.joined(separator: " ")
+        headers[Self.cacheTag] = tags.joined(separator: ",")
     }
 }
 
@@ -147,12 +176,63 @@ public final class PublishedDocuments: Sendable {
         /// `.absent` when the loaded index says it cannot (no version above the current one,
         /// nothing for a slug it does not know), `.ask` when only the database can tell.
         func lookup(slug: String, number: Int?) -> Lookup {
+            lookup(slug: slug, target: number.map(Target.number) ?? .current)
+        }
+
+        func lookup(slug: String, target: Target) -> Lookup {
             guard loaded else { return .ask }
-            guard let entry = index[slug], entry.serves else { return .absent }
-            let wanted = number ?? entry.number
-            guard wanted <= entry.number else { return .absent }
-            let isCurrent = wanted == entry.number
-            return .known(.init(appId: entry.appId, number: wanted), isCurrent: isCurrent, sha256: isCurrent ? entry.sha256 : nil)
+            guard let entry = index[slug] else { return .absent }
+            guard let resolved = PublishedDocuments.resolve(entry, target) else { return .absent }
+            return .known(.init(appId: entry.appId, number: resolved.number), isCurrent: resolved.isCurrent, sha256: resolved.sha256)
+        }
+    }
+
+    /// What a public URL asks for: the current (production) document, a numbered version, a
+    /// channel's, or what the release rules give an app of a store at a version.
+    enum Target: Hashable {
+        case current
+        case number(Int)
+        case channel(String)
+        case device(AppStore, AppVersion?)
+    }
+
+    /// A target resolved against an app's index entry: the version, its hash when the entry
+    /// knows it, and how it was reached (for the answer's `Surrogate-Key`).
+    struct Resolution {
+        var number: Int
+        var sha256: String?
+        var channel: String?
+        var rule: Int?
+        /// Kept with the current documents (what a channel serves is as hot as production).
+        var isCurrent: Bool
+    }
+
+    /// Nil when the entry serves nothing there (archived, moved, no such version or channel).
+    static func resolve(_ entry: PublishedIndexEntry, _ target: Target) -> Resolution? {
+        guard !entry.gone, entry.movedTo == nil else { return nil }
+        switch target {
+        case .current:
+            guard entry.number > 0 else { return nil }
+            return Resolution(number: entry.number, sha256: entry.sha256, channel: ChannelName.production, isCurrent: true)
+        case .number(let n):
+            // Versions are never removed: every number up to the newest exists.
+            guard n <= entry.newest else { return nil }
+            let pointer = entry.number == n ? entry.sha256 : entry.channels.values.first(where: { $0.number == n })?.sha256
+            return Resolution(number: n, sha256: pointer, isCurrent: n == entry.number)
+        case .channel(let name):
+            guard let pointer = entry.pointer(channel: name) else { return nil }
+            return Resolution(number: pointer.number, sha256: pointer.sha256, channel: name, isCurrent: true)
+        case .device(let store, let version):
+            let (rule, target) = ReleaseRules.resolve(entry.rules, store: store, version: version)
+            switch target {
+            case .channel(let name):
+                guard let pointer = entry.pointer(channel: name) else { return nil }
+                return Resolution(number: pointer.number, sha256: pointer.sha256, channel: name, rule: rule, isCurrent: true)
+            case .version(let n):
+                guard var pinned = resolve(entry, .number(n)) else { return nil }
+                pinned.rule = rule
+                return pinned
+            }
         }
     }
 
@@ -214,8 +294,12 @@ public final class PublishedDocuments: Sendable {
     /// Whether the document (the current one when `number` is nil) can be answered without the
     /// database: it is cached, or the loaded index says it does not exist.
     func canServe(slug: String, number: Int?) -> Bool {
+        canServe(slug: slug, target: number.map(Target.number) ?? .current)
+    }
+
+    func canServe(slug: String, target: Target) -> Bool {
         state.withLockedValue { state in
-            switch state.lookup(slug: slug, number: number) {
+            switch state.lookup(slug: slug, target: target) {
             case .absent: return true
             case .known(let key, _, let sha256): return state.contains(key, sha256: sha256)
             case .ask: return false
@@ -237,37 +321,57 @@ public final class PublishedDocuments: Sendable {
     /// The current document (`number` nil) or version `number`, from memory or else the
     /// database; nil when there is none.
     func document(slug: String, number: Int?) async throws -> ServedDocument? {
-        let (lookup, hit) = state.withLockedValue { state -> (Lookup, ServedDocument?) in
-            let lookup = state.lookup(slug: slug, number: number)
+        try await document(slug: slug, target: number.map(Target.number) ?? .current)?.document
+    }
+
+    /// The document a target names, from memory or else the database, and how it was reached;
+    /// nil when there is none.
+    func document(slug: String, target: Target) async throws -> (document: ServedDocument, resolution: Resolution)? {
+        let (entry, lookup, hit) = state.withLockedValue { state -> (PublishedIndexEntry?, Lookup, ServedDocument?) in
+            let lookup = state.lookup(slug: slug, target: target)
             switch lookup {
-            case .known(let key, _, let sha256): return (lookup, state.get(key, sha256: sha256))
-            case .ask, .absent: return (lookup, nil)
+            case .known(let key, _, let sha256): return (state.index[slug], lookup, state.get(key, sha256: sha256))
+            case .ask, .absent: return (nil, lookup, nil)
             }
         }
-        if let hit {
+        if let hit, let entry, let resolution = Self.resolve(entry, target) {
             ServerMetrics.documentCacheHits.increment()
-            return hit
+            return (hit, resolution)
         }
-        let miss: Miss
-        var isCurrent: Bool
+        var resolution: Resolution
         switch lookup {
         case .absent: return nil
-        case .known(let key, let current, _): (miss, isCurrent) = (Miss(slug: slug, number: key.number), current)
-        // Not warm yet (the database was away at start): the database says what is current.
-        case .ask: (miss, isCurrent) = (Miss(slug: slug, number: number), number == nil)
+        case .known:
+            guard let entry, let found = Self.resolve(entry, target) else { return nil }
+            resolution = found
+        case .ask:
+            // Not warm yet (the database was away at start): the database says what is current.
+            switch target {
+            case .current, .number:
+                resolution = Resolution(number: 0, isCurrent: target == .current)
+            case .channel, .device:
+                guard let read = try await store.publishedIndexEntry(slug: slug), let found = Self.resolve(read, target) else { return nil }
+                resolution = found
+            }
         }
+        let miss = resolution.number > 0 ? Miss(slug: slug, number: resolution.number) : Miss(slug: slug, number: nil)
         guard let version = try await read(miss) else { return nil }
+        if resolution.number == 0 {
+            resolution.number = version.number
+            if target == .current { resolution.channel = ChannelName.production }
+        }
+        if let sha = resolution.sha256, sha != version.sha256 { return nil }
         let document = ServedDocument(version)
+        let isCurrent = resolution.isCurrent
         state.withLockedValue { state in
             // The index may have moved on while the database answered; the database read the
             // slug's app as it is now, so its answer is served, and kept only if the index agrees.
             guard state.loaded, let entry = state.index[slug] else { return }
-            guard entry.appId == version.appId, entry.serves else { return }
-            isCurrent = entry.number == version.number
-            if isCurrent && entry.sha256 != version.sha256 { return }
-            state.insert(.init(appId: version.appId, number: version.number), document, isCurrent: isCurrent)
+            guard entry.appId == version.appId, entry.live else { return }
+            if entry.number == version.number && entry.sha256 != version.sha256 { return }
+            state.insert(.init(appId: version.appId, number: version.number), document, isCurrent: isCurrent || entry.number == version.number)
         }
-        return document
+        return (document, resolution)
     }
 
     /// Reads `miss` from the database, or waits for the read of it already under way. The read
@@ -303,7 +407,13 @@ public final class PublishedDocuments: Sendable {
         }
         let document = ServedDocument(version)
         state.withLockedValue { state in
-            state.setEntry(PublishedIndexEntry(slug: slug, appId: version.appId, number: version.number, sha256: version.sha256), slug: slug)
+            // Channels and rules stay as known (the caller reads the entry again, with the
+            // generation of this publish's move: `refresh`).
+            var entry = state.index[slug].flatMap { $0.appId == version.appId ? $0 : nil }
+                ?? PublishedIndexEntry(slug: slug, appId: version.appId, number: 0, sha256: "")
+            (entry.number, entry.sha256, entry.gone, entry.movedTo) = (version.number, version.sha256, false, nil)
+            entry.newest = max(entry.newest, version.number)
+            state.setEntry(entry, slug: slug)
             state.insert(.init(appId: version.appId, number: version.number), document, isCurrent: true)
         }
     }
@@ -343,7 +453,7 @@ public final class PublishedDocuments: Sendable {
     /// database was read). A 301 or 410 from the database always wins: a version number says
     /// nothing about a slug that moved, an app that was archived or purged.
     static func newer(_ entry: PublishedIndexEntry, than known: PublishedIndexEntry?) -> PublishedIndexEntry {
-        guard let known, known.serves, entry.serves, known.appId == entry.appId, known.number > entry.number else { return entry }
+        guard let known, known.serves, entry.serves, known.appId == entry.appId, known.generation > entry.generation else { return entry }
         return known
     }
 
@@ -354,7 +464,7 @@ public final class PublishedDocuments: Sendable {
             guard state.loaded else { return [] }
             return entries.filter { entry in
                 guard entry.serves, let previous = state.index[entry.slug], previous.serves, previous.appId == entry.appId,
-                    previous.number < entry.number
+                    previous.number != entry.number
                 else { return false }
                 return state.current.contains(.init(appId: previous.appId, number: previous.number))
             }
@@ -371,7 +481,9 @@ public final class PublishedDocuments: Sendable {
 
 extension PublishedIndexEntry {
     /// Whether the slug serves documents itself (not a 410 or a 301).
-    var serves: Bool { !gone && movedTo == nil && number > 0 }
+    var serves: Bool { live && number > 0 }
+    /// Not archived and not a former slug: its channels may serve even before production does.
+    var live: Bool { !gone && movedTo == nil }
 }
 
 enum PublicRedirect: Equatable {
@@ -459,6 +571,31 @@ struct PublicDocumentController {
                 }
                 return Self.respond(document, request: request, current: true)
             }
+            // A channel's document (issue 27): `production` is the same as the URL above.
+            routes.on(method, "rivers/{slug}/channels/{channel}/rivers.json", need: .anyone) { request, context in
+                let slug = try context.pathParameter("slug")
+                let name = try context.pathParameter("channel")
+                guard ChannelName.problem(name) == nil else { throw Problem.notFound("no channel here: channel names are like staging or qa") }
+                return try await answer(slug: slug, target: .channel(name), path: "channels/\(name)/rivers.json", request: request) {
+                    "\(slug) has no channel \(name)"
+                }
+            }
+            // Zapp's per-store, per-app-version URL: the release rules say what it serves.
+            // (The store's segment is named as in the numbered URL's route: the router needs one name
+            // per position.)
+            routes.on(method, "rivers/{slug}/{version}/{app_version}/rivers.json", need: .anyone) { request, context in
+                let slug = try context.pathParameter("slug")
+                let storeName = try context.pathParameter("version")
+                let versionText = try context.pathParameter("app_version")
+                guard let store = AppStore(rawValue: storeName) else {
+                    throw Problem.notFound("no such store: the stores are \(AppStore.names)")
+                }
+                guard versionText.utf8.count <= 64 else { throw Problem.notFound("an app version is at most 64 characters") }
+                let version = AppVersion.leading(versionText)
+                return try await answer(
+                    slug: slug, target: .device(store, version), path: "\(storeName)/\(versionText)/rivers.json", request: request
+                ) { "nothing is published for \(slug)" }
+            }
             routes.on(method, "rivers/{slug}/{version}/rivers.json", need: .anyone) { request, context in
                 let slug = try context.pathParameter("slug")
                 let text = try context.pathParameter("version")
@@ -473,6 +610,20 @@ struct PublicDocumentController {
                 return Self.respond(document, request: request, current: false)
             }
         }
+    }
+
+    /// A channel's or an app version's answer: resolved from the index in memory, tagged with
+    /// what it resolved to.
+    func answer(slug: String, target: PublishedDocuments.Target, path: String, request: Request, missing: () -> String) async throws -> Response {
+        if let answer = try Self.redirect(documents.redirect(slug: slug), path: path) { return answer }
+        guard documents.canServe(slug: slug, target: target) || availability.isReady else { throw Problem.databaseUnavailable }
+        guard let (document, resolution) = try await documents.document(slug: slug, target: target) else {
+            throw Problem.notFound(missing())
+        }
+        var byRules = false
+        if case .device = target { byRules = true }
+        let tags = CacheTags(appId: document.appId, number: document.number, channel: resolution.channel, byRules: byRules)
+        return Self.respond(document, request: request, current: true, tags: tags)
     }
 
     static let versionHeader = HTTPField.Name("X-Rivers-Version")!
@@ -523,14 +674,15 @@ struct PublicDocumentController {
         return false
     }
 
-    static func respond(_ document: ServedDocument, request: Request, current: Bool) -> Response {
+    /// `tags`: the cache tags when they are not the prebuilt ones (a channel's or app version's URL).
+    static func respond(_ document: ServedDocument, request: Request, current: Bool, tags: CacheTags? = nil) -> Response {
         let answer = DocumentAnswer(
             document, isHead: request.method == .head, acceptEncoding: request.headers[.acceptEncoding],
             ifNoneMatch: request.headers[.ifNoneMatch], current: current)
-        if answer.notModified {
-            return Response(status: .notModified, headers: document.notModifiedHeaders[answer.row][answer.column])
-        }
-        return Response(status: .ok, headers: document.okHeaders[answer.row][answer.column], body: .init(byteBuffer: answer.body ?? ByteBuffer()))
+        var headers = answer.notModified ? document.notModifiedHeaders[answer.row][answer.column] : document.okHeaders[answer.row][answer.column]
+        tags?.write(to: &headers)
+        if answer.notModified { return Response(status: .notModified, headers: headers) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: answer.body ?? ByteBuffer()))
     }
 }
 

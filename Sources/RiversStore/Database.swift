@@ -273,6 +273,8 @@ enum PoolMetrics {
 public struct AuditActor: Sendable {
     public enum Kind: String, Sendable {
         case user, token, system, anonymous
+        /// A scheduled promotion firing (issue 27).
+        case schedule
     }
 
     public var name: String

@@ -70,7 +70,7 @@ public protocol VersionRepository: Sendable {
     func draftDocument(appId: String) async throws -> [UInt8]
     /// The draft checked like a publish: its problems, and its bytes when there are none.
     func checkedDraft(appId: String) async throws -> (problems: [FieldError], document: [UInt8]?)
-    func publish(appId: String, note: String, publishedBy: String) async throws -> PublishOutcome
+    func publish(appId: String, note: String, publishedBy: String, channel: String) async throws -> PublishOutcome
     func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome
     func version(appId: String, number: Int) async throws -> PublishedVersion
     func currentVersion(appId: String) async throws -> PublishedVersion?

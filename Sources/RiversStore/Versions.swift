@@ -18,13 +18,46 @@ public struct PublishedIndexEntry: Sendable, Hashable {
     public var sha256: String
     public var gone: Bool
     public var movedTo: String?
-    public init(slug: String, appId: String, number: Int, sha256: String, gone: Bool = false, movedTo: String? = nil) {
+    /// The app's channels other than production (which is `number` and `sha256`), and its
+    /// release rules: the public channel and app-version URLs are resolved from these alone.
+    public var channels: [String: ChannelPointer]
+    public var rules: [ReleaseRule]
+    /// The app's latest channel move (ids grow with each move of the app, made under its row
+    /// lock): which of two readings of an entry is the later one, now that production can also
+    /// move back to an older number.
+    public var generation: Int
+    /// The app's newest version (every number up to it exists; it may be above production's).
+    public var newest: Int
+    public init(
+        slug: String, appId: String, number: Int, sha256: String, gone: Bool = false, movedTo: String? = nil,
+        channels: [String: ChannelPointer] = [:], rules: [ReleaseRule] = [], generation: Int = 0, newest: Int? = nil
+    ) {
         self.slug = slug
         self.appId = appId
         self.number = number
         self.sha256 = sha256
         self.gone = gone
         self.movedTo = movedTo
+        self.channels = channels
+        self.rules = rules
+        self.generation = generation
+        self.newest = max(newest ?? number, number)
+    }
+
+    /// What a channel serves: production's pointer is the entry's own.
+    public func pointer(channel: String) -> ChannelPointer? {
+        if channel == ChannelName.production { return number > 0 ? ChannelPointer(number: number, sha256: sha256) : nil }
+        return channels[channel]
+    }
+}
+
+/// A version a channel points at, and its hash.
+public struct ChannelPointer: Sendable, Hashable {
+    public var number: Int
+    public var sha256: String
+    public init(number: Int, sha256: String) {
+        self.number = number
+        self.sha256 = sha256
     }
 }
 
@@ -111,14 +144,21 @@ extension Store {
 
     /// Checks the whole app and stores its document as the next version, unless it is the same as
     /// the current one. Concurrent publishes queue on the app's row and get consecutive numbers.
-    public func publish(appId: String, note: String, publishedBy: String) async throws -> PublishOutcome {
+    /// `channel` (production unless said) is pointed at the result; a document the newest version
+    /// already holds is not stored again (publishing it to another channel only moves that one).
+    public func publish(appId: String, note: String, publishedBy: String, channel: String = ChannelName.production) async throws -> PublishOutcome {
         try await client.transaction(logger: logger) { connection in
             _ = try await lockApp(appId, on: connection)
+            if channel != ChannelName.production,
+                try await number("SELECT count(*)::int FROM channels WHERE app_id = \(appId)::uuid AND name = \(channel)", on: connection) == 0
+            {
+                throw StoreError.invalid([FieldError("/channel", "this app has no channel \(channel): make it first")])
+            }
             let content = try await self.content(appId: appId, on: connection)
             let problems = checkProblems(content, appId: appId)
             if !problems.isEmpty { throw StoreError.invalid(problems) }
             let bytes = makeDocument(content, appId: appId)
-            return try await storeVersion(appId: appId, bytes: bytes, note: note, publishedBy: publishedBy, rollbackOf: nil, on: connection)
+            return try await storeVersion(appId: appId, bytes: bytes, note: note, publishedBy: publishedBy, rollbackOf: nil, channel: channel, on: connection)
         }
     }
 
@@ -136,10 +176,33 @@ extension Store {
         }
     }
 
-    func storeVersion(appId: String, bytes: [UInt8], note: String, publishedBy: String, rollbackOf: Int?, on connection: PostgresConnection) async throws -> PublishOutcome {
+    func storeVersion(
+        appId: String, bytes: [UInt8], note: String, publishedBy: String, rollbackOf: Int?, channel: String = ChannelName.production,
+        on connection: PostgresConnection
+    ) async throws -> PublishOutcome {
         let sha = sha256Hex(bytes)
-        if let current = try await currentVersion(appId: appId, on: connection), current.sha256 == sha {
+        let pointed = try await connection.query(
+            """
+            SELECT v.number, v.sha256, v.document, v.gzip, v.published_by, v.note, v.rollback_of, v.created_at
+            FROM versions v JOIN channels c ON c.app_id = v.app_id AND c.version = v.number
+            WHERE c.app_id = \(appId)::uuid AND c.name = \(channel)
+            """, logger: logger)
+        if let current = try await Self.versions(from: pointed).first, current.sha256 == sha {
             return .unchanged(current)
+        }
+        // The newest version holds these bytes already (published to another channel): the
+        // channel moves to it and no version is added. A rollback always adds one.
+        if rollbackOf == nil {
+            let newest = try await connection.query(
+                """
+                SELECT number, sha256, document, gzip, published_by, note, rollback_of, created_at
+                FROM versions WHERE app_id = \(appId)::uuid ORDER BY number DESC LIMIT 1
+                """, logger: logger)
+            if var existing = try await Self.versions(from: newest).first, existing.sha256 == sha {
+                _ = try await moveChannel(appId: appId, name: channel, to: existing.number, precondition: .none, movedBy: publishedBy, note: note, on: connection)
+                existing.appId = appId
+                return .published(existing)
+            }
         }
         var next = 1
         for try await n in try await connection.query(
@@ -155,14 +218,8 @@ extension Store {
             """, logger: logger)
         var createdAt = Date()
         for try await date in rows.decode(Date.self) { createdAt = date }
-        let slugRows = try await connection.query(
-            "UPDATE apps SET current_version = \(next) WHERE id = \(appId)::uuid RETURNING slug", logger: logger)
-        for try await slug in slugRows.decode(String.self) {
-            // The slug is this app's for good: no other app may publish under it (Store.refuseReservedSlug).
-            try await Self.reserveSlug(slug, appId: appId, on: connection, logger: logger)
-            // Delivered at commit to every server process, which then serves the new version.
-            try await connection.query("SELECT pg_notify(\(publishedChannel), \(slug))", logger: logger)
-        }
+        _ = try await moveChannel(
+            appId: appId, name: channel, to: next, precondition: .none, movedBy: publishedBy, note: note, withNewVersion: true, on: connection)
         return .published(PublishedVersion(
             appId: appId, number: next, sha256: sha, document: bytes, gzip: gzip, publishedBy: publishedBy, note: note,
             rollbackOf: rollbackOf, createdAt: createdAt))
@@ -253,18 +310,45 @@ extension Store {
         try await client.reading { connection in
             let rows = try await connection.query(
                 """
-                SELECT a.slug, a.id::text, coalesce(v.number, 0), coalesce(v.sha256, ''), a.archived_at IS NOT NULL, NULL::text
+                SELECT a.slug, a.id::text, coalesce(v.number, 0), coalesce(v.sha256, ''), a.archived_at IS NOT NULL, NULL::text,
+                       coalesce((SELECT max(m.id) FROM channel_moves m WHERE m.app_id = a.id), 0),
+                       coalesce((SELECT max(n.number) FROM versions n WHERE n.app_id = a.id), 0)
                 FROM apps a LEFT JOIN versions v ON v.app_id = a.id AND v.number = a.current_version
-                WHERE (v.number IS NOT NULL OR a.archived_at IS NOT NULL) AND (CAST(\(slug) AS text) IS NULL OR a.slug = \(slug))
+                WHERE (v.number IS NOT NULL OR a.archived_at IS NOT NULL OR EXISTS (SELECT 1 FROM channels c WHERE c.app_id = a.id))
+                  AND (CAST(\(slug) AS text) IS NULL OR a.slug = \(slug))
                 UNION ALL
-                SELECT r.old_slug, a.id::text, 0, '', a.archived_at IS NOT NULL, a.slug
+                SELECT r.old_slug, a.id::text, 0, '', a.archived_at IS NOT NULL, a.slug, 0::bigint, 0
                 FROM slug_redirects r JOIN apps a ON a.id = r.app_id
                 WHERE r.expires_at > now() AND (CAST(\(slug) AS text) IS NULL OR r.old_slug = \(slug))
                   AND NOT EXISTS (SELECT 1 FROM apps b WHERE b.slug = r.old_slug)
                 """, logger: self.logger)
             var result: [PublishedIndexEntry] = []
-            for try await (slug, appId, number, sha, gone, movedTo) in rows.decode((String, String, Int, String, Bool, String?).self) {
-                result.append(PublishedIndexEntry(slug: slug, appId: appId, number: number, sha256: sha, gone: gone, movedTo: movedTo))
+            var bySlug: [String: Int] = [:]
+            for try await (slug, appId, number, sha, gone, movedTo, generation, newest) in rows.decode(
+                (String, String, Int, String, Bool, String?, Int, Int).self)
+            {
+                if movedTo == nil { bySlug[slug] = result.count }
+                result.append(PublishedIndexEntry(
+                    slug: slug, appId: appId, number: number, sha256: sha, gone: gone, movedTo: movedTo, generation: generation, newest: newest))
+            }
+            // Channels besides production, and release rules, of the apps that serve.
+            let channels = try await connection.query(
+                """
+                SELECT a.slug, c.name, c.version, v.sha256 FROM channels c
+                JOIN apps a ON a.id = c.app_id AND a.archived_at IS NULL
+                JOIN versions v ON v.app_id = c.app_id AND v.number = c.version
+                WHERE c.name <> 'production' AND (CAST(\(slug) AS text) IS NULL OR a.slug = \(slug))
+                """, logger: self.logger)
+            for try await (slug, name, number, sha) in channels.decode((String, String, Int, String).self) {
+                if let i = bySlug[slug] { result[i].channels[name] = ChannelPointer(number: number, sha256: sha) }
+            }
+            let rules = try await connection.query(
+                """
+                SELECT a.slug, r.rules::text FROM release_rules r JOIN apps a ON a.id = r.app_id AND a.archived_at IS NULL
+                WHERE jsonb_array_length(r.rules) > 0 AND (CAST(\(slug) AS text) IS NULL OR a.slug = \(slug))
+                """, logger: self.logger)
+            for try await (slug, text) in rules.decode((String, String).self) {
+                if let i = bySlug[slug] { result[i].rules = Self.storedRules(text) }
             }
             return result
         }

@@ -264,7 +264,7 @@ final class SlowVersions: VersionRepository {
     func problems(appId: String) async throws -> PublishReport { try await store.problems(appId: appId) }
     func draftDocument(appId: String) async throws -> [UInt8] { try await store.draftDocument(appId: appId) }
     func checkedDraft(appId: String) async throws -> (problems: [FieldError], document: [UInt8]?) { try await store.checkedDraft(appId: appId) }
-    func publish(appId: String, note: String, publishedBy: String) async throws -> PublishOutcome {
+    func publish(appId: String, note: String, publishedBy: String, channel: String) async throws -> PublishOutcome {
         try await store.publish(appId: appId, note: note, publishedBy: publishedBy)
     }
     func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome {

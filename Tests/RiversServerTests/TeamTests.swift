@@ -591,6 +591,9 @@ struct TeamTests {
                     path = path.replacingOccurrences(of: name, with: name == "{number}" ? "99" : name == "{version}" ? "v99" : UUIDText.random())
                 }
                 path = path.replacingOccurrences(of: "{slug}", with: api.app.slug)
+                for (name, value) in [("{name}", "staging"), ("{channel}", "staging"), ("{app_version}", "5.0")] {
+                    path = path.replacingOccurrences(of: name, with: value)
+                }
                 let appScoped = path.hasPrefix("/api/v1/apps/\(api.app.slug)")
                 for caller in callers {
                     var headers: HTTPFields = [:]

@@ -1,0 +1,268 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import PostgresNIO
+import RiversCore
+import RiversStore
+import Testing
+
+@testable import RiversServer
+
+/// Issue 27: channels, release rules and scheduled promotions.
+// Serialized: the schedule tests fire whatever is due in the shared database.
+@Suite("Releases", .serialized)
+struct ReleasesTests {
+    /// An app with a home screen and versions 1 and 2 published (2 is production).
+    func twoVersions(_ api: TestAPI) async throws -> String {
+        try await api.create("families", phoneFamily)
+        let screen = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")], extra: ["home": true]))
+        #expect(try await api.request(.post, "publish", json: ["note": "first"]).status == .created)
+        let id = try #require(screen["id"]?.stringValue)
+        #expect(try await api.request(.patch, "screens/\(id)", json: ["name": "Home two"], headers: [.ifMatch: "*"]).status == .ok)
+        #expect(try await api.request(.post, "publish", json: ["note": "second"]).status == .created)
+        return id
+    }
+
+    func version(_ response: APIResponse) -> String? { response.headers[PublicDocumentController.versionHeader] }
+
+    @Test("channels point at versions, each at a public URL with its own history; publishing to staging leaves production alone")
+    func channels() async throws {
+        try await withAPI { api in
+            let id = try await twoVersions(api)
+            let slug = api.app.slug
+            let list = try await api.request(.get, "channels")
+            #expect(list["total"] == 1 && list.json.at("items", 0)?["name"] == "production" && list.json.at("items", 0)?["version"] == 2)
+
+            // A new channel, then a publish to it: production stays on 2.
+            let made = try await api.request(.put, "channels/staging", json: ["version": 1, "note": "QA starts at 1"])
+            #expect(made.status == .created, "\(made.text)")
+            #expect(made["public_url"]?.stringValue?.hasSuffix("/rivers/\(slug)/channels/staging/rivers.json") == true)
+            #expect(try await api.request(.patch, "screens/\(id)", json: ["name": "Home three"], headers: [.ifMatch: "*"]).status == .ok)
+            let toStaging = try await api.request(.post, "publish", json: ["channel": "staging"])
+            #expect(toStaging.status == .created && toStaging["channel"] == "staging" && toStaging.json.at("version")?["number"] == 3, "\(toStaging.text)")
+            let main = try await api.request(.get, "/rivers/\(slug)/rivers.json", authorized: false)
+            #expect(version(main) == "2" && main.text.contains("Home two"))
+            let staging = try await api.request(.get, "/rivers/\(slug)/channels/staging/rivers.json", authorized: false)
+            #expect(staging.status == .ok && version(staging) == "3" && staging.text.contains("Home three"))
+            #expect(staging.headers[.cacheControl] == PublicDocumentController.currentCacheControl)
+            #expect(staging.headers[.accessControlAllowOrigin] == "*")
+            let tags = try #require(staging.headers[CacheTags.surrogateKey])
+            #expect(tags == "app-\(api.app.id) app-\(api.app.id)-v3 app-\(api.app.id)-channel-staging")
+            #expect(staging.headers[CacheTags.cacheTag] == tags.replacingOccurrences(of: " ", with: ","))
+            #expect(main.headers[CacheTags.surrogateKey]?.contains("channel-production") == true)
+            // ETag, 304 and gzip as on the main URL.
+            let etag = try #require(staging.etag)
+            #expect(try await api.request(.get, "/rivers/\(slug)/channels/staging/rivers.json", headers: [.ifNoneMatch: etag], authorized: false).status == .notModified)
+            let gzipped = try await api.request(.get, "/rivers/\(slug)/channels/staging/rivers.json", headers: [.acceptEncoding: "gzip"], authorized: false)
+            #expect(gzipped.headers[.contentEncoding] == "gzip")
+            // Production by its channel name is the main URL's document; an unknown channel is a 404.
+            #expect(version(try await api.request(.get, "/rivers/\(slug)/channels/production/rivers.json", authorized: false)) == "2")
+            #expect(try await api.request(.get, "/rivers/\(slug)/channels/nope/rivers.json", authorized: false).status == .notFound)
+            // Version 3 exists at its numbered URL though production is on 2.
+            #expect(try await api.request(.get, "/rivers/\(slug)/v3/rivers.json", authorized: false).status == .ok)
+
+            // Promote: production to 3, with If-Match; a stale one is refused.
+            let prod = try await api.request(.get, "channels/production")
+            let revision = try #require(prod.etag)
+            let promoted = try await api.request(.put, "channels/production", json: ["version": 3], headers: [.ifMatch: revision])
+            #expect(promoted.status == .ok && promoted["version"] == 3, "\(promoted.text)")
+            #expect(try await api.request(.put, "channels/production", json: ["version": 1], headers: [.ifMatch: revision]).status == .preconditionFailed)
+            #expect(version(try await api.request(.get, "/rivers/\(slug)/rivers.json", authorized: false)) == "3")
+            // Publishing the same content again changes nothing; a version that does not exist is a 422 at its field.
+            #expect(try await api.request(.post, "publish", json: [:])["changed"] == false)
+            let missing = try await api.request(.put, "channels/production", json: ["version": 99])
+            #expect(missing.status == .unprocessableContent && missing.pointers == ["/version"])
+            #expect(try await api.request(.put, "channels/Bad%20Name", json: ["version": 1]).status == .notFound)
+
+            // Rollback returns to the version before the latest move; the history says it all.
+            let back = try await api.request(.post, "channels/production/rollback", json: [:])
+            #expect(back.status == .ok && back["version"] == 2, "\(back.text)")
+            #expect(version(try await api.request(.get, "/rivers/\(slug)/rivers.json", authorized: false)) == "2")
+            let history = try await api.request(.get, "channels/production")
+            let moves = try #require(history["history"]?.arrayValue)
+            #expect(moves.map { $0["version"] } == [2, 3, 2, 1])
+            #expect(moves.first?["note"] == "rollback to version 2")
+
+            // Audited as channel moves.
+            let audit = try await api.request(.get, "audit?kind=channel")
+            #expect(audit["total"] == 4, "publish to staging, staging made, production moved and rolled back: \(audit.text)")
+
+            // Staging cannot be removed while a rule sends apps to it; production never.
+            #expect(try await api.request(.put, "release-rules", json: ["rules": [["channel": "staging", "store": "apple_store"]]]).status == .ok)
+            #expect(try await api.request(.delete, "channels/staging").status == .conflict)
+            #expect(try await api.request(.delete, "channels/production").status == .conflict)
+            #expect(try await api.request(.put, "release-rules", json: ["rules": []]).status == .ok)
+            #expect(try await api.request(.delete, "channels/staging").status == .noContent)
+            #expect(try await api.request(.get, "/rivers/\(slug)/channels/staging/rivers.json", authorized: false).status == .notFound)
+        }
+    }
+
+    @Test("release rules send app versions of a store to a channel or a pinned version; first match wins; no rule is production")
+    func rules() async throws {
+        try await withAPI { api in
+            _ = try await twoVersions(api)
+            let slug = api.app.slug
+            #expect(try await api.request(.put, "channels/staging", json: ["version": 1]).status == .created)
+            let rules: JSONValue = ["rules": [
+                ["store": "google_play", "below_version": "5.2", "version": 1],
+                ["store": "apple_store", "from_version": "6.0", "channel": "staging"],
+                ["store": "apple_store", "from_version": "6.1", "below_version": "7", "version": 2],
+            ]]
+            let set = try await api.request(.put, "release-rules", json: rules)
+            #expect(set.status == .ok, "\(set.text)")
+            // The third rule can never apply: the second takes every apple_store app from 6.0.
+            let warnings = try #require(set["warnings"]?.arrayValue)
+            #expect(warnings.count == 1 && warnings.first?["pointer"] == "/rules/2")
+            let etag = try #require(set.etag)
+
+            func served(_ store: String, _ version: String) async throws -> String? {
+                let r = try await api.request(.get, "/rivers/\(slug)/\(store)/\(version)/rivers.json", authorized: false)
+                #expect(r.status == .ok, "\(store) \(version): \(r.text)")
+                return self.version(r)
+            }
+            #expect(try await served("google_play", "5.1.9") == "1")
+            #expect(try await served("google_play", "5.2") == "2")
+            #expect(try await served("apple_store", "6.0.1") == "1")  // staging
+            #expect(try await served("apple_store", "5.9") == "2")
+            #expect(try await served("samsung_app_store", "1.0") == "2")
+            // A version an app sends with a suffix is read from its start; one with no number gets what no range names.
+            #expect(try await served("google_play", "5.1-beta") == "1")
+            #expect(try await served("google_play", "latest") == "2")
+            let tagged = try await api.request(.get, "/rivers/\(slug)/apple_store/6.2/rivers.json", authorized: false)
+            #expect(tagged.headers[CacheTags.surrogateKey]?.contains("app-\(api.app.id)-rules") == true)
+            #expect(tagged.headers[CacheTags.surrogateKey]?.contains("channel-staging") == true)
+            #expect(tagged.headers[.vary] == "Accept-Encoding")
+            #expect(try await api.request(.get, "/rivers/\(slug)/windows_store/6.2/rivers.json", authorized: false).status == .notFound)
+
+            // What a URL gets, as the editor shows it.
+            let resolved = try await api.request(.get, "release-rules/resolve?store=google_play&app_version=5.0")
+            #expect(resolved["rule"] == 0 && resolved["version"] == 1 && resolved["channel"] == .null, "\(resolved.text)")
+            #expect(try await api.request(.get, "release-rules/resolve?store=nope&app_version=5.0").status == .badRequest)
+
+            // Moving staging moves what its rule serves.
+            #expect(try await api.request(.put, "channels/staging", json: ["version": 2]).status == .ok)
+            #expect(try await served("apple_store", "6.0.1") == "2")
+
+            // Every problem at its pointer, none saved.
+            let bad = try await api.request(.put, "release-rules", json: ["rules": [
+                ["store": "itunes", "channel": "staging"],
+                ["from_version": "6.x", "version": 1],
+                ["from_version": "6", "below_version": "5", "version": 1],
+                ["channel": "nowhere"],
+                ["version": 99],
+                ["channel": "staging", "version": 1],
+                [:],
+            ]], headers: [.ifMatch: etag])
+            #expect(bad.status == .unprocessableContent)
+            #expect(Set(bad.pointers) == ["/rules/0/store", "/rules/1/from_version", "/rules/2/below_version", "/rules/5/version", "/rules/6"], "\(bad.text)")
+            let unknown = try await api.request(.put, "release-rules", json: ["rules": [["channel": "nowhere"], ["version": 99]]], headers: [.ifMatch: etag])
+            #expect(Set(unknown.pointers) == ["/rules/0/channel", "/rules/1/version"], "\(unknown.text)")
+            #expect(try await api.request(.put, "release-rules", json: ["rules": []], headers: [.ifMatch: "\"99\""]).status == .preconditionFailed)
+            #expect(try await api.request(.get, "release-rules")["rules"]?.arrayValue?.count == 3)
+            #expect(try await api.request(.get, "audit?kind=release_rules")["total"] == 1)
+        }
+    }
+
+    @Test("a schedule fires once when due, moves its channel as its own actor, can be cancelled, and says when it fired late")
+    func schedules() async throws {
+        try await withAPI { api in
+            _ = try await twoVersions(api)
+            let slug = api.app.slug
+            let soon = Timestamp.format(Date().addingTimeInterval(1.2))
+            let made = try await api.request(.post, "schedules", json: ["channel": "production", "version": 1, "at": .string(soon)])
+            #expect(made.status == .created && made["state"] == "pending", "\(made.text)")
+            let cancelled = try await api.request(.post, "schedules", json: ["channel": "production", "version": 1, "at": .string(Timestamp.format(Date().addingTimeInterval(1.2)))])
+            let cancelledId = try #require(cancelled["id"]?.stringValue)
+            #expect(try await api.request(.delete, "schedules/\(cancelledId)").status == .noContent)
+
+            // Refused: the past, a version that does not exist, a channel that does not.
+            let bad = try await api.request(.post, "schedules", json: ["channel": "qa", "version": 9, "at": "2020-01-01T00:00:00Z"])
+            #expect(bad.status == .unprocessableContent && bad.pointers == ["/at"])
+            let unknown = try await api.request(.post, "schedules", json: ["channel": "qa", "version": 9, "at": .string(soon)])
+            #expect(Set(unknown.pointers) == ["/version", "/channel"], "\(unknown.text)")
+
+            // Not due yet: nothing fires.
+            let store = api.store
+            while try await store.fireDueSchedule() != nil {}  // other tests' due schedules, if any
+            #expect(version(try await api.request(.get, "/rivers/\(slug)/rivers.json", authorized: false)) == "2")
+            try await Task.sleep(for: .milliseconds(1500))
+            var fired: [FiredSchedule] = []
+            while let f = try await store.fireDueSchedule() { fired.append(f) }
+            let mine = fired.filter { $0.appId == api.app.id }
+            #expect(mine.count == 1 && mine.first?.schedule.late == false)
+            #expect(version(try await api.request(.get, "/rivers/\(slug)/rivers.json", authorized: false)) == "1")
+            let list = try await api.request(.get, "schedules")
+            let states = (list["items"]?.arrayValue ?? []).compactMap { $0["state"]?.stringValue }.sorted()
+            #expect(states == ["cancelled", "fired"], "\(list.text)")
+            // A fired schedule cannot be cancelled.
+            let firedId = try #require(made["id"]?.stringValue)
+            #expect(try await api.request(.delete, "schedules/\(firedId)").status == .conflict)
+
+            // The schedule acted as itself.
+            let audit = try await api.request(.get, "audit?kind=schedule")
+            let actions = (audit["items"]?.arrayValue ?? []).compactMap { $0["action"]?.stringValue }
+            #expect(actions.contains("fire") && actions.contains("cancel") && actions.contains("create"), "\(audit.text)")
+            let moves = try await api.request(.get, "audit?kind=channel")
+            #expect((moves["items"]?.arrayValue ?? []).contains { $0["actor"] == "schedule" && $0["actor_kind"] == "schedule" }, "\(moves.text)")
+
+            // One missed while every process was down fires late and says so.
+            let late = try await api.request(.post, "schedules", json: ["channel": "production", "version": 2, "at": .string(Timestamp.format(Date().addingTimeInterval(60)))])
+            let lateId = try #require(late["id"]?.stringValue)
+            let client = try await TestDatabase.client()
+            try await client.query("UPDATE schedules SET due_at = now() - interval '1 hour' WHERE id = \(lateId)::uuid", logger: testLogger)
+            var lateFired: FiredSchedule?
+            while let f = try await store.fireDueSchedule() { if f.appId == api.app.id { lateFired = f } }
+            #expect(lateFired?.schedule.late == true)
+            let fireEntries = try await api.request(.get, "audit?kind=schedule")
+            #expect((fireEntries["items"]?.arrayValue ?? []).contains { $0["summary"]?.stringValue?.contains("late") == true }, "\(fireEntries.text)")
+        }
+    }
+
+    @Test("exactly once: many firers at once fire each due schedule one time")
+    func exactlyOnce() async throws {
+        try await withAPI { api in
+            _ = try await twoVersions(api)
+            for _ in 0..<6 {
+                let r = try await api.request(.post, "schedules", json: ["channel": "production", "version": 1, "at": .string(Timestamp.format(Date().addingTimeInterval(1)))])
+                #expect(r.status == .created)
+            }
+            try await Task.sleep(for: .milliseconds(1200))
+            let store = api.store
+            let firedIds = try await withThrowingTaskGroup(of: [String].self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var ids: [String] = []
+                        while let f = try await store.fireDueSchedule() { if f.appId == api.app.id { ids.append(f.schedule.id) } }
+                        return ids
+                    }
+                }
+                var all: [String] = []
+                for try await ids in group { all += ids }
+                return all
+            }
+            #expect(firedIds.count == 6 && Set(firedIds).count == 6)
+        }
+    }
+
+    @Test("app versions compare part by part and read leniently from URLs; overlaps are found")
+    func appVersions() {
+        #expect(AppVersion("5.2")! == AppVersion("5.2.0")!)
+        #expect(AppVersion("5.10")! > AppVersion("5.9")!)
+        #expect(AppVersion("5.2.x") == nil && AppVersion("") == nil && AppVersion("1.2.3.4.5") == nil && AppVersion("1234567") == nil)
+        #expect(AppVersion.leading("6.0.1-beta")?.description == "6.0.1")
+        #expect(AppVersion.leading("7.2 (431)")?.description == "7.2")
+        #expect(AppVersion.leading("beta") == nil)
+        let rules = [
+            ReleaseRule(store: .googlePlay, below: AppVersion("5.2"), target: .version(12)),
+            ReleaseRule(store: nil, from: AppVersion("5.0"), below: AppVersion("6.0"), target: .channel("qa")),
+            ReleaseRule(store: .appleStore, from: AppVersion("6.0"), target: .channel("staging")),
+        ]
+        #expect(ReleaseRules.resolve(rules, store: .googlePlay, version: AppVersion("5.1")).target == .version(12))
+        #expect(ReleaseRules.resolve(rules, store: .appleStore, version: AppVersion("5.5")).target == .channel("qa"))
+        #expect(ReleaseRules.resolve(rules, store: .appleStore, version: AppVersion("6.0")).target == .channel("staging"))
+        #expect(ReleaseRules.resolve(rules, store: .samsungAppStore, version: nil).target == .channel("production"))
+        let warnings = ReleaseRules.warnings(rules)
+        #expect(warnings.map(\.pointer) == ["/rules/1"], "\(warnings)")
+        #expect(ChannelName.problem("staging") == nil && ChannelName.problem("Staging") != nil && ChannelName.problem(String(repeating: "a", count: 33)) != nil)
+    }
+}
