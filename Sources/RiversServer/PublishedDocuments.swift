@@ -347,8 +347,8 @@ public final class PublishedDocuments: Sendable {
         case .ask:
             // Not warm yet (the database was away at start): the database says what is current.
             switch target {
-            case .current, .number:
-                resolution = Resolution(number: 0, isCurrent: target == .current)
+            case .current: resolution = Resolution(number: 0, isCurrent: true)
+            case .number(let n): resolution = Resolution(number: n, isCurrent: false)
             case .channel, .device:
                 guard let read = try await store.publishedIndexEntry(slug: slug), let found = Self.resolve(read, target) else { return nil }
                 resolution = found
