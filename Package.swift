@@ -66,6 +66,9 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            // Webhook deliveries (issue 27).
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ], resources: [.copy("openapi.json")]),
         // The `rivers` command: serve, migrate, app create, token create.
         .executableTarget(name: "rivers", dependencies: [

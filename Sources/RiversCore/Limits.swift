@@ -67,6 +67,11 @@ public enum Limits {
     public static let maxPendingSchedulesPerApp = 100
     /// How far ahead a promotion can be scheduled (seconds): a year.
     public static let maxScheduleLead: Double = 366 * 24 * 3600
+    /// Webhooks of one app, and deliveries one webhook may have waiting (pings past it are refused).
+    public static let maxWebhooksPerApp = 10
+    public static let maxPendingDeliveriesPerWebhook = 1_000
+    /// Days a finished delivery and its attempts stay in the log.
+    public static let webhookLogDays = 30
 }
 
 extension Sequence where Element: StringProtocol {

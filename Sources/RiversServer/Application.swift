@@ -45,6 +45,12 @@ public struct ServerConfiguration: Sendable {
     public var signInAddressBurst = SignInThrottle().addressBurst
     /// Password checks from one address in flight at once (`PASSWORD_CHECKS_PER_ADDRESS`).
     public var passwordChecksPerAddress = Passwords.defaultPerAddress
+    /// Whether webhooks may call addresses in private, loopback and reserved ranges (and plain
+    /// http on loopback): for development only (`WEBHOOK_PRIVATE_NETWORKS=allow`).
+    public var webhookPrivateNetworks = false
+    /// The first wait before a failed webhook delivery is tried again, doubling each time
+    /// (`WEBHOOK_RETRY_SECONDS`, 5).
+    public var webhookRetrySeconds: Double = 5
 
     public init() {}
 
@@ -116,6 +122,18 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("SIGN_IN_ADDRESS_BURST must be a whole number from 1 to 1000000 (got \"\(v.prefix(40))\")")
             }
             c.signInAddressBurst = n
+        }
+        if let v = env["WEBHOOK_PRIVATE_NETWORKS"], !v.isEmpty {
+            guard v == "allow" || v == "deny" else {
+                throw ConfigurationError("WEBHOOK_PRIVATE_NETWORKS must be allow or deny (got \"\(v.prefix(40))\")")
+            }
+            c.webhookPrivateNetworks = v == "allow"
+        }
+        if let v = env["WEBHOOK_RETRY_SECONDS"], !v.isEmpty {
+            guard let n = Double(v), n.isFinite, (0.1...3600).contains(n) else {
+                throw ConfigurationError("WEBHOOK_RETRY_SECONDS must be a number of seconds from 0.1 to 3600 (got \"\(v.prefix(40))\")")
+            }
+            c.webhookRetrySeconds = n
         }
         if let v = env["PASSWORD_CHECKS_PER_ADDRESS"], !v.isEmpty {
             guard let n = Int(v), (1...Passwords.maxQueued).contains(n) else {
@@ -203,6 +221,7 @@ public func buildRouter(
         .register(api: routes, open: open)
     AppEventsController(store: store, hub: events, helpers: helpers).register(on: routes)
     ReleaseController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
+    WebhookController(store: store, helpers: helpers, allowPrivate: configuration.webhookPrivateNetworks).register(on: routes)
     return router
 }
 
@@ -243,7 +262,10 @@ public func buildApplication(
         client, DatabaseMonitor(client: client, availability: availability, address: address, logger: logger, prepare: prepare),
         PublishListener(documents: documents, client: client, logger: logger),
         AppEventListener(hub: events, client: client, logger: logger),
-        ScheduleRunner(store: store, documents: documents, logger: logger))
+        ScheduleRunner(store: store, documents: documents, logger: logger),
+        WebhookDeliverer(
+            store: store, logger: logger, retry: WebhookRetry(base: configuration.webhookRetrySeconds),
+            allowPrivate: configuration.webhookPrivateNetworks))
     if let metricsServer { app.addServices(metricsServer) }
     return app
 }

@@ -20,6 +20,11 @@ public struct Channel: Sendable, Equatable {
     }
 }
 
+/// What moved a channel (webhooks tell each apart).
+public enum ChannelMoveCause: String, Sendable {
+    case publish, rollback, promote, schedule
+}
+
 /// One move of a channel: its history, newest first.
 public struct ChannelMove: Sendable, Equatable {
     public var id: Int
@@ -141,7 +146,7 @@ extension Store: ReleaseRepository {
     /// reloads its index on.
     func moveChannel(
         appId: String, name: String, to version: Int, precondition: RevisionPrecondition, movedBy: String, note: String,
-        withNewVersion: Bool = false, on connection: PostgresConnection
+        cause: ChannelMoveCause = .promote, withNewVersion: Bool = false, on connection: PostgresConnection
     ) async throws -> (channel: Channel, created: Bool) {
         let existing = try await Self.channels(from: connection.query(
             "SELECT \(unescaped: Self.channelColumns) FROM channels WHERE app_id = \(appId)::uuid AND name = \(name) FOR UPDATE",
@@ -163,8 +168,8 @@ extension Store: ReleaseRepository {
             """, logger: logger)).first!
         try await connection.query(
             """
-            INSERT INTO channel_moves (app_id, channel, version, previous_version, moved_by, note, with_new_version)
-            VALUES (\(appId)::uuid, \(name), \(version), \(existing?.version), \(movedBy), \(note), \(withNewVersion))
+            INSERT INTO channel_moves (app_id, channel, version, previous_version, moved_by, note, with_new_version, cause)
+            VALUES (\(appId)::uuid, \(name), \(version), \(existing?.version), \(movedBy), \(note), \(withNewVersion), \(cause.rawValue))
             """, logger: logger)
         let slugRows = name == ChannelName.production
             ? try await connection.query("UPDATE apps SET current_version = \(version) WHERE id = \(appId)::uuid RETURNING slug", logger: logger)
@@ -193,7 +198,7 @@ extension Store: ReleaseRepository {
             }
             return try await self.moveChannel(
                 appId: appId, name: name, to: target, precondition: precondition, movedBy: movedBy,
-                note: note.isEmpty ? "rollback to version \(target)" : note, on: connection
+                note: note.isEmpty ? "rollback to version \(target)" : note, cause: .rollback, on: connection
             ).channel
         }
     }
@@ -379,7 +384,8 @@ extension Store: ReleaseRepository {
                     """, logger: self.logger)).first!
                 let note = "scheduled for " + Timestamp.format(fired.dueAt) + (fired.late ? " (fired late: no server was running then)" : "")
                 _ = try await self.moveChannel(
-                    appId: due.appId, name: fired.channel, to: fired.version, precondition: .none, movedBy: "schedule", note: note, on: connection)
+                    appId: due.appId, name: fired.channel, to: fired.version, precondition: .none, movedBy: "schedule", note: note,
+                    cause: .schedule, on: connection)
                 var slug = ""
                 for try await s in try await connection.query("SELECT slug FROM apps WHERE id = \(due.appId)::uuid", logger: self.logger).decode(String.self) { slug = s }
                 return FiredSchedule(schedule: fired, appId: due.appId, slug: slug)

@@ -199,7 +199,9 @@ extension Store {
                 FROM versions WHERE app_id = \(appId)::uuid ORDER BY number DESC LIMIT 1
                 """, logger: logger)
             if var existing = try await Self.versions(from: newest).first, existing.sha256 == sha {
-                _ = try await moveChannel(appId: appId, name: channel, to: existing.number, precondition: .none, movedBy: publishedBy, note: note, on: connection)
+                _ = try await moveChannel(
+                    appId: appId, name: channel, to: existing.number, precondition: .none, movedBy: publishedBy, note: note, cause: .publish,
+                    on: connection)
                 existing.appId = appId
                 return .published(existing)
             }
@@ -219,7 +221,8 @@ extension Store {
         var createdAt = Date()
         for try await date in rows.decode(Date.self) { createdAt = date }
         _ = try await moveChannel(
-            appId: appId, name: channel, to: next, precondition: .none, movedBy: publishedBy, note: note, withNewVersion: true, on: connection)
+            appId: appId, name: channel, to: next, precondition: .none, movedBy: publishedBy, note: note,
+            cause: rollbackOf == nil ? .publish : .rollback, withNewVersion: true, on: connection)
         return .published(PublishedVersion(
             appId: appId, number: next, sha256: sha, document: bytes, gzip: gzip, publishedBy: publishedBy, note: note,
             rollbackOf: rollbackOf, createdAt: createdAt))

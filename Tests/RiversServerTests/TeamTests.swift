@@ -591,7 +591,7 @@ struct TeamTests {
                     path = path.replacingOccurrences(of: name, with: name == "{number}" ? "99" : name == "{version}" ? "v99" : UUIDText.random())
                 }
                 path = path.replacingOccurrences(of: "{slug}", with: api.app.slug)
-                for (name, value) in [("{name}", "staging"), ("{channel}", "staging"), ("{app_version}", "5.0")] {
+                for (name, value) in [("{name}", "staging"), ("{channel}", "staging"), ("{app_version}", "5.0"), ("{delivery}", "msg_none")] {
                     path = path.replacingOccurrences(of: name, with: value)
                 }
                 let appScoped = path.hasPrefix("/api/v1/apps/\(api.app.slug)")

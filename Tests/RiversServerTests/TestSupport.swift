@@ -157,6 +157,8 @@ func testConfiguration() -> ServerConfiguration {
     // sign-in limits are tested on their own (TeamTests), with their defaults.
     c.signInAddressBurst = 1_000_000
     c.passwordChecksPerAddress = Passwords.maxQueued
+    // Webhook receivers in the tests listen on 127.0.0.1 (the rules for real ones: WebhooksTests).
+    c.webhookPrivateNetworks = true
     return c
 }
 

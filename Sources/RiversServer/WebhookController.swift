@@ -1,0 +1,301 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import RiversCore
+import RiversStore
+import ServiceLifecycle
+
+/// Webhooks (issue 27): endpoints an app's admins register to hear of publishes, promotions,
+/// rollbacks, schedules fired and the app archived. Every member sees them and their deliveries;
+/// admins change them.
+struct WebhookController {
+    let store: any WebhookRepository
+    let helpers: APIHelpers
+    /// Whether endpoints may be in private networks (`WEBHOOK_PRIVATE_NETWORKS=allow`).
+    let allowPrivate: Bool
+
+    func register(on routes: RouteRegistrar<RiversContext>) {
+        let appRoutes = routes.appScoped()
+        appRoutes.on(.get, "webhooks", need: .role(.viewer)) { _, context in
+            let hooks = try await store.webhooks(appId: context.app.id)
+            return JSONResponse(pageJSON(hooks.map(Self.json), total: hooks.count, limit: Limits.maxWebhooksPerApp, offset: 0))
+        }
+        // The secret is in this answer only.
+        appRoutes.on(.post, "webhooks", need: .role(.admin)) { request, context in
+            let problems = Problems()
+            guard let r = ObjectReader(try await helpers.body(request), at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+            r.rejectUnknownKeys(["url", "events", "description"])
+            let url = readURL(r, required: true)
+            let events = Self.readEvents(r) ?? WebhookEvent.all
+            let description = r.string("description", maxLength: 500) ?? ""
+            if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
+            let (hook, secret) = try await store.createWebhook(
+                appId: context.app.id, url: url!, description: description, events: events, createdBy: context.publisher)
+            var o = Self.json(hook).objectValue ?? [:]
+            o["secret"] = .string(secret)
+            return JSONResponse(.object(o), status: .created, headers: [.cacheControl: "no-store", .eTag: ETag.make(hook.revision)])
+        }
+        appRoutes.on(.get, "webhooks/{id}", need: .role(.viewer)) { _, context in
+            let hook = try await store.webhook(appId: context.app.id, id: try context.pathParameter("id"))
+            return JSONResponse(Self.json(hook), headers: [.eTag: ETag.make(hook.revision)])
+        }
+        appRoutes.on(.patch, "webhooks/{id}", need: .role(.admin)) { request, context in
+            let problems = Problems()
+            guard let r = ObjectReader(try await helpers.body(request), at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+            r.rejectUnknownKeys(["url", "events", "description", "enabled"])
+            let change = WebhookChange(
+                url: readURL(r, required: false), description: r.string("description", maxLength: 500), events: Self.readEvents(r),
+                enabled: r.bool("enabled"))
+            if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
+            let hook = try await store.updateWebhook(
+                appId: context.app.id, id: try context.pathParameter("id"), change: change, precondition: try helpers.precondition(request))
+            return JSONResponse(Self.json(hook), headers: [.eTag: ETag.make(hook.revision)])
+        }
+        appRoutes.on(.delete, "webhooks/{id}", need: .role(.admin)) { _, context in
+            try await store.deleteWebhook(appId: context.app.id, id: try context.pathParameter("id"))
+            return NoContent()
+        }
+        appRoutes.on(.post, "webhooks/{id}/rotate-secret", need: .role(.admin)) { _, context in
+            let (hook, secret) = try await store.rotateWebhookSecret(appId: context.app.id, id: try context.pathParameter("id"))
+            var o = Self.json(hook).objectValue ?? [:]
+            o["secret"] = .string(secret)
+            return JSONResponse(.object(o), headers: [.cacheControl: "no-store", .eTag: ETag.make(hook.revision)])
+        }
+        appRoutes.on(.post, "webhooks/{id}/ping", need: .role(.admin)) { _, context in
+            let delivery = try await store.pingWebhook(appId: context.app.id, id: try context.pathParameter("id"))
+            return JSONResponse(Self.json(delivery), status: .accepted)
+        }
+        appRoutes.on(.get, "webhooks/{id}/deliveries", need: .role(.viewer)) { request, context in
+            let (limit, offset) = try helpers.paging(request)
+            let (list, total) = try await store.webhookDeliveries(
+                appId: context.app.id, webhookId: try context.pathParameter("id"), limit: limit, offset: offset)
+            return JSONResponse(pageJSON(list.map(Self.json), total: total, limit: limit, offset: offset))
+        }
+        appRoutes.on(.get, "webhooks/{id}/deliveries/{delivery}", need: .role(.viewer)) { _, context in
+            let (delivery, attempts) = try await store.webhookDelivery(
+                appId: context.app.id, webhookId: try context.pathParameter("id"), id: try context.pathParameter("delivery"))
+            var o = Self.json(delivery).objectValue ?? [:]
+            o["payload"] = (try? JSONValue.parse(Array(delivery.payload.utf8))) ?? .string(delivery.payload)
+            o["attempt_log"] = .array(attempts.map { a in
+                [
+                    "number": .number(Double(a.number)), "at": .string(Timestamp.format(a.at)),
+                    "status": a.status.map { .number(Double($0)) } ?? .null, "error": .string(a.error),
+                    "duration_ms": .number(Double(a.durationMs)),
+                ]
+            })
+            return JSONResponse(.object(o))
+        }
+        appRoutes.on(.post, "webhooks/{id}/deliveries/{delivery}/redeliver", need: .role(.admin)) { _, context in
+            let delivery = try await store.redeliver(
+                appId: context.app.id, webhookId: try context.pathParameter("id"), id: try context.pathParameter("delivery"))
+            return JSONResponse(Self.json(delivery), status: .accepted)
+        }
+    }
+
+    func readURL(_ r: ObjectReader, required: Bool) -> String? {
+        guard let url = r.string("url", required: required, nonEmpty: true, maxLength: 2000) else { return nil }
+        if let problem = WebhookTarget.problem(url, allowPrivate: allowPrivate) {
+            r.problems.add(r.at("url"), problem)
+            return nil
+        }
+        return url
+    }
+
+    static func readEvents(_ r: ObjectReader) -> [String]? {
+        guard let list = r.array("events") else { return nil }
+        var events: [String] = []
+        for (i, value) in list.prefix(20).enumerated() {
+            guard let name = value.stringValue, WebhookEvent.all.contains(name) else {
+                r.problems.add("\(r.at("events"))/\(i)", "must be one of \(WebhookEvent.all.joined(separator: ", "))")
+                continue
+            }
+            if !events.contains(name) { events.append(name) }
+        }
+        if list.count > 20 { r.problems.add(r.at("events"), "holds at most 20 names") }
+        if list.isEmpty { r.problems.add(r.at("events"), "needs at least one event (or leave it out for all of them)") }
+        return events
+    }
+
+    static func json(_ hook: Webhook) -> JSONValue {
+        [
+            "id": .string(hook.id), "url": .string(hook.url), "description": .string(hook.description),
+            "events": .array(hook.events.map(JSONValue.string)), "enabled": .bool(hook.enabled), "revision": .number(Double(hook.revision)),
+            "created_by": .string(hook.createdBy), "created_at": .string(Timestamp.format(hook.createdAt)),
+            "updated_at": .string(Timestamp.format(hook.updatedAt)),
+            "previous_secret_until": hook.previousSecretUntil.map { .string(Timestamp.format($0)) } ?? .null,
+        ]
+    }
+
+    static func json(_ d: WebhookDelivery) -> JSONValue {
+        [
+            "id": .string(d.id), "webhook_id": .string(d.webhookId), "event": .string(d.event), "state": .string(d.state),
+            "attempts": .number(Double(d.attempts)),
+            "next_attempt_at": d.state == "pending" ? .string(Timestamp.format(d.nextAttemptAt)) : .null,
+            "last_status": d.lastStatus.map { .number(Double($0)) } ?? .null, "last_error": .string(d.lastError),
+            "created_at": .string(Timestamp.format(d.createdAt)), "delivered_at": d.deliveredAt.map { .string(Timestamp.format($0)) } ?? .null,
+        ]
+    }
+}
+
+/// Standard Webhooks signatures: `v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`
+/// under each secret's key (the base64 after `whsec_`), space-separated.
+enum WebhookSignature {
+    static func sign(id: String, timestamp: Int, body: [UInt8], secrets: [String]) -> String {
+        secrets.compactMap { secret -> String? in
+            guard secret.hasPrefix("whsec_"), let key = Data(base64Encoded: String(secret.dropFirst(6))) else { return nil }
+            let mac = HMAC<SHA256>.authenticationCode(for: Array("\(id).\(timestamp).".utf8) + body, using: SymmetricKey(data: key))
+            return "v1," + Data(mac).base64EncodedString()
+        }.joined(separator: " ")
+    }
+}
+
+/// Sends webhook deliveries: every process polls once a second for due ones, claims a few
+/// (leased, `SKIP LOCKED`, so none is sent by two processes at once), and sends each with its
+/// signature; a failure is retried with exponential backoff for a day (`WebhookRetry`). Every
+/// address a host resolves to is checked before the call, redirects are never followed, and a
+/// call takes at most 10 seconds.
+public struct WebhookDeliverer: Service {
+    let store: any WebhookRepository
+    let logger: Logger
+    let retry: WebhookRetry
+    let allowPrivate: Bool
+    var interval: Duration = .seconds(1)
+
+    /// How long a claimed delivery is held before another process may take it (a process died).
+    static let leaseSeconds = 60
+    static let timeout: TimeAmount = .seconds(10)
+
+    public init(store: any WebhookRepository, logger: Logger, retry: WebhookRetry = WebhookRetry(), allowPrivate: Bool = false, interval: Duration = .seconds(1)) {
+        self.store = store
+        self.logger = logger
+        self.retry = retry
+        self.allowPrivate = allowPrivate
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: Self.timeout)))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await poll(client) }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+        try? await client.shutdown()
+    }
+
+    func poll(_ client: HTTPClient) async {
+        var sweptAt = ContinuousClock.now - .seconds(3600)
+        while !Task.isCancelled {
+            do {
+                _ = try await deliverDue(client)
+                if ContinuousClock.now - sweptAt > .seconds(3600) {
+                    sweptAt = ContinuousClock.now
+                    try await store.sweepDeliveries()
+                }
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                logger.debug("delivering webhooks failed; trying again: \(String(reflecting: error))")
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Sends what is due (at most 16 at once); how many it sent.
+    func deliverDue(_ client: HTTPClient) async throws -> Int {
+        let due = try await store.claimDueDeliveries(limit: 16, lease: Self.leaseSeconds)
+        await withTaskGroup(of: Void.self) { group in
+            for delivery in due { group.addTask { await send(delivery, client) } }
+        }
+        return due.count
+    }
+
+    func send(_ delivery: DueDelivery, _ client: HTTPClient) async {
+        let started = ContinuousClock.now
+        var status: Int?
+        var error = ""
+        var final = false
+        if !delivery.enabled {
+            (error, final) = ("the webhook is disabled", true)
+        } else if let problem = WebhookTarget.problem(delivery.url, allowPrivate: allowPrivate) {
+            (error, final) = ("the URL \(problem)", true)
+        } else if let refused = await Self.refusedAddress(delivery.url, allowPrivate: allowPrivate) {
+            error = refused
+        } else {
+            let timestamp = Int(Date().timeIntervalSince1970)
+            let body = Array(delivery.payload.utf8)
+            var request = HTTPClientRequest(url: delivery.url)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "User-Agent", value: "Rivers-Webhooks/1")
+            request.headers.add(name: "webhook-id", value: delivery.id)
+            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+            request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: delivery.secrets))
+            request.body = .bytes(ByteBuffer(bytes: body))
+            do {
+                let response = try await client.execute(request, timeout: Self.timeout)
+                status = Int(response.status.code)
+                // The answer's body is not kept: read (up to 64 KiB) and dropped.
+                var read = 0
+                for try await part in response.body {
+                    read += part.readableBytes
+                    if read > 64 * 1024 { break }
+                }
+                if !(200...299).contains(status ?? 0) { error = "the receiver answered \(status ?? 0)" }
+            } catch let failure {
+                if status == nil { error = String(describing: failure).prefix(300).description }
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let delivered = error.isEmpty && status.map { (200...299).contains($0) } == true
+        let next = delivered || final ? nil : retry.nextAttempt(afterAttempt: delivery.attempt, created: delivery.createdAt, now: Date())
+        do {
+            try await store.recordAttempt(delivery, status: status, error: error, durationMs: ms, delivered: delivered, nextAttemptAt: next)
+        } catch {
+            logger.warning("recording a webhook attempt failed (it will be tried again when its lease ends): \(String(reflecting: error))")
+        }
+    }
+
+    /// Why the URL's host may not be called now (it resolves to an address in a private range),
+    /// or nil. Checked right before each call.
+    static func refusedAddress(_ url: String, allowPrivate: Bool) async -> String? {
+        guard !allowPrivate else { return nil }
+        guard let host = URLComponents(string: url)?.host else { return "the URL has no host" }
+        let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        let addresses = await Task.detached { resolve(name) }.value
+        if addresses.isEmpty { return "\(name) does not resolve" }
+        if let bad = addresses.first(where: { !$0.isPublic }) {
+            return "\(name) resolves to an address in a private or reserved range (\(bad.bytes.count == 4 ? bad.bytes.map(String.init).joined(separator: ".") : "IPv6"))"
+        }
+        return nil
+    }
+
+    static func resolve(_ host: String) -> [IPAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return [] }
+        defer { freeaddrinfo(first) }
+        var result: [IPAddress] = []
+        var node: UnsafeMutablePointer<addrinfo>? = first
+        while let n = node, result.count < 32 {
+            if let address = n.pointee.ai_addr {
+                if n.pointee.ai_family == AF_INET {
+                    var a = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                    result.append(IPAddress(bytes: withUnsafeBytes(of: &a) { Array($0) }))
+                } else if n.pointee.ai_family == AF_INET6 {
+                    var a = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                    result.append(IPAddress(bytes: withUnsafeBytes(of: &a) { Array($0) }))
+                }
+            }
+            node = n.pointee.ai_next
+        }
+        return result
+    }
+}

@@ -1,0 +1,177 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOConcurrencyHelpers
+import NIOCore
+import RiversCore
+import RiversStore
+import Testing
+
+@testable import RiversServer
+
+/// A local receiver of webhooks: answers the first `failures` calls with 500, then 204, and keeps
+/// what it was sent.
+final class WebhookReceiver: Sendable {
+    struct Call: Sendable {
+        var headers: HTTPFields
+        var body: String
+    }
+
+    let calls = NIOLockedValueBox<[Call]>([])
+    let boundPort = NIOLockedValueBox<Int?>(nil)
+    let failures: Int
+    let task = NIOLockedValueBox<Task<Void, any Error>?>(nil)
+
+    init(failures: Int) { self.failures = failures }
+
+    func start() async throws -> String {
+        let router = Router()
+        router.post("hook") { [self] request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let n = calls.withLockedValue { calls in
+                calls.append(Call(headers: request.headers, body: String(buffer: body)))
+                return calls.count
+            }
+            return Response(status: n <= failures ? .internalServerError : .noContent)
+        }
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { [self] channel in boundPort.withLockedValue { $0 = channel.localAddress?.port } }, logger: testLogger)
+        task.withLockedValue { $0 = Task { try await app.runService() } }
+        for _ in 0..<200 where boundPort.withLockedValue({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
+        let port = try #require(boundPort.withLockedValue { $0 })
+        return "http://127.0.0.1:\(port)/hook"
+    }
+
+    func stop() { task.withLockedValue { $0?.cancel() } }
+}
+
+@Suite("Webhooks", .serialized)
+struct WebhooksTests {
+    @Test("endpoints are https, never in a private range unless the operator allows it; plain http only to loopback then")
+    func targets() async {
+        for url in [
+            "http://hooks.example.com/x", "https://10.0.0.1/x", "https://localhost/x", "https://[::1]/x", "https://169.254.169.254/latest",
+            "https://192.168.1.1/", "https://172.20.0.1/", "https://100.64.0.1/", "https://0.0.0.0/", "https://[::ffff:10.0.0.1]/",
+            "https://[fd00::1]/", "https://[fe80::1]/", "https://user:pass@hooks.example.com/", "ftp://hooks.example.com/",
+            "https://db.internal/x", "https://printer.local/x", "https://intranet/x", "not a url",
+        ] {
+            #expect(WebhookTarget.problem(url, allowPrivate: false) != nil, "\(url) must be refused")
+        }
+        #expect(WebhookTarget.problem("https://hooks.example.com/rivers?k=1", allowPrivate: false) == nil)
+        #expect(WebhookTarget.problem("https://93.184.216.34/x", allowPrivate: false) == nil)
+        #expect(WebhookTarget.problem("https://[2606:2800:220:1::1]/x", allowPrivate: false) == nil)
+        // Allowed private networks (development): http to loopback only.
+        #expect(WebhookTarget.problem("http://127.0.0.1:9000/hook", allowPrivate: true) == nil)
+        #expect(WebhookTarget.problem("http://localhost:9000/hook", allowPrivate: true) == nil)
+        #expect(WebhookTarget.problem("http://10.0.0.1/hook", allowPrivate: true) != nil)
+        #expect(WebhookTarget.problem("https://10.0.0.1/hook", allowPrivate: true) == nil)
+        // Checked again when sending, against every address the name resolves to.
+        #expect(await WebhookDeliverer.refusedAddress("https://localhost/x", allowPrivate: false) != nil)
+        #expect(await WebhookDeliverer.refusedAddress("https://127.0.0.1/x", allowPrivate: false) != nil)
+        #expect(await WebhookDeliverer.refusedAddress("https://localhost/x", allowPrivate: true) == nil)
+        #expect(WebhookRetry(base: 5).delay(afterAttempt: 1) == 5 && WebhookRetry(base: 5).delay(afterAttempt: 3) == 20)
+        #expect(WebhookRetry(base: 5).delay(afterAttempt: 40) == 3600)
+        let created = Date(timeIntervalSince1970: 0)
+        #expect(WebhookRetry().nextAttempt(afterAttempt: 3, created: created, now: created.addingTimeInterval(86_390)) == nil)
+    }
+
+    @Test("a webhook is made with its secret shown once, checked field by field, changed, rotated and removed")
+    func api() async throws {
+        try await withAPI { api in
+            let made = try await api.request(.post, "webhooks", json: ["url": "https://hooks.example.com/rivers", "description": "CDN purge"])
+            #expect(made.status == .created, "\(made.text)")
+            #expect(made["secret"]?.stringValue?.hasPrefix("whsec_") == true && made.headers[.cacheControl] == "no-store")
+            #expect(made["events"]?.arrayValue?.count == WebhookEvent.all.count)
+            let id = try #require(made["id"]?.stringValue)
+            let list = try await api.request(.get, "webhooks")
+            #expect(list["total"] == 1 && list.json.at("items", 0)?["secret"] == nil)
+            let bad = try await api.request(.post, "webhooks", json: ["url": "ftp://x.example.com", "events": ["version.published", "nope"], "color": 1])
+            #expect(Set(bad.pointers) == ["/url", "/events/1", "/color"], "\(bad.text)")
+            let patched = try await api.request(.patch, "webhooks/\(id)", json: ["events": ["schedule.fired"], "enabled": false], headers: [.ifMatch: made.etag ?? ""])
+            #expect(patched.status == .ok && patched["enabled"] == false && patched["events"] == ["schedule.fired"], "\(patched.text)")
+            #expect(try await api.request(.patch, "webhooks/\(id)", json: ["enabled": true], headers: [.ifMatch: made.etag ?? ""]).status == .preconditionFailed)
+            let rotated = try await api.request(.post, "webhooks/\(id)/rotate-secret")
+            #expect(rotated.status == .ok && rotated["secret"] != made["secret"] && rotated["previous_secret_until"]?.stringValue != nil)
+            #expect(try await api.request(.get, "audit?kind=webhook")["total"] == 3)
+            #expect(try await api.request(.delete, "webhooks/\(id)").status == .noContent)
+            #expect(try await api.request(.get, "webhooks/\(id)").status == .notFound)
+            #expect(try await api.request(.get, "webhooks/not-an-id/deliveries").status == .notFound)
+        }
+    }
+
+    @Test("a publish reaches a receiver that fails twice on the third try, signed per Standard Webhooks; nothing is sent for a change that rolled back")
+    func delivery() async throws {
+        let receiver = WebhookReceiver(failures: 2)
+        let url = try await receiver.start()
+        defer { receiver.stop() }
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        try await withAPI { api in
+            let deliverer = WebhookDeliverer(store: api.store, logger: testLogger, retry: WebhookRetry(base: 0.2), allowPrivate: true)
+            let made = try await api.request(.post, "webhooks", json: ["url": .string(url), "events": ["version.published", "channel.promoted"]])
+            #expect(made.status == .created, "\(made.text)")
+            let id = try #require(made["id"]?.stringValue)
+            let secret = try #require(made["secret"]?.stringValue)
+
+            // A publish that is refused writes nothing, so nothing is sent.
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")], extra: ["home": true]))
+            let orphan = try await api.create("screens", screenBody("Orphan", extra: ["connected": true]))
+            #expect(try await api.request(.post, "publish").status == .unprocessableContent)
+            #expect(try await api.request(.get, "webhooks/\(id)/deliveries")["total"] == 0)
+            #expect(try await api.request(.delete, "screens/\(orphan["id"]?.stringValue ?? "")").status == .noContent)
+            #expect(try await api.request(.post, "publish", json: ["note": "hello"]).status == .created)
+            let deliveries = try await api.request(.get, "webhooks/\(id)/deliveries")
+            #expect(deliveries["total"] == 1 && deliveries.json.at("items", 0)?["state"] == "pending", "\(deliveries.text)")
+            let deliveryId = try #require(deliveries.json.at("items", 0)?["id"]?.stringValue)
+
+            // Three tries, the retries 0.2 and 0.4 s apart.
+            let deadline = ContinuousClock.now + .seconds(15)
+            while receiver.calls.withLockedValue({ $0.count }) < 3, ContinuousClock.now < deadline {
+                _ = try await deliverer.deliverDue(http)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let detail = try await api.request(.get, "webhooks/\(id)/deliveries/\(deliveryId)")
+            #expect(detail["state"] == "delivered" && detail["attempts"] == 3, "\(detail.text)")
+            #expect(detail["attempt_log"]?.arrayValue?.map { $0["status"] } == [500, 500, 204])
+            #expect(detail["payload"]?["type"] == "version.published" && detail["payload"]?["data"]?["version"] == 1)
+            #expect(detail["payload"]?["data"]?["note"] == "hello" && detail["payload"]?["data"]?["channel"] == "production")
+
+            // Each call signed: v1,base64(HMAC-SHA256(key, id.timestamp.body)).
+            let calls = receiver.calls.withLockedValue { $0 }
+            #expect(calls.count == 3)
+            let key = try #require(Data(base64Encoded: String(secret.dropFirst("whsec_".count))))
+            for call in calls {
+                let msgId = try #require(call.headers[HTTPField.Name("webhook-id")!])
+                let timestamp = try #require(call.headers[HTTPField.Name("webhook-timestamp")!])
+                let signature = try #require(call.headers[HTTPField.Name("webhook-signature")!])
+                #expect(msgId == deliveryId)
+                #expect(abs((Int(timestamp) ?? 0) - Int(Date().timeIntervalSince1970)) < 60)
+                let expected = HMAC<SHA256>.authenticationCode(for: Array("\(msgId).\(timestamp).\(call.body)".utf8), using: SymmetricKey(data: key))
+                #expect(signature == "v1," + Data(expected).base64EncodedString())
+            }
+
+            // Redelivered on request; a ping; a rotated secret signs beside the old one.
+            #expect(try await api.request(.post, "webhooks/\(id)/deliveries/\(deliveryId)/redeliver").status == .accepted)
+            #expect(try await api.request(.post, "webhooks/\(id)/rotate-secret").status == .ok)
+            #expect(try await api.request(.post, "webhooks/\(id)/ping").status == .accepted)
+            while receiver.calls.withLockedValue({ $0.count }) < 5, ContinuousClock.now < deadline + .seconds(10) {
+                _ = try await deliverer.deliverDue(http)
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let later = receiver.calls.withLockedValue { $0 }
+            #expect(later.count == 5)
+            #expect(later.last?.headers[HTTPField.Name("webhook-signature")!]?.split(separator: " ").count == 2, "both secrets sign during the overlap")
+            #expect(later.contains { $0.body.contains("\"ping\"") })
+
+            // A disabled webhook is told nothing.
+            #expect(try await api.request(.patch, "webhooks/\(id)", json: ["enabled": false]).status == .ok)
+            #expect(try await api.request(.put, "channels/production", json: ["version": 1]).status == .ok)
+            #expect(try await api.request(.get, "webhooks/\(id)/deliveries")["total"] == 2)
+        }
+        try await http.shutdown()
+    }
+}
