@@ -218,7 +218,9 @@ class Rivers:
         env.update(HOST=HOST, PORT=str(self.port), DATABASE_URL=DATABASE_URL, PUBLIC_DIR=str(ROOT / "Public"),
                    PUBLIC_BASE_URL=self.public_base_url, LOG_LEVEL="info",
                    # a crash's backtrace quickly, without holding the port for long
-                   SWIFT_BACKTRACE="threads=crashed,registers=none,images=none")
+                   SWIFT_BACKTRACE="threads=crashed,registers=none,images=none",
+                   # webhook receivers of the suite listen on 127.0.0.1; failed deliveries retried fast
+                   WEBHOOK_PRIVATE_NETWORKS="allow", WEBHOOK_RETRY_SECONDS="0.5")
         env.pop("AUTO_MIGRATE", None)
         return env
 
