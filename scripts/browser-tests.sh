@@ -38,7 +38,9 @@ slug="browser-$(date +%s)-$RANDOM"
 token=$(LOG_LEVEL=warning "$RIVERS_BIN" app create "$slug" --quiet 2>>"$log") || { cat "$log" >&2; rm -f "$log"; exit 1; }
 url="http://127.0.0.1:$port"
 
+# (Webhook receivers of the tests listen on 127.0.0.1; failed deliveries are retried fast.)
 HOST=127.0.0.1 PORT=$port PUBLIC_DIR="$root/Public" PUBLIC_BASE_URL="$url" LOG_LEVEL=warning \
+  WEBHOOK_PRIVATE_NETWORKS=allow WEBHOOK_RETRY_SECONDS=0.5 \
   "$RIVERS_BIN" serve --migrate >>"$log" 2>&1 &
 server=$!
 cleanup() {

@@ -18,6 +18,7 @@ route('/layouts', () => import('./views/layouts.js'), 'Layouts');
 route('/layouts/:id', () => import('./views/layouts.js'), 'Layout');
 route('/publish', () => import('./views/publish.js'), 'Publish');
 route('/releases', () => import('./views/releases.js'), 'Releases');
+route('/webhooks', () => import('./views/webhooks.js'), 'Webhooks');
 route('/members', () => import('./views/members.js'), 'Members');
 route('/tokens', () => import('./views/tokens.js'), 'Tokens');
 route('/settings', () => import('./views/settings.js'), 'Settings');

@@ -36,7 +36,7 @@ export function placeOf(rest) {
 
 const NOUN = { screens: 'screen', families: 'family', layouts: 'layout' };
 const AREA = {
-  screens: 'the screens', families: 'the families', layouts: 'the layouts', publish: 'Publish', releases: 'Releases',
+  screens: 'the screens', families: 'the families', layouts: 'the layouts', publish: 'Publish', releases: 'Releases', webhooks: 'Webhooks',
   members: 'Members', tokens: 'Tokens', settings: 'Settings', activity: 'Activity',
 };
 

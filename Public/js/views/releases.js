@@ -72,7 +72,8 @@ class ReleasesView {
         this.resultBox),
       h('section', { class: 'panel', 'aria-labelledby': 'preview-links-heading' },
         h('h2', { id: 'preview-links-heading', text: 'Preview links' }),
-        this.listBox)));
+        this.listBox),
+      h('p', { class: 'hint', id: 'webhooks-link' }, 'Tell your own systems when something goes live: ', h('a', { href: '#/webhooks', text: 'Webhooks' }), '.')));
   }
 
   async load() {
