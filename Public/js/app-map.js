@@ -214,7 +214,7 @@ export function layoutAppMap(map, { nodeWidth = 200, nodeHeight = 64, gapX = 90,
 export function linkPath(a, b, { nodeWidth = 200, nodeHeight = 64, gapX = 90 } = {}) {
   const r = (n) => Math.round(n * 10) / 10;
   if (a === b) return '';
-  if (b.column > a.column && a.band === b.band) {
+  if (b.column > a.column) {
     const x1 = a.x + nodeWidth; const y1 = a.y + nodeHeight / 2;
     const x2 = b.x; const y2 = b.y + nodeHeight / 2;
     const dx = Math.max(30, (x2 - x1) / 2);
