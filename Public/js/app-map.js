@@ -206,12 +206,31 @@ export function layoutAppMap(map, { nodeWidth = 200, nodeHeight = 64, gapX = 90,
   return { positions, width: Math.max(width, pad * 2 + nodeWidth), height: y0 + pad, bandTop, nodeWidth, nodeHeight };
 }
 
+/** A polyline through `points` with its corners rounded (radius r), as an SVG path. */
+function rounded(points, radius = 8) {
+  const r1 = (n) => Math.round(n * 10) / 10;
+  let d = `M${r1(points[0][0])},${r1(points[0][1])}`;
+  for (let i = 1; i < points.length - 1; i += 1) {
+    const [px, py] = points[i - 1]; const [x, y] = points[i]; const [nx, ny] = points[i + 1];
+    const inLen = Math.hypot(x - px, y - py); const outLen = Math.hypot(nx - x, ny - y);
+    const r = Math.min(radius, inLen / 2, outLen / 2);
+    const ax = x - ((x - px) / (inLen || 1)) * r; const ay = y - ((y - py) / (inLen || 1)) * r;
+    const bx = x + ((nx - x) / (outLen || 1)) * r; const by = y + ((ny - y) / (outLen || 1)) * r;
+    d += ` L${r1(ax)},${r1(ay)} Q${r1(x)},${r1(y)} ${r1(bx)},${r1(by)}`;
+  }
+  const [lx, ly] = points[points.length - 1];
+  return `${d} L${r1(lx)},${r1(ly)}`;
+}
+
 /**
- * The SVG path of a line between two placed screens: forward (to a later column) from the right
- * edge to the left edge; back or within a column, around the right side or over the top, so that
- * it does not run through the screens between.
+ * The SVG path of a line between two placed screens, through the gaps between them only: forward
+ * (to a later column) from the right edge to the left edge; back one column from the left edge to
+ * the right edge, a little lower (so that a pair linked both ways shows two lines); within a
+ * column, around the right side; back further, out into the gap, up along the top lane
+ * (`lane`, moved by `offset` so that such lines can be told apart), across and down into the gap
+ * beside the target.
  */
-export function linkPath(a, b, { nodeWidth = 200, nodeHeight = 64, gapX = 90 } = {}) {
+export function linkPath(a, b, { nodeWidth = 200, nodeHeight = 64, gapX = 90, lane = 20, offset = 0 } = {}) {
   const r = (n) => Math.round(n * 10) / 10;
   if (a === b) return '';
   if (b.column > a.column) {
@@ -225,10 +244,13 @@ export function linkPath(a, b, { nodeWidth = 200, nodeHeight = 64, gapX = 90 } =
     const out = Math.min(gapX * 0.45, 20 + Math.abs(y2 - y1) / 6);
     return `M${r(x)},${r(y1 + (y2 > y1 ? 8 : -8))} C${r(x + out)},${r(y1)} ${r(x + out)},${r(y2)} ${r(x)},${r(y2 + (y2 > y1 ? -8 : 8))}`;
   }
-  // Back (or across bands): from the top of one to the top of the other, arching over.
-  const x1 = a.x + nodeWidth / 2 + 12; const y1 = a.y;
-  const x2 = b.x + nodeWidth / 2 - 12; const y2 = b.y;
-  const lift = 24 + Math.abs(a.column - b.column) * 10;
-  const top = Math.min(y1, y2) - lift;
-  return `M${r(x1)},${r(y1)} C${r(x1)},${r(top)} ${r(x2)},${r(top)} ${r(x2)},${r(y2)}`;
+  const y1 = a.y + nodeHeight / 2 + 10; const y2 = b.y + nodeHeight / 2 + 10;
+  const x1 = a.x; const x2 = b.x + nodeWidth;
+  if (b.column === a.column - 1) {
+    const mid = (x1 + x2) / 2;
+    return `M${r(x1)},${r(y1)} C${r(mid)},${r(y1)} ${r(mid)},${r(y2)} ${r(x2)},${r(y2)}`;
+  }
+  const shift = (offset % 5) * 4;
+  const gap1 = x1 - gapX / 2 + shift; const gap2 = x2 + gapX / 2 - shift; const top = lane - shift;
+  return rounded([[x1, y1], [gap1, y1], [gap1, top], [gap2, top], [gap2, y2], [x2, y2]]);
 }

@@ -136,17 +136,26 @@ test('a column is ordered by where the screens that open them are (fewer crossin
   assert.ok(positions.get(A1).y < positions.get(B1).y, 'A1 beside A, B1 beside B, though listed the other way');
 });
 
-test('lines: forward from edge to edge, within a column around the side, back over the top', () => {
-  const o = { nodeWidth: 100, nodeHeight: 40, gapX: 60 };
+test('lines: forward from edge to edge, within a column around the side, back through the gaps', () => {
+  const o = { nodeWidth: 100, nodeHeight: 40, gapX: 60, lane: 10 };
   const a = { x: 0, y: 100, column: 0, band: 'reached' };
   const b = { x: 160, y: 100, column: 1, band: 'reached' };
   const c = { x: 160, y: 200, column: 1, band: 'reached' };
+  const d = { x: 320, y: 150, column: 2, band: 'reached' };
   assert.match(linkPath(a, b, o), /^M100,120 C[\d.]+,120 [\d.]+,120 160,120$/);
   const side = linkPath(b, c, o);
   assert.ok(side.startsWith('M260,') && side.endsWith(',212'), side);
-  const back = linkPath(b, a, o);
-  assert.ok(back.startsWith('M222,100') && back.endsWith('38,100'), back);
-  const top = Number(back.split(' ')[1].split(',')[1]);
-  assert.ok(top < 100, 'arching over');
+  // Back one column: from the left edge to the right edge, a little lower than the line forward.
+  assert.equal(linkPath(b, a, o), 'M160,130 C130,130 130,130 100,130');
+  // Back two: out into the gap, up the lane above every screen, down beside the target.
+  const far = linkPath(d, a, o);
+  assert.ok(far.startsWith('M320,180 L') && far.endsWith('L100,130'), far);
+  const numbers = far.match(/-?[\d.]+/g).map(Number);
+  const ys = numbers.filter((_, i) => i % 2 === 1);
+  assert.equal(Math.min(...ys), 10, 'along the lane');
+  const points = ys.map((y, i) => [numbers[i * 2], y]);
+  const inGap = ([x]) => (x >= 100 && x <= 160) || (x >= 260 && x <= 320);
+  assert.ok(points.filter(([, y]) => y > 10).every(inGap), `below the lane only in the gaps: ${points}`);
+  assert.notEqual(linkPath(d, a, { ...o, offset: 1 }), far, 'another line of the lane is moved');
   assert.equal(linkPath(a, a, o), '');
 });

@@ -94,10 +94,13 @@ class MapView {
     }, svg('path', { d: 'M0,0 L10,5 L0,10 z', class: `map-arrow kind-${kind}` }))));
     const lines = svg('svg', { class: 'map-lines', width: layout.width, height: layout.height, 'aria-hidden': 'true' }, defs);
     const names = new Map(map.nodes.map((n) => [n.id, n.name]));
+    let laneLines = 0;
     for (const pair of linkPairs(map.links)) {
       const a = layout.positions.get(pair.from);
       const b = layout.positions.get(pair.to);
-      const d = linkPath(a, b, SIZE);
+      const far = b.column < a.column - 1;
+      const d = linkPath(a, b, { ...SIZE, lane: 22, offset: far ? laneLines : 0 });
+      if (far) laneLines += 1;
       if (!d) continue; // a screen opening itself is said in the list, not drawn
       const kinds = KIND_ORDER.filter((k) => pair.kinds.includes(k));
       kinds.forEach((kind, i) => {
