@@ -116,7 +116,12 @@ class MapView {
     if (layout.bandTop !== null) {
       canvas.append(h('div', { class: 'map-band', style: `top:${layout.bandTop}px`, text: 'Not reached from home' }));
     }
-    for (const n of map.nodes) {
+    // In the page's order as drawn (column by column, top to bottom), so that Tab goes the same way.
+    const drawn = [...map.nodes].sort((x, y) => {
+      const px = layout.positions.get(x.id); const py = layout.positions.get(y.id);
+      return (px.band === py.band ? 0 : (px.band === 'reached' ? -1 : 1)) || px.column - py.column || px.y - py.y;
+    });
+    for (const n of drawn) {
       const p = layout.positions.get(n.id);
       const opens = n.opens === 1 ? 'opens 1 screen' : `opens ${n.opens} screens`;
       const opened = n.openedBy === 1 ? 'opened by 1 screen' : `opened by ${n.openedBy} screens`;

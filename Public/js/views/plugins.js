@@ -33,7 +33,7 @@ export async function mount(root, params = {}) {
     clearTimeout(timer);
     timer = setTimeout(() => view.load({ quiet: true }), 250);
   });
-  return { title: params.id ? `Plugin ${params.id}` : 'Plugins', unmount: () => { off(); clearTimeout(timer); } };
+  return { title: params.id ? `Plugin ${view.plugin?.name || params.id}` : 'Plugins', unmount: () => { off(); clearTimeout(timer); } };
 }
 
 /** Where each plugin is used, read fresh (the lists kept may be older than a save elsewhere). */
