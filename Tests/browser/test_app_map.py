@@ -71,6 +71,7 @@ def test_the_map_shows_which_screen_opens_which(browser, api):
     assert "home" in home.get_attribute("class").split()
     assert "★ Home" in home.text
     assert len(all_css(browser, ".map-node")) == 6
+    assert all_css(browser, ".map-node")[0] == home, "Tab starts at home, as drawn"
     assert "Home" in css(browser, "#map-summary").text
 
     # A component's tap target, a tab bar item, a connected screen and a hook are each a line.
@@ -305,8 +306,17 @@ def test_plugins_register_by_paste_and_by_file_update_and_remove(browser, api):
     assert api.call("GET", "plugins/promo")[0] == 200
     shot(browser, "74-plugin-in-use")
 
-    # Not in use: asked, then removed.
+    # Where a component plugin is used: the components named.
+    cards = api.ok("POST", "layouts", {"name": "Cards", "family": family["id"], "ui_components": [
+        {"component_type": "list", "cell_styles": ["LIST_1"]}, {"component_type": "badge", "cell_styles": ["LIST_1"]}]})
     go(browser, "#/plugins/badge")
+    wait(browser, lambda d: "Layout “Cards” has a component of this plugin (Badge 2)." in css(d, "#plugin-uses").text, message="the layout using it")
+    api.ok("DELETE", f"layouts/{cards['id']}")
+
+    # Not in use: asked, then removed.
+    go(browser, "#/plugins")
+    go(browser, "#/plugins/badge")
+    wait(browser, lambda d: "No screen or layout uses it." in css(d, "#plugin-uses").text, message="no one uses it now")
     click(browser, visible(browser, "#remove-plugin"))
     dialog = visible(browser, "dialog[open]")
     assert "Remove plugin “Badge”?" in dialog.text
