@@ -52,7 +52,15 @@ class MapView {
       return;
     }
     body.append(this.summary(map), this.filters(map), this.drawing(map), this.table(map, names));
+    // Drawn again (someone saved a screen): the page stays scrolled where it was.
+    const before = this.root.querySelector('.pane-body');
+    const scroll = before ? [before.scrollTop, before.querySelector('.map-scroll')?.scrollLeft || 0, before.querySelector('.map-scroll')?.scrollTop || 0] : null;
     this.root.replaceChildren(body);
+    if (scroll) {
+      body.scrollTop = scroll[0];
+      const box = body.querySelector('.map-scroll');
+      if (box) { box.scrollLeft = scroll[1]; box.scrollTop = scroll[2]; }
+    }
     if (focused) this.root.querySelector(`.map-node[data-screen-id="${CSS.escape(focused)}"]`)?.focus();
   }
 

@@ -192,13 +192,13 @@ class PluginList {
       h('h1', { text: 'Plugins' }),
       h('p', { class: 'lede', text: 'Plugins add screen types, component types, navigations and hooks to the app. Each is described by its manifest (JSON, from its developer): register it here, and its types and fields appear in the screen editor.' }),
       readOnlyBanner(),
+      h('section', { class: 'panel', 'aria-labelledby': 'plugins-heading' },
+        h('h2', { id: 'plugins-heading', text: 'Registered plugins' }),
+        this.listBox),
       this.form ? h('section', { class: 'panel', 'aria-labelledby': 'register-plugin-heading' },
         h('h2', { id: 'register-plugin-heading', text: 'Register a plugin' }),
         h('p', { class: 'hint', text: 'Choose the manifest’s file or paste it. A manifest whose identifier is registered already adds a version of that plugin.' }),
-        this.form.el) : null,
-      h('section', { class: 'panel', 'aria-labelledby': 'plugins-heading' },
-        h('h2', { id: 'plugins-heading', text: 'Registered plugins' }),
-        this.listBox)));
+        this.form.el) : null));
   }
 
   async load({ quiet = false } = {}) {
@@ -260,9 +260,12 @@ class PluginPage {
         api.pluginForm(this.identifier).catch(() => null),
         usesOf([this.identifier]).then((m) => m.get(this.identifier)),
       ]);
+      // Heard back (our own save, a change elsewhere that moves nothing here): nothing is drawn again.
+      const same = quiet && this.shown === JSON.stringify([data.revision, uses, form]);
       this.form = form;
       this.uses = uses;
-      this.render();
+      this.shown = JSON.stringify([data.revision, uses, form]);
+      if (!same) this.render();
     } catch (error) {
       if (quiet && !error.isNotFound) return;
       const gone = error.isNotFound;
