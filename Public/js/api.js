@@ -288,4 +288,12 @@ export class Api {
   // Plugins (later) -----------------------------------------------------------------------------
   async plugins() { return (await this.request('GET', this.appPath('plugins'))).data.items || []; }
   async pluginForm(id) { return (await this.request('GET', this.appPath(`plugins/${encodeURIComponent(id)}/form`))).data; }
+  /** Every registered plugin (all pages). */
+  async allPlugins() { return this.all(this.appPath('plugins')); }
+  plugin(id) { return this.request('GET', this.appPath(`plugins/${encodeURIComponent(id)}`)); }
+  /** Registers a manifest: a new plugin (201), or a new version of one the app has (200). */
+  registerPlugin(manifest) { return this.request('POST', this.appPath('plugins'), { body: manifest }); }
+  /** A new version of a plugin, or a version it has replaced (`etag`: the plugin's revision). */
+  replacePlugin(id, manifest, etag) { return this.request('PUT', this.appPath(`plugins/${encodeURIComponent(id)}`), { body: manifest, etag }); }
+  removePlugin(id, etag) { return this.request('DELETE', this.appPath(`plugins/${encodeURIComponent(id)}`), { etag }); }
 }

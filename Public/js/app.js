@@ -12,6 +12,9 @@ import { clearFieldErrors, placeErrors } from './field-errors.js';
 
 route('/screens', () => import('./views/screens.js'), 'Screens');
 route('/screens/:id', () => import('./views/screens.js'), 'Screen');
+route('/map', () => import('./views/map.js'), 'Map');
+route('/plugins', () => import('./views/plugins.js'), 'Plugins');
+route('/plugins/:id', () => import('./views/plugins.js'), 'Plugin');
 route('/families', () => import('./views/families.js'), 'Families');
 route('/families/:id', () => import('./views/families.js'), 'Family');
 route('/layouts', () => import('./views/layouts.js'), 'Layouts');

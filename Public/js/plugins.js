@@ -29,6 +29,9 @@ function loadForm(identifier) {
   return forms.get(identifier);
 }
 
+/** Forgets the forms kept of a plugin (after a new version of it is registered). */
+export function forgetPluginForm(identifier) { forms.delete(identifier); }
+
 function unavailable(error, what) {
   if (error.isMissingRoute) return 'This server cannot describe plugin forms yet; the plugin’s values are kept as they are.';
   if (error.status === 404) return `The plugin ${what} is not registered in this app; its values are kept as they are.`;

@@ -356,7 +356,7 @@ export class HooksEditor {
     this.el.replaceChildren(
       h('h2', { id: 'hooks-heading', text: 'Hooks' }),
       ...[this.plugins === null ? h('p', { class: 'hint', text: 'Loading the plugins…' })
-        : (this.plugins.length ? null : h('p', { class: 'hint', text: 'No plugins are registered in this app: register one to hook it here.' })),
+        : (this.plugins.length ? null : h('p', { class: 'hint' }, 'No plugins are registered in this app: ', h('a', { href: '#/plugins', text: 'register one' }), ' to hook it here.')),
       h('div', { class: 'hooks-grid' }, lists.map((l) => this.hookList(l)))].filter(Boolean));
     restoreFocus(this.el, focus);
   }
