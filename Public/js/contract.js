@@ -142,7 +142,8 @@ export class Contract {
     const typed = results.filter((r) => {
       const t = r.schema?.type;
       if (t === undefined) return true;
-      return (Array.isArray(t) ? t : [t]).some((x) => typeMatches(x, value));
+      // A fraction meant for a whole number is that branch's ("must be a whole number").
+      return (Array.isArray(t) ? t : [t]).some((x) => typeMatches(x, value) || (x === 'integer' && typeof value === 'number'));
     });
     if (!typed.length) {
       const types = results.flatMap((r) => {
@@ -229,7 +230,8 @@ export function mergeProblems(first, ...more) {
   const out = [...first];
   for (const list of more) {
     for (const p of list) {
-      const taken = out.some((q) => q.pointer === p.pointer || p.pointer.startsWith(`${q.pointer}/`) || q.pointer.startsWith(`${p.pointer}/`));
+      const taken = out.some((q) => q.pointer === p.pointer
+        || (q.pointer && p.pointer.startsWith(`${q.pointer}/`)) || (p.pointer && q.pointer.startsWith(`${p.pointer}/`)));
       if (!taken) out.push(p);
     }
   }
