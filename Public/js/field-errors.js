@@ -89,12 +89,20 @@ export function pointerLabel(pointer) {
     if (list && /^\d+$/.test(parts[i + 1] || '')) { words.push(`${list} ${Number(parts[i + 1]) + 1}`); i += 1; continue; }
     const pair = PAIR_LABELS[`${parts[i]}/${parts[i + 1]}`];
     if (pair) { words.push(pair); i += 1; continue; }
+    // A place in a list the form shows as one field (a component's cell styles): "the 2nd".
+    if (/^\d+$/.test(parts[i])) { words.push(`the ${ordinal(Number(parts[i]) + 1)}`); continue; }
     const known = Object.prototype.hasOwnProperty.call(FIELD_LABELS, parts[i]) ? FIELD_LABELS[parts[i]] : undefined;
     if (known === null) continue;
     const word = known || parts[i].replace(/_/g, ' ');
     words.push(words.length ? word : word.charAt(0).toUpperCase() + word.slice(1));
   }
   return words.filter(Boolean).join(' › ');
+}
+
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] || 'th');
+  return `${n}${suffix}`;
 }
 
 function clean(text) { return String(text || '').replace(/\s+/g, ' ').replace(/\s*[:*]\s*$/, '').trim(); }

@@ -81,5 +81,6 @@ test('pointerLabel: a pointer in the form’s words, never the API’s', async (
   assert.equal(pointerLabel('/cell_styles/0/height/fixed'), 'Cell style 1 › Height');
   assert.equal(pointerLabel('/navigations/0/nav_items/2/data/target'), 'Navigation 1 › Item 3 › Tapping an item opens');
   assert.equal(pointerLabel('/ui_components/0/data/type'), 'Component 1 › Source type');
+  assert.equal(pointerLabel('/ui_components/0/cell_styles/1'), 'Component 1 › Cell style 2');
   assert.equal(pointerLabel(''), '');
 });
