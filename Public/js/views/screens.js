@@ -293,6 +293,8 @@ function cellStyleProblems(d) {
 function screenProblems(d) {
   const problems = [];
   if (!String(d.name ?? '').trim()) problems.push({ pointer: '/name', message: 'give the screen a name' });
+  // It would publish broken: nothing could open it.
+  if (d.connected && !d.parent) problems.push({ pointer: '/parent', message: 'choose the screen whose items open this connected screen' });
   const web = (data, pointer) => {
     if (data?.type !== 'WEB_URL') return;
     const problem = webAddressProblem(data.source);
