@@ -269,7 +269,7 @@ function onlyReordered(base, draft) {
  * screen with no name yet can be drawn.
  */
 export function screenChecks(d, { preview = false } = {}) {
-  const own = screenProblems(d).filter((p) => !(preview && p.pointer === '/name'));
+  const own = screenProblems(d).filter((p) => !(preview && (p.pointer === '/name' || p.pointer === '/parent')));
   const contract = checkAgainst(preview ? 'PreviewScreen' : 'Screen', d);
   return mergeProblems(own, contract, cellStyleProblems(d));
 }
