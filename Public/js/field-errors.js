@@ -146,8 +146,11 @@ export function labelOf(root, pointer) {
 
 /** A message with its label in front, unless it names it already ("Custom source type: …"). */
 export function withLabel(label, message) {
-  const text = withNames(message);
+  let text = withNames(message);
   if (!label || text.toLowerCase().startsWith(label.toLowerCase())) return text;
+  // "Custom source type: …" under "Component 2 (Grid) › Custom source type": said once.
+  const leaf = label.split(' › ').pop();
+  if (text.toLowerCase().startsWith(`${leaf.toLowerCase()}:`)) text = text.slice(leaf.length + 1).trim();
   return `${label}: ${text}`;
 }
 
@@ -251,12 +254,22 @@ function showing(root) { return root.querySelectorAll('.field-error[data-for]').
  */
 export function showErrorSummary(container, root, errors, { prefix = '', title } = {}) {
   const heading = h('h3', { text: title || (errors.length === 1 ? 'The server refused this: 1 problem' : `The server refused this: ${errors.length} problems`) });
-  const items = errors.map((e) => {
+  // In the order of the form (top to bottom); what no field takes, last.
+  const placed = errors.map((e, i) => {
     let pointer = e.pointer || '';
     if (prefix && pointer.startsWith(prefix)) pointer = pointer.slice(prefix.length);
+    const target = pointer ? findTarget(root, pointer) : null;
+    return { e, i, pointer, el: target && target.el.dataset.pointer !== '' ? target.el : null };
+  }).sort((a, b) => {
+    if (a.el && b.el && a.el !== b.el) return a.el.compareDocumentPosition(b.el) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1;
+    if (a.el && !b.el) return -1;
+    if (!a.el && b.el) return 1;
+    return a.i - b.i;
+  });
+  const items = placed.map(({ e, pointer }) => {
     const label = pointer ? labelOf(root, pointer) : 'The whole form';
-    const text = withNames(e.message);
-    const rest = text.toLowerCase().startsWith(label.toLowerCase()) ? text.slice(label.length).replace(/^\s*:?\s*/, ': ') : `: ${text}`;
+    const said = withLabel(label, e.message);
+    const rest = said.startsWith(label) ? said.slice(label.length) : `: ${said}`;
     return h('li', { 'data-pointer-target': pointer }, h('a', {
       href: '#', onclick: (ev) => { ev.preventDefault(); focusPointer(root, pointer); },
     }, label), rest);

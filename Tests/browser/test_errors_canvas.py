@@ -108,7 +108,10 @@ def test_every_screen_problem_on_the_first_save(browser, api):
     assert "Name: give the screen a name" in text
     assert "Component 1 (List) › Item limit: must not be negative" in text
     assert "Component 2 (Grid) › Item limit: must be at most 10,000" in text
-    assert "Component 2 (Grid) › Custom source type" in text
+    assert "Component 2 (Grid) › Custom source type: “bad type!” cannot be" in text, "the label said once"
+    # In the order of the form, top to bottom.
+    assert [line.split(":")[0] for line in lines] == [
+        "Name", "Component 1 (List) › Item limit", "Component 2 (Grid) › Item limit", "Component 2 (Grid) › Custom source type"]
     assert_no_api_words(lines)
     assert not requests(browser, f"/screens/{screen['id']}", "PUT"), "nothing sent"
     assert api.ok("GET", f"screens/{screen['id']}")["name"] == "Home"
