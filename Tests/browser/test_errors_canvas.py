@@ -223,3 +223,44 @@ def test_drag_a_component_on_the_preview_and_undo(browser, api):
     wait(browser, lambda d: css(d, "#save-status").text.startswith("Saved"), message="saved")
     assert [c["component_type"] for c in api.ok("GET", f"screens/{screen['id']}")["ui_components"]] == ["list", "hero", "grid"]
     assert not browser_errors(browser)
+
+
+def test_no_cell_drawing_known_to_be_refused_is_sent_while_typing(browser, api):
+    family = api.family()
+    browser.set_window_size(1440, 1000)
+    sign_in(browser, api, f"#/families/{family['id']}")
+    click(browser, visible(browser, "[data-testid='content-1'] > summary"))
+    wait(browser, lambda d: css(d, "[data-testid='content-1'] .cd-drawing").get_attribute("data-state") == "ok", message="drawn")
+    browser.execute_script(COUNT_REQUESTS)
+    spacing = css(browser, "input[data-pointer='/interitem_spacing']")
+    click(browser, spacing)
+    spacing.send_keys(Keys.CONTROL, "a")
+    for key in "-30":
+        spacing.send_keys(key)
+    errors = "[data-testid='cell-errors-1']"
+    wait(browser, lambda d: "Item spacing: must not be negative" in css(d, errors).text, message="the drawing says what it needs")
+    refused = [r for r in requests(browser, "/cell-preview") if r["status"] == 422]
+    assert not refused, refused
+    set_value(spacing, "10")
+    wait(browser, lambda d: css(d, "[data-testid='content-1'] .cd-drawing").get_attribute("data-state") == "ok", message="drawn again")
+    assert not [r for r in requests(browser, "/cell-preview") if r["status"] == 422]
+    assert not browser_errors(browser)
+
+
+def test_one_web_address_one_rule_in_the_preview_and_in_save(browser, api):
+    family = api.family()
+    screen = api.screen(family["id"], "Home", [
+        {"component_type": "list", "cell_styles": ["LIST_1"], "data": {"source": "https://example.com/feed", "type": "WEB_URL"}},
+    ])
+    browser.set_window_size(1440, 900)
+    sign_in(browser, api, f"#/screens/{screen['id']}")
+    wait(browser, lambda d: css(d, ".preview-panel").get_attribute("data-state") == "ok", message="first preview")
+    browser.execute_script(COUNT_REQUESTS)
+    source = css(browser, "input[data-pointer='/ui_components/0/data/source']")
+    set_value(source, "http://example.com/feed")
+    said = "Component 1 (List) › Data source: use https://"
+    wait(browser, lambda d: said in css(d, "#preview-errors").text, message="the preview's rule")
+    click(browser, css(browser, "#save-screen"))
+    wait(browser, lambda d: any(line.startswith(said) for line in summary_lines(d)), message="the same rule at Save")
+    assert not [r for r in requests(browser, "/preview") if r["status"] == 422]
+    assert not requests(browser, f"/screens/{screen['id']}", "PUT")
