@@ -24,7 +24,8 @@ const MIN_WIDTH = 320;
 export class PreviewPanel {
   /**
    * @param {{getScreen: () => object, onPickComponent: (index: number) => void, onFocusPointer: (pointer: string) => void,
-   *   check?: () => Array<{pointer: string, message: string}>}} options
+   *   check?: () => Array<{pointer: string, message: string}>, onMoveComponent?: (from: number, to: number) => void,
+   *   canMove?: () => boolean}} options
    *   check: what the editor knows the server would refuse (then no preview is asked for).
    *   onMoveComponent(from, to): a component dragged on the drawing (canvas-drag.js); canMove: whether it may be.
    */
