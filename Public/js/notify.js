@@ -2,7 +2,7 @@
 // announcements.
 import { h } from './dom.js';
 import { ApiError } from './api.js';
-import { unescapePointer, withNames } from './field-errors.js';
+import { pointerLabel, withNames } from './field-errors.js';
 import { api, roleReason, state } from './state.js';
 
 let errorRegion = null;
@@ -121,7 +121,7 @@ export function showError(error, context = '', { placed = false } = {}) {
   const problems = isApi && error.errors.length && !placed ? error.errors : [];
   const list = problems.length
     ? h('ul', { class: 'problem-list' }, problems.map((e) => h('li', {},
-      e.pointer ? h('strong', { text: `${unescapePointer(e.pointer)}: ` }) : null, withNames(e.message))))
+      e.pointer ? h('strong', { text: `${pointerLabel(e.pointer)}: ` }) : null, withNames(e.message))))
     : null;
   const users = usedBy.length ? h('ul', { class: 'problem-list used-by' }, usedBy.map((text) => h('li', { text }))) : null;
   errorToast({ heading: context ? `${context}: ${title}` : title, detail: problems.length ? '' : detail, list, users, status: isApi ? String(error.status) : '' });

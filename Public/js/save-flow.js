@@ -4,6 +4,7 @@
 // conflict kept to resolve later); a 422 puts each problem at its field with a summary of links,
 // and a toast only for what found no field; anything else is a toast.
 import { clearFieldErrors, placeErrors, showErrorSummary } from './field-errors.js';
+import { mergeProblems } from './contract.js';
 import { showError, info, showInUse } from './notify.js';
 import { can, roleReason } from './state.js';
 
@@ -62,12 +63,15 @@ export async function saveDraft(editor, flow) {
   const before = flow.button?.();
   if (before) before.disabled = true;
   clearFieldErrors(flow.root());
+  untrack(editor);
   const wasNew = editor.isNew;
   try {
+    // Everything the editor can tell (the contract's rules and its own), all at once: nothing is sent.
     const local = flow.check?.() || [];
     if (local.length) {
       showFieldProblems(local, { root: flow.root(), errorsHost: flow.errorsHost(), reveal: flow.reveal,
         title: local.length === 1 ? 'Not saved yet: 1 thing to fix' : `Not saved yet: ${local.length} things to fix` });
+      track(editor, flow, []);
       return 'failed';
     }
     const result = await editor.save({ overwrite: Boolean(flow.overwrite), send: flow.send });
@@ -78,12 +82,63 @@ export async function saveDraft(editor, flow) {
     return result.status;
   } catch (error) {
     showRequestError(error, { root: flow.root(), errorsHost: flow.errorsHost(), context: flow.context, reveal: flow.reveal });
+    if (error?.isValidation && error.errors.length) track(editor, flow, error.errors);
     return 'failed';
   } finally {
     editor.busy = false;
     const after = flow.button?.();
     if (after) after.disabled = false;
   }
+}
+
+/**
+ * After a refused save, the problems shown follow the edits: every change checks the draft again
+ * (recheckProblems), so a field fixed loses its message, a new problem shows at once, and the
+ * summary counts what is left. The server's problems stay until their field is edited.
+ */
+function track(editor, flow, server) {
+  untrack(editor);
+  const state = { flow, server, edited: new Set() };
+  // Capture: the edit is known before the view's own listener checks again.
+  state.mark = (event) => {
+    const root = flow.root();
+    if (!root?.contains(event.target)) return;
+    const el = event.target.closest?.('[data-pointer]');
+    if (el && el.dataset.pointer) state.edited.add(el.dataset.pointer);
+  };
+  document.addEventListener('input', state.mark, true);
+  document.addEventListener('change', state.mark, true);
+  editor.problemState = state;
+}
+
+function untrack(editor) {
+  const state = editor.problemState;
+  if (!state) return;
+  document.removeEventListener('input', state.mark, true);
+  document.removeEventListener('change', state.mark, true);
+  editor.problemState = null;
+}
+
+/** Forgets the problems shown (the view was left, or the record reloaded). */
+export function forgetProblems(editor) { untrack(editor); }
+
+/**
+ * Checks the draft again after an edit when a save was refused: the problems now (the editor's,
+ * and the server's whose field was not edited since) at their fields, and the summary with them.
+ * Nothing is focused. Does nothing when no save was refused.
+ */
+export function recheckProblems(editor) {
+  const state = editor.problemState;
+  if (!state) return;
+  const root = state.flow.root();
+  const host = state.flow.errorsHost();
+  if (!root?.isConnected || !host) return;
+  const edited = [...state.edited];
+  const server = state.server.filter((p) => !edited.some((e) => p.pointer === e || p.pointer.startsWith(`${e}/`)));
+  const all = mergeProblems(state.flow.check?.() || [], server);
+  clearFieldErrors(root);
+  placeErrors(root, all);
+  showErrorSummary(host, root, all, { title: all.length ? `${all.length} thing${all.length === 1 ? '' : 's'} left to fix` : undefined });
 }
 
 /**

@@ -5,6 +5,7 @@
 // (`can`, `gate`).
 import { Api } from './api.js';
 import { h, uid } from './dom.js';
+import { loadContract } from './contract.js';
 
 const TOKEN_KEY = 'rivers.token';
 const DEVICE_KEY = 'rivers.device';
@@ -180,7 +181,8 @@ export async function loadApp(key = null) {
   state.families = [];
   state.screens = [];
   state.layouts = [];
-  const [componentTypes, devices] = await Promise.all([api.componentTypes(), api.devices(), refreshAll()]);
+  // The contract (openapi.json) is read once, for the checks made before asking the server.
+  const [componentTypes, devices] = await Promise.all([api.componentTypes(), api.devices(), refreshAll(), loadContract()]);
   state.componentTypes = componentTypes;
   state.devices = devices;
   if (!devices.some((d) => d.id === state.device)) setDevice(devices[1]?.id || devices[0]?.id || '');

@@ -49,7 +49,7 @@ def test_errors_at_their_fields_and_a_summary_that_follows(browser, api):
     assert len(summary.find_elements("css selector", "li")) == 2
     set_value(ident, "TABLETS")
     wait(browser, lambda d: css(d, ".error-summary h3").text == "1 thing left to fix", message="one left")
-    assert [li.text for li in css(browser, ".error-summary").find_elements("css selector", "li")] == ["name: give the family a name"]
+    assert [li.text for li in css(browser, ".error-summary").find_elements("css selector", "li")] == ["Name: give the family a name"]
     shot(browser, "20-family-summary-1440")
     set_value(css(browser, "input[data-pointer='/name']"), "Tablets")
     wait(browser, lambda d: "Everything listed is fixed" in css(d, ".error-summary h3").text)

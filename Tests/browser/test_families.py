@@ -81,6 +81,8 @@ def test_create_family_with_sizes_computed_as_you_type(browser, api):
                  message="error at the width field")
     message = field.find_element("xpath", "./ancestor::div[contains(@class,'field')][1]").text
     assert "wider" in message
-    assert "1 problem" in css(browser, ".error-summary").text
+    # Told before asking the server (the family's own rule, checked in the editor), by its label.
+    assert "1 thing to fix" in css(browser, ".error-summary").text
+    assert "Cell style 1 (LIST_1) › Width" in css(browser, ".error-summary").text
     shot(browser, "03-family-validation")
     assert not browser_errors(browser)

@@ -115,7 +115,7 @@ def test_web_link_without_url_shows_the_error_at_its_field(browser, api):
     wait(browser, lambda d: css(d, f"input[data-pointer='{pointer}/data/source']").get_attribute("aria-invalid") == "true", message="URL marked invalid")
     host = css(browser, f"input[data-pointer='{pointer}/data/source']").find_element("xpath", "..")
     assert "enter the web address" in host.text  # said before asking the server, in plain words
-    assert "item 2" in css(browser, ".error-summary").text
+    assert "Nav bar › Item 2 (Website) › Web address" in css(browser, ".error-summary").text
 
     url = css(browser, f"input[data-pointer='{pointer}/data/source']")
     set_value(url, "https://example.com")

@@ -100,7 +100,7 @@ def test_navigation_styles_rules_and_assets_keep_their_types(browser, api):
     click(browser, css(browser, "#save-screen"))
     key = invalid(browser, ".nav-members[data-category='nav_bar'] .member-key input")
     assert "earlier entry" in " ".join(errors_of(browser, key))
-    assert "navigation 1 › styles › entry 6" in css(browser, ".error-summary").text
+    assert "Nav bar › Key of entry 6 of Nav bar styles" in css(browser, ".error-summary").text
     assert "Unsaved" in css(browser, "#save-status").text
     browser.execute_script("document.querySelector('.nav-members').scrollIntoView({block: 'center'})")
     shot(browser, "23-navigation-styles-1440")
@@ -340,7 +340,7 @@ def test_save_as_layout_shows_its_errors_at_their_fields(browser, api):
         css(d, "fieldset[data-pointer='/ui_components/0/cell_styles']")), message="the grid's cell styles marked")
     assert "GRID_1" in styles.text
     summary = css(browser, ".error-summary")
-    assert "The layout was not saved" in summary.text and "component 1" in summary.text
+    assert "The layout was not saved" in summary.text and "Component 1 (Grid) › Cell styles" in summary.text
     assert browser.execute_script("return document.activeElement.classList.contains('error-summary')")
     assert not all_css(browser, ".toast-error")
 

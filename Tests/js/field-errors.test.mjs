@@ -72,3 +72,15 @@ test('without an element for the whole, an error no element claims finds nothing
   assert.equal(findTarget(root, '/z/y'), null);
   assert.equal(findTarget(root, '/a/x').el, root.elements[0]);
 });
+
+test('pointerLabel: a pointer in the form’s words, never the API’s', async () => {
+  const { pointerLabel } = await import('../../Public/js/field-errors.js');
+  assert.equal(pointerLabel('/ui_components/1/rules/item_limit'), 'Component 2 › Item limit');
+  assert.equal(pointerLabel('/interitem_spacing'), 'Item spacing');
+  assert.equal(pointerLabel('/reference_size/width'), 'Reference width');
+  assert.equal(pointerLabel('/cell_styles/0/height/fixed'), 'Cell style 1 › Height');
+  assert.equal(pointerLabel('/navigations/0/nav_items/2/data/target'), 'Navigation 1 › Item 3 › Tapping an item opens');
+  assert.equal(pointerLabel('/ui_components/0/data/type'), 'Component 1 › Source type');
+  assert.equal(pointerLabel('/ui_components/0/cell_styles/1'), 'Component 1 › Cell style 2');
+  assert.equal(pointerLabel(''), '');
+});

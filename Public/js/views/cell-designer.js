@@ -9,12 +9,13 @@ import { api, state } from '../state.js';
 import { h, field, select, debounce, clone, uid } from '../dom.js';
 import { lengthField } from '../length-field.js';
 import { isFixed } from '../lengths.js';
-import { formatRatio, parseRatio, round } from '../family-math.js';
+import { formatRatio, parseRatio, round, cellSize } from '../family-math.js';
 import {
   KINDS, KIND_NAMES, AXES, STACK_ALIGNMENTS, DISTRIBUTIONS, ALIGNS, PLACEHOLDERS, ROLES, SIDES, FRAME_KEYS,
   CONTENT_LIMITS, newNode, isContainer, nodeAt, nodePointer, walk, changeKind, describeNode,
 } from '../cell-content.js';
-import { clearFieldErrors, placeErrors, focusPointer, unescapePointer, withNames } from '../field-errors.js';
+import { clearFieldErrors, placeErrors, focusPointer, unescapePointer, withNames, labelOf, withLabel } from '../field-errors.js';
+import { checkAgainst, mergeProblems } from '../contract.js';
 import { explain, announce } from '../notify.js';
 
 const DELAY = 250;
@@ -420,6 +421,16 @@ export class CellDesigner {
     }
     const body = { family: previewFamily(this.family()), cell_style: this.style.id };
     if (this.ui.device) body.device = this.ui.device;
+    // A family the server would refuse is not sent: what it needs shows here, in the form's words.
+    const known = mergeProblems(checkAgainst('CellPreviewRequest', body),
+      (body.family.cell_styles || []).flatMap((s, i) => (cellSize(body.family, s, `/family/cell_styles/${i}`).problems || []).filter((p) => p.message !== 'incomplete')));
+    if (known.length) {
+      this.controller.abort();
+      this.drawing.dataset.state = 'error';
+      this.status.textContent = this.canvas.firstChild ? 'The cell waits for the form to be fixed; showing the last drawing that could be made.' : 'The cell waits for the form to be fixed.';
+      this.showProblem({ errors: known });
+      return;
+    }
     this.status.textContent = 'Drawing…';
     this.drawing.setAttribute('aria-busy', 'true');
     try {
@@ -508,7 +519,7 @@ export class CellDesigner {
     const rest = [...problems.filter((e) => !mine.includes(e)), ...unplaced];
     const items = rest.length
       ? rest.map((e) => h('li', {}, e.pointer
-        ? h('button', { type: 'button', class: 'link-button', text: `${unescapePointer(e.pointer)}: ${withNames(e.message)}`, onclick: () => focusPointer(this.formRoot(), e.pointer) })
+        ? h('button', { type: 'button', class: 'link-button', text: withLabel(labelOf(this.formRoot(), e.pointer), e.message), onclick: () => focusPointer(this.formRoot(), e.pointer) })
         : withNames(e.message)))
       : [];
     if (!problems.length) items.push(h('li', { text: `${explain(error).title}: ${explain(error).detail}` }));

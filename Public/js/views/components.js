@@ -151,6 +151,7 @@ export class ComponentList {
     const li = h('li', {
       class: ['component-card', folded && 'folded'], 'data-pointer': p, 'data-component-id': c.id, 'data-index': String(i),
       'data-component-type': c.component_type, 'aria-label': name,
+      'data-label': `Component ${i + 1} (${typeName(c.component_type)})`,
     },
     h('div', { class: 'card-head' },
       editable ? handle : null,
@@ -205,7 +206,7 @@ export class ComponentList {
       });
       return h('span', { class: ['check', missing && 'missing'] }, input, h('label', { for: input.id, text: label }));
     };
-    return h('fieldset', { class: 'mini-group cell-style-choice', 'data-pointer': `${p}/cell_styles` },
+    return h('fieldset', { class: 'mini-group cell-style-choice', 'data-pointer': `${p}/cell_styles`, 'data-label': 'Cell styles' },
       h('legend', { text: `Cell styles of ${name}` }),
       known.length ? known.map((s) => box(s.id, `${s.id} (${formatSize(s.computed)})`, false))
         : h('span', { class: 'hint', text: family ? 'The family has no cell styles.' : 'Choose the screen’s family first.' }),
@@ -216,6 +217,7 @@ export class ComponentList {
     c.header ??= { visible: false, style: null };
     const visible = h('input', { type: 'checkbox', id: key('hv'), 'data-focus-key': key('hv'), checked: Boolean(c.header.visible) });
     visible.dataset.pointer = `${p}/header/visible`;
+    visible.dataset.label = 'Show header';
     // A header takes the height of the family's cell style it names (the default height without one).
     const styles = family ? family.cell_styles : [];
     const options = [{ value: '', text: 'Default height' },
@@ -223,6 +225,7 @@ export class ComponentList {
     if (c.header.style && !styles.some((s) => s.id === c.header.style)) options.push({ value: c.header.style, text: `${c.header.style} (not in the family)` });
     const style = select(options, c.header.style ?? '', { id: key('hs'), 'data-focus-key': key('hs') });
     style.dataset.pointer = `${p}/header/style`;
+    style.dataset.label = 'Header style';
     visible.addEventListener('change', () => { c.header = { ...c.header, visible: visible.checked }; this.onChange(); });
     style.addEventListener('change', () => { c.header = { ...c.header, style: style.value === '' ? null : style.value }; this.onChange(); });
     return h('fieldset', { class: 'mini-group' },

@@ -10,7 +10,8 @@ import { lengthField } from '../length-field.js';
 import { CellDesigner } from './cell-designer.js';
 import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea, followLive } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
-import { saveDraft, deleteRecord } from '../save-flow.js';
+import { saveDraft, deleteRecord, recheckProblems, forgetProblems } from '../save-flow.js';
+import { checkAgainst, mergeProblems } from '../contract.js';
 import { confirmDialog } from '../dialogs.js';
 import { showError, info, announce } from '../notify.js';
 import { navigate } from '../router.js';
@@ -148,6 +149,7 @@ class FamilyForm {
 
   destroy() {
     document.removeEventListener('keydown', this.onKey);
+    forgetProblems(this.editor);
     for (const designer of this.designers) designer.destroy();
   }
 
@@ -165,6 +167,7 @@ class FamilyForm {
     this.editor.persist();
     const field = change?.label ? { label: change.label, key: null } : activeField();
     this.history?.record(field.label, field.key);
+    recheckProblems(this.editor);
   }
 
   render() {
@@ -214,8 +217,8 @@ class FamilyForm {
     const sizes = h('fieldset', { class: 'group', 'data-pointer': '/reference_size' },
       h('legend', { text: 'Reference size and spacing (points)' }),
       h('div', { class: 'row' },
-        field('Width', num(() => d.reference_size.width, (v) => { d.reference_size.width = v; }, { min: 1, 'data-focus-key': 'rw' }), { pointer: '/reference_size/width', className: 'narrow' }),
-        field('Height', num(() => d.reference_size.height, (v) => { d.reference_size.height = v; }, { min: 1, 'data-focus-key': 'rh' }), { pointer: '/reference_size/height', className: 'narrow' }),
+        field('Width', num(() => d.reference_size.width, (v) => { d.reference_size.width = v; }, { min: 1, 'data-focus-key': 'rw', 'data-label': 'Reference width' }), { pointer: '/reference_size/width', className: 'narrow' }),
+        field('Height', num(() => d.reference_size.height, (v) => { d.reference_size.height = v; }, { min: 1, 'data-focus-key': 'rh', 'data-label': 'Reference height' }), { pointer: '/reference_size/height', className: 'narrow' }),
         length('Item spacing', () => d.interitem_spacing, (v) => { d.interitem_spacing = v; }, { pointer: '/interitem_spacing', focusKey: 'is', hint: 'between cells on a line' }),
         length('Line spacing', () => d.line_spacing, (v) => { d.line_spacing = v; }, { pointer: '/line_spacing', focusKey: 'ls', hint: 'between lines' })),
       h('div', { class: 'row', 'data-pointer': '/insets' },
@@ -247,6 +250,7 @@ class FamilyForm {
     trackStickyBar(toolbar);
     this.updateSizes();
     this.updateStatus();
+    recheckProblems(this.editor);
     restoreFocus(this.pane, focus);
   }
 
@@ -261,7 +265,7 @@ class FamilyForm {
       const label = `cell style ${i + 1}`;
       const widthMode = 'width' in style ? 'width' : 'columns';
       const heightMode = 'aspect_ratio' in style ? 'aspect_ratio' : (style.height === 'fit' ? 'fit' : 'height');
-      const idInput = h('input', { type: 'text', value: style.id ?? '', 'data-focus-key': `cs-${i}-id`, autocapitalize: 'characters', 'aria-label': `ID of ${label}` });
+      const idInput = h('input', { type: 'text', value: style.id ?? '', 'data-focus-key': `cs-${i}-id`, autocapitalize: 'characters', 'aria-label': `ID of ${label}`, 'data-label': 'ID' });
       idInput.addEventListener('input', () => { style.id = idInput.value.toUpperCase(); this.changed(); });
 
       const widthSelect = select([{ value: 'columns', text: 'Columns' }, { value: 'width', text: 'Points' }], widthMode,
@@ -280,12 +284,14 @@ class FamilyForm {
           value: style.columns ?? '', 'data-focus-key': `cs-${i}-wv`, 'aria-label': `Columns of ${label}`,
         });
         widthControl.dataset.pointer = `${p}/columns`;
+        widthControl.dataset.label = 'Columns';
         widthControl.addEventListener('input', () => { style.columns = widthControl.value === '' ? undefined : Number(widthControl.value); this.changed(); });
       } else {
         widthControl = lengthField('', {
           get: () => style.width, set: (v) => { style.width = v; }, onChange: (change) => this.changed(change),
           pointer: `${p}/width`, focusKey: `cs-${i}-wv`, ariaLabel: `Width of ${label} in points`, className: 'cs-length',
         });
+        widthControl.querySelector('input[data-pointer]').dataset.label = 'Width';
       }
 
       const heightSelect = select([
@@ -311,12 +317,13 @@ class FamilyForm {
       });
       let heightControl;
       if (heightMode === 'fit') {
-        heightControl = h('span', { class: 'cs-fit hint', 'data-pointer': `${p}/height`, text: 'as tall as its content' });
+        heightControl = h('span', { class: 'cs-fit hint', 'data-pointer': `${p}/height`, 'data-label': 'Height', text: 'as tall as its content' });
       } else if (heightMode === 'height') {
         heightControl = lengthField('', {
           get: () => style.height, set: (v) => { style.height = v; }, onChange: (change) => this.changed(change),
           pointer: `${p}/height`, focusKey: `cs-${i}-hv`, ariaLabel: `Height of ${label} in points`, className: 'cs-length',
         });
+        heightControl.querySelector('input[data-pointer]').dataset.label = 'Height';
       } else {
         heightControl = h('input', {
           type: 'text', step: 'any', min: 0, inputmode: 'decimal',
@@ -324,6 +331,7 @@ class FamilyForm {
           'aria-label': `Aspect ratio of ${label} (width ÷ height)`,
         });
         heightControl.dataset.pointer = `${p}/aspect_ratio`;
+        heightControl.dataset.label = 'Aspect ratio';
         heightControl.addEventListener('input', () => {
           const r = parseRatio(heightControl.value);
           style.aspect_ratio = r === null ? undefined : (Number.isNaN(r) ? heightControl.value : Math.round(r * 1e6) / 1e6);
@@ -345,7 +353,7 @@ class FamilyForm {
         formRoot: () => this.form,
       });
       this.designers.push(designer);
-      return h('div', { class: 'cs-row', role: 'group', 'aria-label': `Cell style ${i + 1}`, 'data-pointer': p },
+      return h('div', { class: 'cs-row', role: 'group', 'aria-label': `Cell style ${i + 1}`, 'data-pointer': p, 'data-label': `Cell style ${i + 1}${style.id ? ` (${style.id})` : ''}` },
         h('div', { class: 'cs-fields' },
           h('div', { class: 'field cs-id' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'ID' }), idInput),
           h('div', { class: 'field cs-dim' }, h('span', { class: 'mini-label', 'aria-hidden': 'true', text: 'Width by' }), h('div', { class: 'pair' }, widthSelect, widthControl)),
@@ -460,8 +468,27 @@ class FamilyForm {
 
 const ID_PATTERN = /^[A-Z0-9_]+$/;
 
-/** What can be told before asking the server, in the words of the form. */
-function familyProblems(d, isNew) {
+/**
+ * What can be told before asking the server, all at once: the form's own rules (in its words),
+ * then the contract's (openapi.json: types, limits, patterns), then each cell style's size (the
+ * server's rule: it must fit between the insets), then ids used twice.
+ */
+export function familyProblems(d, isNew) {
+  const own = familyOwnProblems(d, isNew);
+  const contract = checkAgainst(isNew ? 'FamilyCreate' : 'Family', toBody(d));
+  const sizes = (d.cell_styles || []).flatMap((style, i) => cellSize(d, style, `/cell_styles/${i}`).problems || [])
+    .filter((p) => p.message !== 'incomplete');
+  const seen = new Map();
+  const twice = [];
+  (d.cell_styles || []).forEach((style, i) => {
+    if (!style.id) return;
+    if (seen.has(style.id)) twice.push({ pointer: `/cell_styles/${i}/id`, message: `${style.id} is the ID of cell style ${seen.get(style.id) + 1} too: give each its own` });
+    else seen.set(style.id, i);
+  });
+  return mergeProblems(own, contract, sizes, twice);
+}
+
+function familyOwnProblems(d, isNew) {
   const problems = [];
   if (isNew && !d.id) problems.push({ pointer: '/id', message: 'give the family an ID, like PHONES (upper-case letters, digits and _)' });
   else if (isNew && !ID_PATTERN.test(d.id)) problems.push({ pointer: '/id', message: 'use only upper-case letters, digits and _ in the ID, like PHONES' });

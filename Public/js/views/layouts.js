@@ -8,7 +8,8 @@ import { showError, info, explain } from '../notify.js';
 import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea, followLive } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { focusPointer } from '../field-errors.js';
-import { saveDraft, deleteRecord } from '../save-flow.js';
+import { saveDraft, deleteRecord, recheckProblems, forgetProblems } from '../save-flow.js';
+import { checkAgainst, mergeProblems } from '../contract.js';
 import { navigate } from '../router.js';
 import { ComponentList, typeName } from './components.js';
 import { pluginFieldProblems } from '../plugins.js';
@@ -145,6 +146,11 @@ class LayoutEditor {
       getScreen: () => ({ name: this.editor.draft.name || 'Layout', family: this.editor.draft.family, ui_components: this.editor.draft.ui_components }),
       onPickComponent: (i) => this.components.focusComponent(i),
       onFocusPointer: (pointer) => { this.components.unfoldFor(pointer); focusPointer(this.root, pointer); },
+      // Not asked for when the editor knows it would be refused (the same rules as Save).
+      check: () => mergeProblems(sourceTypeProblems(this.editor.draft.ui_components),
+        checkAgainst('PreviewScreen', { family: this.editor.draft.family, ui_components: this.editor.draft.ui_components })),
+      onMoveComponent: (from, to) => this.components.move(from, to),
+      canMove: () => can('editor'),
     });
     this.onKey = (event) => {
       if (document.querySelector('dialog[open]')) return;
@@ -163,6 +169,7 @@ class LayoutEditor {
 
   destroy() {
     document.removeEventListener('keydown', this.onKey);
+    forgetProblems(this.editor);
     this.preview.destroy();
   }
 
@@ -180,6 +187,7 @@ class LayoutEditor {
     this.status.textContent = dirty ? 'Unsaved changes' : `Saved · revision ${this.editor.revision}`;
     this.status.classList.toggle('dirty', dirty);
     this.preview.refresh();
+    recheckProblems(this.editor);
   }
 
   render() {
@@ -241,11 +249,11 @@ class LayoutEditor {
       context: 'Saving the layout',
       overwrite,
       reveal: (errors) => this.components.unfoldAllWithErrors(errors),
-      check: () => [
+      check: () => mergeProblems([
         ...(String(this.editor.draft.name ?? '').trim() ? [] : [{ pointer: '/name', message: 'give the layout a name' }]),
         ...sourceTypeProblems(this.editor.draft.ui_components),
         ...pluginFieldProblems(this.root),
-      ],
+      ], checkAgainst('Layout', this.editor.draft)),
       saved: (record, { merged }) => {
         putItem('layouts', record);
         if (merged) this.history.reset();

@@ -131,7 +131,7 @@ export class NavigationEditor {
     type.dataset.pointer = `${p}/navigation_type`;
     type.addEventListener('change', () => { nav.navigation_type = type.value; this.changed(); });
     nav.nav_items ??= [];
-    return h('fieldset', { class: 'group navigation-box', 'data-category': cat.id, 'data-pointer': p },
+    return h('fieldset', { class: 'group navigation-box', 'data-category': cat.id, 'data-pointer': p, 'data-label': cat.label },
       h('legend', { id: headingId, text: cat.label }),
       h('div', { class: 'row' },
         h('div', { class: 'field grow' }, h('label', { for: name.id, text: `${cat.label} name` }), name),
@@ -316,7 +316,10 @@ export class NavigationEditor {
         : h('p', { class: 'hint', text: `Menus nest at most ${MAX_DEPTH} levels here.` }))
       : (item.nav_items.length ? h('p', { class: 'hint', text: `Holds ${item.nav_items.length} nested item(s), kept; make it a nested menu to edit them.` }) : null);
 
-    return h('li', { class: 'nav-item', 'data-pointer': p, 'data-item-id': item.id, 'data-item-type': item.type || '', 'aria-label': `${ownerName} ${navName}` },
+    return h('li', {
+      class: 'nav-item', 'data-pointer': p, 'data-item-id': item.id, 'data-item-type': item.type || '', 'aria-label': `${ownerName} ${navName}`,
+      'data-label': `Item ${number}${item.title ? ` (${item.title})` : ''}`,
+    },
       h('div', { class: 'card-head' },
         heading,
         h('div', { class: 'card-actions' }, move(-1), move(1),
@@ -371,7 +374,7 @@ export class HooksEditor {
       const weight = h('input', { type: 'number', step: 1, id: `hook-${key}-${i}-weight`, 'data-focus-key': `hook-${key}-${i}-weight`, value: entry.weight ?? '' });
       weight.dataset.pointer = `${p}/${i}/weight`;
       weight.addEventListener('input', () => { entry.weight = weight.value === '' ? null : Number(weight.value); this.onChange(); });
-      return h('li', { class: 'hook-row', 'data-pointer': `${p}/${i}`, 'data-identifier': entry.identifier },
+      return h('li', { class: 'hook-row', 'data-pointer': `${p}/${i}`, 'data-identifier': entry.identifier, 'data-label': plugin?.name || entry.identifier },
         h('span', { class: 'hook-name', 'data-pointer': `${p}/${i}/identifier` },
           h('strong', { text: plugin?.name || entry.identifier }), ' ', h('code', { text: entry.identifier }),
           entry.type ? h('span', { class: 'muted', text: ` · ${entry.type}` }) : null),
@@ -409,7 +412,7 @@ export class HooksEditor {
           },
         }));
     }
-    return h('fieldset', { class: 'group hook-list', 'data-pointer': p, 'data-hook': key },
+    return h('fieldset', { class: 'group hook-list', 'data-pointer': p, 'data-hook': key, 'data-label': label },
       h('legend', { id: legendId, text: label }),
       rows.length ? h('ol', { class: 'hook-rows' }, rows) : h('p', { class: 'empty', text: `No ${label.toLowerCase()}.` }),
       add);

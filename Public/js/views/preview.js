@@ -7,8 +7,9 @@ import { api, state, setDevice } from '../state.js';
 import { h, select, debounce } from '../dom.js';
 import { typeName } from './components.js';
 import { explain } from '../notify.js';
-import { unescapePointer, withNames } from '../field-errors.js';
+import { labelOf, withLabel } from '../field-errors.js';
 import { drawDevice, deviceWidth } from '../device.js';
+import { canvasEditing } from './canvas-drag.js';
 
 const DELAY = 300;
 const COMPARE_KEY = 'rivers.compareDevice';
@@ -22,10 +23,17 @@ const MIN_WIDTH = 320;
 
 export class PreviewPanel {
   /**
-   * @param {{getScreen: () => object, onPickComponent: (index: number) => void, onFocusPointer: (pointer: string) => void}} options
+   * @param {{getScreen: () => object, onPickComponent: (index: number) => void, onFocusPointer: (pointer: string) => void,
+   *   check?: () => Array<{pointer: string, message: string}>, onMoveComponent?: (from: number, to: number) => void,
+   *   canMove?: () => boolean}} options
+   *   check: what the editor knows the server would refuse (then no preview is asked for).
+   *   onMoveComponent(from, to): a component dragged on the drawing (canvas-drag.js); canMove: whether it may be.
    */
-  constructor({ getScreen, onPickComponent, onFocusPointer }) {
+  constructor({ getScreen, onPickComponent, onFocusPointer, check, onMoveComponent, canMove = () => false }) {
     this.getScreen = getScreen;
+    this.check = check;
+    this.onMoveComponent = onMoveComponent;
+    this.canMove = canMove;
     this.onPickComponent = onPickComponent;
     this.onFocusPointer = onFocusPointer;
     this.sequence = 0;
@@ -53,10 +61,19 @@ export class PreviewPanel {
     this.status = h('p', { class: 'preview-status', id: 'preview-status', role: 'status', 'aria-live': 'polite', text: 'Loading…' });
     this.frame = h('div', {
       class: 'preview-frame', id: 'preview-frame', 'data-testid': 'preview-svg',
-      role: 'group', 'aria-label': 'Preview drawing; click a section to edit its component',
+      role: 'group', tabindex: '0',
+      'aria-label': 'Preview drawing; click a section to edit its component, drag it up or down to move it (or select it with the arrow keys and move it with Alt+Arrow Up or Down)',
+    });
+    this.canvas = canvasEditing(this.frame, {
+      move: (from, to) => this.onMoveComponent?.(from, to),
+      pick: (index) => this.onPickComponent(index),
+      canMove: () => Boolean(this.onMoveComponent) && this.canMove(),
+      count: () => (this.getScreen().ui_components || []).length,
+      stage: () => this.frame.parentElement,
     });
     this.hover = h('div', { class: 'preview-hover', id: 'preview-hover', hidden: true, 'aria-hidden': 'true' });
     this.frame.addEventListener('click', (event) => {
+      if (this.canvas.justDragged()) return;
       const index = this.topSection(event.target);
       if (index !== null) this.onPickComponent(index);
     });
@@ -165,6 +182,16 @@ export class PreviewPanel {
     this.el.setAttribute('aria-busy', 'true');
     const screen = this.getScreen();
     const devices = this.devices();
+    // Known to be refused: said here in the form's words, and not sent (the last drawing stays).
+    const problems = this.check?.() || [];
+    if (problems.length) {
+      this.controller.abort();
+      this.el.dataset.state = 'error';
+      this.status.textContent = this.shown.length ? 'The preview waits for the form to be fixed; showing the last one that could be drawn.' : 'The preview waits for the form to be fixed.';
+      this.showProblem({ errors: problems });
+      this.el.removeAttribute('aria-busy');
+      return;
+    }
     try {
       const layouts = await Promise.all(devices.map((d) => api.previewLayout(screen, d.id, this.controller.signal)));
       if (mine !== this.sequence) return;
@@ -203,6 +230,7 @@ export class PreviewPanel {
     const first = this.frame.querySelector('.device-viewport');
     if (first) first.scrollTop = scrollTop;
     this.frame.dataset.zoom = String(zoom);
+    this.canvas.redrawn();
   }
 
   /** The top-level section under an element (a group's child picks its group). */
@@ -259,7 +287,7 @@ export class PreviewPanel {
         const pointer = (e.pointer || '').replace(/^\/screen/, '');
         return h('li', {}, h('button', {
           type: 'button', class: 'link-button', onclick: () => this.onFocusPointer(pointer),
-          text: `${pointer ? unescapePointer(pointer) : 'the screen'}: ${withNames(e.message)}`,
+          text: withLabel(pointer ? labelOf(this.el.closest('form'), pointer) : 'The screen', e.message),
         }));
       })
       : [h('li', { text: `${explain(error).title}: ${explain(error).detail}` })];

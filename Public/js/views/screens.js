@@ -6,7 +6,8 @@ import { h, field, select, clone, stableStringify, focusKeyOf, restoreFocus, tra
 import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea, followLive } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { clearFieldErrors, placeErrors, focusPointer, showErrorSummary } from '../field-errors.js';
-import { saveDraft, deleteRecord, showRequestError, showFieldProblems } from '../save-flow.js';
+import { saveDraft, deleteRecord, showRequestError, showFieldProblems, recheckProblems, forgetProblems } from '../save-flow.js';
+import { checkAgainst, mergeProblems } from '../contract.js';
 import { confirmDialog, formDialog } from '../dialogs.js';
 import { showError, info } from '../notify.js';
 import { navigate, splitHash } from '../router.js';
@@ -262,10 +263,38 @@ function onlyReordered(base, draft) {
   return x.some((c, i) => c.id !== y[i].id);
 }
 
-/** What can be told before asking the server, in the words of the form. */
+/**
+ * What can be told before asking the server, all at once: the form's own rules (in its words),
+ * then the contract's (openapi.json). The preview (`preview`: true) reads the same rules, but a
+ * screen with no name yet can be drawn.
+ */
+export function screenChecks(d, { preview = false } = {}) {
+  const own = screenProblems(d).filter((p) => !(preview && (p.pointer === '/name' || p.pointer === '/parent')));
+  const contract = checkAgainst(preview ? 'PreviewScreen' : 'Screen', d);
+  return mergeProblems(own, contract, cellStyleProblems(d));
+}
+
+/** Cell styles a component names that the screen's family does not have. */
+function cellStyleProblems(d) {
+  const family = find.family(d.family);
+  if (!family) return [];
+  const known = new Set((family.cell_styles || []).map((s) => s.id));
+  const out = [];
+  const walk = (list, pointer) => (list || []).forEach((c, i) => {
+    (c?.cell_styles || []).forEach((id, j) => {
+      if (typeof id === 'string' && !known.has(id)) out.push({ pointer: `${pointer}/${i}/cell_styles/${j}`, message: `${id} is not a cell style of family ${family.id}: choose one it has` });
+    });
+    walk(c?.ui_components, `${pointer}/${i}/ui_components`);
+  });
+  walk(d.ui_components, '/ui_components');
+  return out;
+}
+
 function screenProblems(d) {
   const problems = [];
   if (!String(d.name ?? '').trim()) problems.push({ pointer: '/name', message: 'give the screen a name' });
+  // It would publish broken: nothing could open it.
+  if (d.connected && !d.parent) problems.push({ pointer: '/parent', message: 'choose the screen whose items open this connected screen' });
   const web = (data, pointer) => {
     if (data?.type !== 'WEB_URL') return;
     const problem = webAddressProblem(data.source);
@@ -334,7 +363,12 @@ class ScreenEditor {
     this.hooks = new HooksEditor({ getScreen: () => this.editor.draft, onChange: () => this.changed(), plugins });
     this.preview = new PreviewPanel({
       getScreen: () => this.editor.draft,
+      // A preview the editor knows the server would refuse is not asked for: the same rules as Save.
+      check: () => [...screenChecks(this.editor.draft, { preview: true }), ...pluginFieldProblems(this.pane)],
       onPickComponent: (i) => this.components.focusComponent(i),
+      // Dragged on the drawing: the same move (and undo step) as in the components list.
+      onMoveComponent: (from, to) => this.components.move(from, to),
+      canMove: () => can('editor'),
       onFocusPointer: (pointer) => this.focusPointer(pointer),
     });
     this.onKey = (event) => {
@@ -350,6 +384,7 @@ class ScreenEditor {
 
   destroy() {
     document.removeEventListener('keydown', this.onKey);
+    forgetProblems(this.editor);
     this.preview.destroy();
     this.liveSequence += 1;
     this.unfollow?.();
@@ -432,6 +467,7 @@ class ScreenEditor {
     this.editor.persist();
     const field = change?.label ? { label: change.label, key: null } : activeField();
     this.history.record(field.label, field.key);
+    recheckProblems(this.editor);
     if (change?.removed) info(`${change.removed} removed.`, { action: { label: 'Undo', run: () => this.history.undo() } });
   }
 
@@ -441,6 +477,7 @@ class ScreenEditor {
     this.render();
     this.preview.refresh();
     this.editor.persist();
+    recheckProblems(this.editor);
   }
 
   updateStatus() {
@@ -601,7 +638,7 @@ class ScreenEditor {
       overwrite,
       send: reorder ? (body, etag) => api.reorder(this.editor.record.id, body.ui_components.map((c) => c.id), etag) : undefined,
       reveal: (errors) => this.reveal(errors),
-      check: () => [...screenProblems(this.editor.draft), ...this.navigation.problems(), ...pluginFieldProblems(this.pane)],
+      check: () => mergeProblems(screenChecks(this.editor.draft), this.navigation.problems(), pluginFieldProblems(this.pane)),
       afterRequest: () => refresh('screens').catch((error) => showError(error, 'Reloading the screen list')),
       saved: (record, { merged }) => {
         if (merged) this.history.reset();
