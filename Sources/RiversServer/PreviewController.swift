@@ -51,6 +51,17 @@ struct PreviewController {
             let options = try await options(app.id)
             let screen = Screen.read(screenJSON.removingBookkeeping(), options: options, problems: screenProblems)
             problems.add(screenProblems, under: "/screen")
+            if !problems.isEmpty, let familyId = screenJSON["family"]?.stringValue, !familyId.isEmpty, familyId.utf8.count <= 200 {
+                // A screen that does not read is still checked against its family, so that one
+                // answer lists every problem (the family and cell styles as a valid one would get).
+                let family: Family? = switch try await familyLookup(appId: app.id, id: familyId) {
+                case .found(let found): found
+                case .missing, .unreadable: nil
+                }
+                for e in References.checkCellStyles(json: screenJSON["ui_components"], family: family, familyId: familyId) {
+                    problems.add("/screen" + e.pointer, e.message)
+                }
+            }
             guard problems.isEmpty, let screen else { throw Problem.invalid(problems.errors, count: problems.count) }
             return try await helpers.previews.run(app: app.id) {
                 let family = try await familyLookup(appId: app.id, id: screen.family)

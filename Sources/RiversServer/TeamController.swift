@@ -255,6 +255,7 @@ struct TeamController {
             let (r, problems) = try await reader(request, keys: ["slug", "name"])
             let slug = r.string("slug", required: true, nonEmpty: true, maxLength: 63)
             let name = r.string("name", nonEmpty: true, maxLength: 200)
+            if let slug, !Store.isValidSlug(slug) { problems.add(r.at("slug"), Store.slugRule) }
             guard problems.isEmpty, let slug else { throw Problem.invalid(problems.errors, count: problems.count) }
             let app = try await store.createApp(slug: slug, name: name ?? slug)
             return JSONResponse(appJSON(app, role: .admin), status: .created, headers: [.location: "/api/v1/apps/\(app.slug)"])
@@ -325,6 +326,8 @@ struct TeamController {
             for key in ["name", "slug"] where r.object[key]?.isNull == true { problems.add(r.at(key), "cannot be removed (null); give a new \(key) or leave it out") }
             let name = r.string("name", nonEmpty: true, maxLength: 200)
             let slug = r.string("slug", nonEmpty: true, maxLength: 63)
+            // Checked here too, so that a bad slug is listed with every other problem of the body.
+            if let slug, !Store.isValidSlug(slug) { problems.add(r.at("slug"), Store.slugRule) }
             guard problems.isEmpty else { throw Problem.invalid(problems.errors, count: problems.count) }
             let app = try await store.updateApp(appId: context.app.id, name: name, slug: slug)
             return JSONResponse(appJSON(app, role: context.role))

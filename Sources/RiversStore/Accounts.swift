@@ -796,9 +796,12 @@ extension Store {
 
     /// Renames an app and/or changes its slug; the old slug then redirects for 90 days. Every
     /// server process hears of it (LISTEN/NOTIFY) and serves the change at once.
+    /// What a slug must be, as every refusal of one says it.
+    public static let slugRule = "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters, and not shaped like a UUID"
+
     public func updateApp(appId: String, name: String?, slug: String?) async throws -> App {
         if let slug, !Self.isValidSlug(slug) {
-            throw StoreError.invalid([FieldError("/slug", "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters, and not shaped like a UUID")])
+            throw StoreError.invalid([FieldError("/slug", Self.slugRule)])
         }
         let lifetime = Self.slugRedirectLifetime
         // Tokens carry their app's slug and name: none of them is trusted as cached after this.

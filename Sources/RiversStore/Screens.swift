@@ -17,8 +17,16 @@ extension Store {
         try await client.transaction(logger: logger) { connection in
             let number = try await lockApp(appId, on: connection)
             var body = body
+            // A layout that cannot be used is listed with every other problem of the body (not
+            // those of the family and components it would have filled).
+            var layoutProblems: [FieldError] = []
             if let layoutId = body["from_layout"], !layoutId.isNull {
-                body = try await applyingLayout(layoutId, to: body, appId: appId, on: connection)
+                do {
+                    body = try await applyingLayout(layoutId, to: body, appId: appId, on: connection)
+                } catch StoreError.invalid(let errors) {
+                    layoutProblems = errors
+                    if var o = body.objectValue { o.removeValue(forKey: "from_layout"); body = .object(o) }
+                }
             } else if var o = body.objectValue, o["from_layout"] != nil {
                 // `from_layout: null` is no layout, like leaving it out (the document allows null).
                 o.removeValue(forKey: "from_layout")
@@ -29,9 +37,16 @@ extension Store {
             }
             let registry = try await registry(appId: appId, on: connection)
             let parents = try await screenParents(appId: appId, on: connection)
-            var screen = try await readScreen(body, options: registry.readOptions, registry: registry, appId: appId, parents: parents, on: connection) {
-                registry.fillingComponentStyles(registry.preparingNew($0))
+            var screen: Screen
+            do {
+                screen = try await readScreen(body, options: registry.readOptions, registry: registry, appId: appId, parents: parents, on: connection) {
+                    registry.fillingComponentStyles(registry.preparingNew($0))
+                }
+            } catch StoreError.invalid(let errors) where !layoutProblems.isEmpty {
+                let filled = ["/family", "/ui_components"]
+                throw StoreError.invalid(layoutProblems + errors.filter { e in !filled.contains { e.pointer == $0 || e.pointer.hasPrefix($0 + "/") } })
             }
+            if !layoutProblems.isEmpty { throw StoreError.invalid(layoutProblems) }
             screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
             if parents[screen.id] != nil {
                 throw StoreError.conflict("a screen \(screen.id) exists already in this app", usedBy: [])
