@@ -91,6 +91,12 @@ def test_schedules_fire_once_across_processes_also_when_one_is_killed_as_they_fa
         a = F.call("GET", r.url + F.PUBLIC, auth=False, headers={"Accept-Encoding": "identity"})
         if a.header("x-rivers-version") != str(older):
             problems.append(f"{r.label} serves version {a.header('x-rivers-version')} after production was scheduled to {older}")
+    # Through nginx (deploy/nginx/rivers.conf), a channel's URL is cached like the main one.
+    through = [F.call("GET", f"{cluster.nginx.url}/rivers/{F.APP}/channels/qa/rivers.json", auth=False) for _ in range(2)]
+    if [a.status for a in through] != [200, 200] or through[1].header("x-cache-status") != "HIT":
+        problems.append(f"the channel URL through nginx: {[str(a) for a in through]}, cache {[a.header('x-cache-status') for a in through]}")
+    if "channel-qa" not in (through[0].header("surrogate-key") or ""):
+        problems.append(f"no Surrogate-Key naming the channel through nginx: {through[0].headers}")
     moves = [e for e in audit(base, kind="channel") if e["actor"] == "schedule"]
     if len(moves) < 11:
         problems.append(f"{len(moves)} channel moves by schedules in the audit log, expected 11")
