@@ -18,7 +18,7 @@ export { chromeOf, svg };
 let artCount = 0;
 
 /** A generated picture: a gradient and a shape, seeded by the feed and the item (no outside image). */
-function art(x, y, w, hgt, seed, { radius = 6, className = 'art' } = {}) {
+function art(x, y, w, hgt, seed, { radius = 6, className = 'art', over = [] } = {}) {
   const a = artOf(seed.key, seed.index);
   const id = `art-${(artCount += 1)}`;
   const [x1, y1, x2, y2] = [[0, 0, 1, 1], [1, 0, 0, 1], [0, 0, 0, 1], [0, 0, 1, 0]][a.angle];
@@ -47,6 +47,8 @@ function art(x, y, w, hgt, seed, { radius = 6, className = 'art' } = {}) {
     }
     parts.push(svg('g', { 'clip-path': `url(#${id}-clip)` }, shape));
   }
+  // What lies over the picture (a shade for a title) keeps to its rounded corners.
+  if (over.length) parts.push(svg('g', { 'clip-path': `url(#${id}-clip)` }, over));
   return svg('g', { class: className, 'data-seed': `${seed.key}@${seed.index}` }, parts);
 }
 
@@ -136,7 +138,7 @@ function content(nodes, item, ctx) {
 function cell(type, item, ctx) {
   const { x, y, width: w, height: hgt } = item.frame;
   const g = svg('g', { class: 'cell', 'data-index': item.index, 'data-cell-style': item.cell_style });
-  g.append(svg('rect', { class: 'cell-frame', x, y, width: w, height: hgt, fill: ctx.look.cellBackground || 'none' }));
+  g.append(svg('rect', { class: 'cell-frame', x, y, width: w, height: hgt, fill: ctx.look.cellBackground || 'transparent' }));
   const seed = { key: ctx.key, index: item.index };
   const title = itemTitle(ctx.feed, item.index);
   if (Array.isArray(item.content) && item.content.length) {
@@ -158,7 +160,7 @@ function cell(type, item, ctx) {
     g.append(svg('rect', { class: 'scrim', x, y: r2(y + hgt * 0.45), width: w, height: r2(hgt * 0.55), fill: `url(#${id})` }));
     // The title sits above the page dots (drawn over the page's bottom edge when there is no room under it).
     const size = Math.max(10, Math.min(ctx.tv ? 40 : 24, hgt * 0.12, (ctx.look.titleSize || 99)));
-    g.append(textBlock(x + Math.max(12, w * 0.04), y + hgt - 22 - size * 2.4, w * 0.8, title, { size, lineHeight: size * 1.2, lines: 2, weight: 700, fill: '#ffffff', font: ctx.font, className: 'cell-text hero-title', role: 'title' }));
+    g.append(textBlock(x + Math.max(12, w * 0.04), y + hgt - (ctx.tv ? 44 : 22) - size * 2.4, w * 0.8, title, { size, lineHeight: size * 1.2, lines: 2, weight: 700, fill: '#ffffff', font: ctx.font, className: 'cell-text hero-title', role: 'title' }));
     return g;
   }
   if (w / hgt > 2.4) {
@@ -171,13 +173,14 @@ function cell(type, item, ctx) {
     g.append(textBlock(tx, y + hgt / 2 + size * 0.1, w - pw - 14, itemSubtitle(ctx.key, item.index), { size: size * 0.82, fill: ctx.look.subtitle || ctx.muted, font: ctx.font, role: 'subtitle' }));
     return g;
   }
-  g.append(art(x, y, w, hgt, seed));
   if (hgt >= 48 && w >= 60) {
     // A picture cell: its title on a shade at the bottom, as posters with their names.
     const size = Math.max(8, Math.min(ctx.look.titleSize || (ctx.tv ? 22 : 13), hgt * 0.14));
     const band = size * 2;
-    g.append(svg('rect', { class: 'scrim', x, y: r2(y + hgt - band), width: w, height: r2(band), fill: 'rgba(0,0,0,0.42)', 'clip-path': null }));
+    g.append(art(x, y, w, hgt, seed, { over: [svg('rect', { class: 'scrim', x, y: r2(y + hgt - band), width: w, height: r2(band), fill: 'rgba(0,0,0,0.42)' })] }));
     g.append(textBlock(x + 8, y + hgt - band + (band - size * 1.2) / 2, w - 16, title, { size, weight: 600, fill: '#ffffff', font: ctx.font, role: 'title' }));
+  } else {
+    g.append(art(x, y, w, hgt, seed));
   }
   return g;
 }
@@ -188,15 +191,17 @@ function pageDots(section, width, ctx) {
   if (items.length < 2) return null;
   const first = items[0].frame;
   const n = Math.min(items.length, 10);
-  const gap = 10;
+  // Dots keep their size on the screen: 3 points on a phone, larger on a TV's 1920 points.
+  const r = Math.max(3, width / 300);
+  const gap = r * 3.3;
   const room = section.frame.y + section.frame.height - (first.y + first.height);
-  const under = room >= 8;
-  const y = under ? first.y + first.height + room / 2 : first.y + first.height - 10;
+  const under = room >= 2.6 * r;
+  const y = under ? first.y + first.height + room / 2 : first.y + first.height - 3.3 * r;
   const start = width / 2 - ((n - 1) * gap) / 2;
   const on = under ? ctx.accent : '#ffffff';
   const off = under ? (ctx.dark ? 'rgba(255,255,255,0.3)' : '#c3c9d3') : 'rgba(255,255,255,0.55)';
   return svg('g', { class: 'page-dots', 'data-pages': items.length, 'data-under': String(under) },
-    Array.from({ length: n }, (_, i) => svg('circle', { class: 'page-dot', cx: r2(start + i * gap), cy: r2(y), r: 3, fill: i === 0 ? on : off })));
+    Array.from({ length: n }, (_, i) => svg('circle', { class: 'page-dot', cx: r2(start + i * gap), cy: r2(y), r: r2(r), fill: i === 0 ? on : off })));
 }
 
 /** The title of a section's header: the header's own (an imported document's), or the sample feed's. */

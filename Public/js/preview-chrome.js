@@ -101,9 +101,9 @@ function statusBar(m, width, background) {
       svg('rect', { x: 0, y: y0, width, height: m.status, fill: background || '#f3edf7' }),
       svg('text', { x: 14, y, 'font-size': 12.5, 'font-weight': 500, fill: ink }, '9:41'),
       svg('circle', { class: 'camera', cx: width / 2, cy: y0 + 12, r: 5, fill: '#0b0b0d' }),
-      svg('path', { d: `M ${width - 48} ${y} l 9 -9 v 9 z`, fill: ink }),
-      svg('rect', { x: width - 30, y: y - 10, width: 7, height: 11, rx: 1.5, fill: ink }),
-      svg('text', { x: width - 20, y, 'font-size': 10, fill: ink }, '100'));
+      svg('path', { d: `M ${width - 52} ${y - 9} a 12 12 0 0 1 16 0 l -8 9 z`, fill: ink }),
+      svg('path', { d: `M ${width - 32} ${y} l 9 -9 v 9 z`, fill: ink }),
+      svg('rect', { x: width - 19, y: y - 10, width: 7, height: 11, rx: 1.5, fill: ink }));
   }
   const y = y0 + (m.notch ? 31 : m.status * 0.72);
   const size = m.notch ? 16 : 12;
@@ -199,7 +199,7 @@ function navBar(m, width, screen) {
     }, fit(title, Math.max(40, right - left - 8), size)));
   }
   if (p === 'web' && m.menu && m.kind !== 'phone') {
-    let x = left + textWidth(fit(title, Math.max(40, right - left - 8), size), size) + 32;
+    let x = left + textWidth(fit(title, Math.max(40, right - left - 8), size), size) * 1.12 + 36;
     (m.menu.nav_items || []).slice(0, 6).forEach((item, i) => {
       const t = fit(titleOf(item, i), 140, 15);
       if (x + textWidth(t, 15) > right - 8) return;

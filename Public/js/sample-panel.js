@@ -33,6 +33,10 @@ export class SamplePanel {
       this.body);
     this.el.open = sessionStorage.getItem(OPEN_KEY) === '1';
     this.el.addEventListener('toggle', () => sessionStorage.setItem(OPEN_KEY, this.el.open ? '1' : '0'));
+    // Ctrl+Z in these fields undoes the typing, not an edit of the screen (the editor's history).
+    this.el.addEventListener('keydown', (event) => {
+      if ((event.ctrlKey || event.metaKey) && /^[zy]$/i.test(event.key) && event.target.matches('input, textarea')) event.stopPropagation();
+    });
   }
 
   /** Redraws the list when the screen's data sources change (fields being typed in are kept). */
@@ -58,7 +62,7 @@ export class SamplePanel {
     const base = defaultFeed(key);
     const mine = this.feeds[key];
     const title = h('input', { type: 'text', id: `sample-title-${n}`, value: mine?.title || '', placeholder: base.title, autocomplete: 'off', maxlength: 80 });
-    const items = h('textarea', { id: `sample-items-${n}`, rows: 4, spellcheck: 'false' });
+    const items = h('textarea', { id: `sample-items-${n}`, rows: 3, spellcheck: 'false' });
     items.value = formatTitles(mine?.items?.length ? mine.items : shown.items);
     const store = () => {
       const typed = parseTitles(items.value);

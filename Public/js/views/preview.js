@@ -19,8 +19,8 @@ const COMPARE_KEY = 'rivers.compareDevice';
 const ZOOM_KEY = 'rivers.previewZoom';
 const WIDTH_KEY = 'rivers.previewWidth';
 const PLATFORM_KEY = 'rivers.previewPlatform';
-/** The room the form keeps beside the preview (its fields stay usable, in two columns): 30rem. */
-const FORM_MIN = 480;
+/** The room the form keeps beside the preview (its fields stay usable, in two columns): 28rem. */
+const FORM_MIN = 448;
 const ZOOMS = [
   { value: 'fit', text: 'Fit' }, { value: '0.5', text: '50%' }, { value: '0.75', text: '75%' },
   { value: '1', text: '100%' }, { value: '1.5', text: '150%' },
