@@ -29,7 +29,7 @@ export class SamplePanel {
     this.body = h('div', { class: 'sample-feeds', id: 'sample-feeds' });
     this.el = h('details', { class: 'sample-panel', id: 'sample-panel' },
       h('summary', { text: 'Sample content' }),
-      h('p', { class: 'hint', text: 'What the preview shows in each section: its title and its items’ titles, per data source. Kept in this browser only; never saved with the screen or published.' }),
+      h('p', { class: 'hint', text: 'The titles the preview shows, per data source. Kept in this browser; never saved or published.' }),
       this.body);
     this.el.open = sessionStorage.getItem(OPEN_KEY) === '1';
     this.el.addEventListener('toggle', () => sessionStorage.setItem(OPEN_KEY, this.el.open ? '1' : '0'));

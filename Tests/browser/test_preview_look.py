@@ -74,7 +74,7 @@ def choose(driver, device, platform="ios", beside=""):
         "return [...document.querySelectorAll('#preview-frame .device')].map((e) => e.dataset.deviceId + '/' + e.dataset.platform)")
         and [x.split("/")[0] for x in d.execute_script(
             "return [...document.querySelectorAll('#preview-frame .device')].map((e) => e.dataset.deviceId + '/' + e.dataset.platform)")] == expected,
-        message=f"preview of {expected}")
+        timeout=20, message=f"preview of {expected}")
 
 
 def platforms(driver):
@@ -273,7 +273,7 @@ def test_fit_and_the_form_beside_the_preview(browser, api):
     assert_fits(browser, "1440")
     shot(browser, "40-preview-look-two-devices-1440")
 
-    # Widest preview: the form keeps 28rem and every select room for its words.
+    # Widest preview: the form keeps 448 px and every select room for its words.
     handle = css(browser, "#preview-resizer")
     handle.send_keys(Keys.END)
     time.sleep(0.3)

@@ -19,7 +19,7 @@ const COMPARE_KEY = 'rivers.compareDevice';
 const ZOOM_KEY = 'rivers.previewZoom';
 const WIDTH_KEY = 'rivers.previewWidth';
 const PLATFORM_KEY = 'rivers.previewPlatform';
-/** The room the form keeps beside the preview (its fields stay usable, in two columns): 28rem. */
+/** The room (px) the form keeps beside the preview: its fields stay usable, in two columns (app.css). */
 const FORM_MIN = 448;
 const ZOOMS = [
   { value: 'fit', text: 'Fit' }, { value: '0.5', text: '50%' }, { value: '0.75', text: '75%' },
@@ -88,12 +88,11 @@ export class PreviewPanel {
     const panel = h('aside', { class: 'preview-panel', 'aria-labelledby': 'preview-heading' },
       this.resizer,
       h('div', { class: 'preview-head' },
-        h('h2', { id: 'preview-heading', text: 'Preview' }),
+        h('div', { class: 'preview-title' }, h('h2', { id: 'preview-heading', text: 'Preview' }), this.status),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-device', text: 'Device' }), device),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-device-2', text: 'Beside it' }), compare),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-platform', text: 'Platform' }), platform),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-zoom', text: 'Zoom' }), zoom)),
-      this.status,
       this.errors,
       h('div', { class: 'preview-stage' }, this.frame, this.hover),
       this.warnings,
@@ -188,6 +187,7 @@ export class PreviewPanel {
       this.draw();
       this.errors.replaceChildren();
       this.status.textContent = 'Live: laid out by the server from the form as it is now, unsaved changes included.';
+      this.status.title = this.status.textContent;
       this.el.dataset.state = 'ok';
       this.showWarnings();
     } catch (error) {
