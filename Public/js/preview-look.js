@@ -4,6 +4,10 @@
 // style's texts (from the family's content tree). The reading part is pure (node --test reads it);
 // the drawing helpers at the end build SVG for device.js.
 
+/** The colour names a style may use (others, such as `primary`, are not colours SVG knows). */
+const NAMED = new Set(['black', 'white', 'red', 'green', 'blue', 'yellow', 'orange', 'purple', 'pink', 'brown', 'gray', 'grey',
+  'silver', 'gold', 'navy', 'teal', 'maroon', 'olive', 'lime', 'aqua', 'cyan', 'magenta', 'fuchsia', 'indigo', 'violet', 'crimson']);
+
 /** A colour as CSS: #RGB, #RRGGBB, #AARRGGBB (alpha first, as apps read it), rgb()/rgba()/hsl() or a name. */
 export function cssColour(value) {
   if (typeof value !== 'string') return null;
@@ -18,7 +22,7 @@ export function cssColour(value) {
     return a >= 0.999 ? `#${m[2].toLowerCase()}` : `rgba(${rgb.join(',')},${Math.round(a * 1000) / 1000})`;
   }
   if (/^(rgba?|hsla?)\([\d\s.,%/deg-]+\)$/i.test(v)) return v.replace(/\s+/g, ' ');
-  if (/^[a-z]{3,20}$/i.test(v) && !/^(none|null|undefined|default|transparent)$/i.test(v)) return v.toLowerCase();
+  if (NAMED.has(v.toLowerCase())) return v.toLowerCase();
   return null;
 }
 

@@ -10,7 +10,7 @@ test('colours as apps write them', () => {
   assert.equal(cssColour('#80112233'), 'rgba(17,34,51,0.502)', 'alpha first');
   assert.equal(cssColour('rgba(1, 2, 3, 0.5)'), 'rgba(1, 2, 3, 0.5)');
   assert.equal(cssColour('Red'), 'red');
-  for (const bad of ['', '#12', 'url(x)', 'red;fill:blue', 42, null, 'none', '#GG0000']) assert.equal(cssColour(bad), null, String(bad));
+  for (const bad of ['', '#12', 'url(x)', 'red;fill:blue', 42, null, 'none', '#GG0000', 'primary', 'bold']) assert.equal(cssColour(bad), null, String(bad));
 });
 
 test('dark backgrounds get light text', () => {
