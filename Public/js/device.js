@@ -1,334 +1,342 @@
-// A screen drawn as the app shows it, in a device: the frame (bezel), the status bar and the safe
-// areas of the device kind, the nav bar and the menu (a tab bar, a top bar or a side menu's button)
-// from the screen's navigations, and the content scrolling between them. Every section and cell is
-// drawn where the server's layout engine put it (POST /apps/{app}/preview answers JSON frames);
-// nothing here computes a layout: the chrome sits around the content, the content is the server's.
-// Cells show neutral placeholder artwork in their own aspect, or their style's content where the
-// server laid it out (images as placeholders, texts as one bar a line); a hero is a paged carousel with page
-// dots; horizontal sections are cut at the screen's edge, so they read as scrolling sideways.
+// A screen drawn as the app shows it, in a device: the frame (bezel), the chrome of its platform
+// family (preview-chrome.js: iOS, Android, tvOS, Android TV or a browser) with the nav bar and the
+// menu from the screen's navigations, and the content scrolling between them. Every section and
+// cell is drawn where the server's layout engine put it (POST /apps/{app}/preview answers JSON
+// frames); nothing here computes a layout. What fills the frames is sample content
+// (sample-feed.js: a section title and item titles per data source, pictures generated from a
+// seed) in the colours, fonts and sizes the screen's, the components' and the family's styles
+// give (preview-look.js). A hero is a paged carousel with page dots; horizontal sections are cut at
+// the screen's edge; on a TV the first item has the focus ring.
 import { h } from './dom.js';
 import { typeName } from './views/components.js';
+import { svg, r2, fit, textWidth, lookOf, fontStack, isDark, textSizes, SVG_NS } from './preview-look.js';
+import { chromeOf, topChrome, bottomChrome, homeIndicator, PLATFORM_NAMES } from './preview-chrome.js';
+import { feedKey, feedFor, itemTitle, itemSubtitle, artOf } from './sample-feed.js';
 
-const NS = 'http://www.w3.org/2000/svg';
+export { chromeOf, svg };
 
-/** An SVG element: attributes, then children (strings become text). */
-export function svg(tag, attrs = {}, ...children) {
-  const el = document.createElementNS(NS, tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    el.setAttribute(key, String(value));
+let artCount = 0;
+
+/** A generated picture: a gradient and a shape, seeded by the feed and the item (no outside image). */
+function art(x, y, w, hgt, seed, { radius = 6, className = 'art', over = [] } = {}) {
+  const a = artOf(seed.key, seed.index);
+  const id = `art-${(artCount += 1)}`;
+  const [x1, y1, x2, y2] = [[0, 0, 1, 1], [1, 0, 0, 1], [0, 0, 0, 1], [0, 0, 1, 0]][a.angle];
+  const rx = Math.min(radius, Math.min(w, hgt) / 4);
+  const parts = [
+    svg('defs', {},
+      svg('linearGradient', { id, x1, y1, x2, y2 }, svg('stop', { offset: 0, 'stop-color': a.from }), svg('stop', { offset: 1, 'stop-color': a.to })),
+      svg('clipPath', { id: `${id}-clip` }, svg('rect', { x: r2(x), y: r2(y), width: r2(w), height: r2(hgt), rx: r2(rx) }))),
+    svg('rect', { class: 'art-bg', x: r2(x), y: r2(y), width: r2(w), height: r2(hgt), rx: r2(rx), fill: `url(#${id})` }),
+  ];
+  const s = Math.min(w, hgt);
+  if (s >= 16) {
+    const cx = x + w * a.x;
+    const cy = y + hgt * a.y;
+    let shape;
+    if (a.shape === 'sun') {
+      shape = [svg('circle', { cx: r2(cx), cy: r2(cy), r: r2(s * 0.16), fill: 'rgba(255,255,255,0.55)' }),
+        svg('path', { d: `M ${r2(x)} ${r2(y + hgt)} L ${r2(x + w * 0.35)} ${r2(y + hgt * 0.62)} L ${r2(x + w * 0.6)} ${r2(y + hgt * 0.8)} L ${r2(x + w * 0.8)} ${r2(y + hgt * 0.55)} L ${r2(x + w)} ${r2(y + hgt * 0.75)} L ${r2(x + w)} ${r2(y + hgt)} Z`, fill: 'rgba(0,0,0,0.28)' })];
+    } else if (a.shape === 'hills') {
+      shape = [svg('ellipse', { cx: r2(x + w * 0.3), cy: r2(y + hgt * 1.05), rx: r2(w * 0.55), ry: r2(hgt * 0.4), fill: 'rgba(255,255,255,0.18)' }),
+        svg('ellipse', { cx: r2(x + w * 0.85), cy: r2(y + hgt * 1.1), rx: r2(w * 0.5), ry: r2(hgt * 0.35), fill: 'rgba(0,0,0,0.22)' })];
+    } else if (a.shape === 'rings') {
+      shape = [1, 2, 3].map((k) => svg('circle', { cx: r2(cx), cy: r2(cy), r: r2(s * 0.14 * k), fill: 'none', stroke: 'rgba(255,255,255,0.3)', 'stroke-width': r2(Math.max(1, s * 0.025)) }));
+    } else {
+      shape = [0, 1, 2].map((k) => svg('rect', { x: r2(x + w * (0.1 + k * 0.3) - w * 0.05), y: r2(y - hgt * 0.2), width: r2(w * 0.1), height: r2(hgt * 1.4), fill: 'rgba(255,255,255,0.14)', transform: `rotate(25 ${r2(cx)} ${r2(cy)})` }));
+    }
+    parts.push(svg('g', { 'clip-path': `url(#${id}-clip)` }, shape));
   }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
+  // What lies over the picture (a shade for a title) keeps to its rounded corners.
+  if (over.length) parts.push(svg('g', { 'clip-path': `url(#${id}-clip)` }, over));
+  return svg('g', { class: className, 'data-seed': `${seed.key}@${seed.index}` }, parts);
 }
 
-const r2 = (n) => Math.round(n * 100) / 100;
-
-/** A text cut to fit `width` points at `size` (an estimate: no measuring before drawing). */
-function fit(text, width, size) {
-  const max = Math.max(1, Math.floor(width / (size * 0.56)));
-  const t = String(text ?? '');
-  return t.length > max ? `${t.slice(0, Math.max(1, max - 1))}…` : t;
-}
-
-/**
- * What surrounds the content on a device, in points: the status bar and the bottom safe area of
- * its kind, and the bars the screen's navigations add.
- */
-export function chromeOf(device, screen) {
-  const kind = device.kind || (device.width >= 1280 ? 'tv' : device.width >= 700 ? 'tablet' : 'phone');
-  const navigations = Array.isArray(screen?.navigations) ? screen.navigations : [];
-  const navBar = navigations.find((n) => n?.category === 'nav_bar') || null;
-  const menu = navigations.find((n) => n?.category === 'menu') || null;
-  const menuType = String(menu?.navigation_type || '');
-  let menuStyle = null;
-  if (menu) {
-    if (/tab|toolbar|bottom/i.test(menuType)) menuStyle = 'tabs';
-    else if (/top/i.test(menuType) || kind === 'tv') menuStyle = 'top';
-    else menuStyle = 'side';
-  }
-  const notch = kind === 'phone' && device.height >= 800;
-  const m = {
-    kind, navBar, menu, menuStyle, notch,
-    status: { phone: notch ? 47 : 20, tablet: 24, tv: 0 }[kind] ?? 20,
-    safeBottom: { phone: notch ? 34 : 0, tablet: 20, tv: 0 }[kind] ?? 0,
-    bezel: { phone: 12, tablet: 18, tv: 10 }[kind] ?? 12,
-    radius: { phone: notch ? 48 : 34, tablet: 24, tv: 4 }[kind] ?? 30,
-    nav: 0, topMenu: 0, tabBar: 0,
-  };
-  if (navBar || menuStyle === 'side' || screen?.connected) m.nav = kind === 'tv' ? 64 : 44;
-  if (menuStyle === 'top') m.topMenu = kind === 'tv' ? 56 : 40;
-  if (menuStyle === 'tabs') m.tabBar = kind === 'tablet' ? 50 : 49;
-  m.top = m.status + m.nav + m.topMenu;
-  m.bottom = m.tabBar ? m.tabBar + m.safeBottom : 0;
-  return m;
-}
-
-const titleOf = (item, i) => item?.title || item?.name || `Item ${i + 1}`;
-
-function statusBar(m, width) {
-  if (!m.status) return null;
-  const y = m.notch ? 31 : m.status * 0.72;
-  const size = m.notch ? 16 : 12;
-  const right = width - (m.notch ? 28 : 10);
-  return svg('g', { class: 'device-status' },
-    svg('rect', { x: 0, y: 0, width, height: m.status, fill: '#ffffff' }),
-    svg('text', { x: m.notch ? 36 : 8, y, 'font-size': size, 'font-weight': 600, fill: '#111' }, '9:41'),
-    m.notch ? svg('rect', { class: 'island', x: width / 2 - 62, y: 11, width: 124, height: 36, rx: 18, fill: '#0b0b0d' }) : null,
-    // Signal, then the battery.
-    [0, 1, 2, 3].map((i) => svg('rect', { x: right - 52 + i * 5, y: y - 3 - i * 2.2, width: 3, height: 3 + i * 2.2, rx: 0.8, fill: '#111' })),
-    svg('rect', { x: right - 26, y: y - 10, width: 23, height: 11.5, rx: 3, fill: 'none', stroke: '#111', 'stroke-width': 1 }),
-    svg('rect', { x: right - 24, y: y - 8, width: 17, height: 7.5, rx: 1.5, fill: '#111' }),
-    svg('rect', { x: right - 2, y: y - 6, width: 1.6, height: 4, rx: 0.8, fill: '#111' }));
-}
-
-function navBar(m, width, screen) {
-  if (!m.nav) return null;
-  const y = m.status;
-  const mid = y + m.nav / 2;
-  const size = m.kind === 'tv' ? 22 : 17;
-  const items = (m.navBar?.nav_items || []).slice(0, 2);
-  const parts = [svg('rect', { x: 0, y, width, height: m.nav, fill: '#f9f9fb' }),
-    svg('line', { x1: 0, y1: y + m.nav - 0.5, x2: width, y2: y + m.nav - 0.5, stroke: '#d5d8de', 'stroke-width': 0.5 })];
-  let left = 12;
-  if (m.menuStyle === 'side') {
-    parts.push(svg('g', { class: 'menu-button', 'aria-label': 'Menu' },
-      [0, 1, 2].map((i) => svg('rect', { x: 14, y: mid - 7 + i * 6, width: 20, height: 2, rx: 1, fill: '#2f6fd6' }))));
-    left = 44;
-  } else if (screen?.connected) {
-    parts.push(svg('path', { class: 'back-button', d: `M ${22} ${mid - 9} L ${14} ${mid} L ${22} ${mid + 9}`, fill: 'none', stroke: '#2f6fd6', 'stroke-width': 2.5, 'stroke-linecap': 'round', 'stroke-linejoin': 'round' }));
-    left = 36;
-  }
-  // Items of the nav bar, from the right.
-  let right = width - 12;
-  const itemSize = m.kind === 'tv' ? 18 : 15;
-  for (const [i, item] of [...items.entries()].reverse()) {
-    const text = fit(titleOf(item, i), width * 0.22, itemSize);
-    const w = text.length * itemSize * 0.56;
-    parts.push(svg('text', { class: 'nav-item', x: r2(right - w), y: mid + itemSize * 0.35, 'font-size': itemSize, fill: '#2f6fd6' }, text));
-    right -= w + 14;
-  }
-  const room = Math.max(40, Math.min(width - 2 * Math.max(left, width - right), width - 24));
-  parts.push(svg('text', {
-    class: 'nav-title', x: width / 2, y: mid + size * 0.35, 'text-anchor': 'middle', 'font-size': size, 'font-weight': 600, fill: '#111',
-  }, fit(screen?.name || 'Screen', room, size)));
-  return svg('g', { class: 'device-nav-bar' }, parts);
-}
-
-function topMenu(m, width) {
-  if (!m.topMenu) return null;
-  const y = m.status + m.nav;
-  const items = (m.menu?.nav_items || []).slice(0, 8);
-  const size = m.kind === 'tv' ? 20 : 14;
-  const parts = [svg('rect', { x: 0, y, width, height: m.topMenu, fill: m.kind === 'tv' ? '#15181f' : '#ffffff' })];
-  let x = 16;
-  items.forEach((item, i) => {
-    const text = fit(titleOf(item, i), width / Math.max(items.length, 1), size);
-    parts.push(svg('text', { class: 'menu-item', x, y: y + m.topMenu / 2 + size * 0.35, 'font-size': size, 'font-weight': i === 0 ? 700 : 400, fill: m.kind === 'tv' ? (i === 0 ? '#fff' : '#aab') : (i === 0 ? '#2f6fd6' : '#555') }, text));
-    const w = text.length * size * 0.56;
-    if (i === 0) parts.push(svg('rect', { x, y: y + m.topMenu - 3, width: w, height: 3, rx: 1.5, fill: '#2f6fd6' }));
-    x += w + 24;
-  });
-  return svg('g', { class: 'device-top-menu' }, parts);
-}
-
-function tabBar(m, width) {
-  if (!m.tabBar) return null;
-  const items = (m.menu?.nav_items || []).slice(0, 5);
-  const shown = items.length ? items : [{ title: 'Menu' }];
-  const step = width / shown.length;
-  return svg('g', { class: 'device-tab-bar' },
-    svg('rect', { x: 0, y: 0, width, height: m.tabBar + m.safeBottom, fill: '#f9f9fb' }),
-    svg('line', { x1: 0, y1: 0.25, x2: width, y2: 0.25, stroke: '#d5d8de', 'stroke-width': 0.5 }),
-    shown.map((item, i) => {
-      const cx = step * i + step / 2;
-      const color = i === 0 ? '#2f6fd6' : '#8a909c';
-      return svg('g', { class: 'tab-item' },
-        svg('rect', { x: cx - 11, y: 7, width: 22, height: 18, rx: 5, fill: 'none', stroke: color, 'stroke-width': 2 }),
-        svg('text', { x: cx, y: 40, 'text-anchor': 'middle', 'font-size': 10, 'font-weight': 500, fill: color }, fit(titleOf(item, i), step - 6, 10)));
-    }));
-}
-
-/** The placeholder picture: a neutral landscape, in the box given. */
-function art(x, y, w, hgt, { dark = false } = {}) {
-  const m = Math.min(w, hgt) * 0.42;
-  const cx = x + w / 2;
-  const cy = y + hgt / 2;
-  return svg('g', { class: 'art' },
-    svg('rect', { class: 'art-bg', x: r2(x), y: r2(y), width: r2(w), height: r2(hgt), rx: Math.min(6, m / 4), fill: dark ? '#c3c9d3' : '#dfe3e9' }),
-    m >= 8 ? [
-      svg('circle', { cx: r2(cx + m * 0.24), cy: r2(cy - m * 0.2), r: r2(m * 0.1), fill: '#f4f6f9' }),
-      svg('path', {
-        d: `M ${r2(cx - m / 2)} ${r2(cy + m * 0.3)} L ${r2(cx - m * 0.14)} ${r2(cy - m * 0.16)} L ${r2(cx + m * 0.06)} ${r2(cy + m * 0.08)} L ${r2(cx + m * 0.22)} ${r2(cy - m * 0.04)} L ${r2(cx + m / 2)} ${r2(cy + m * 0.3)} Z`,
-        fill: '#b5bdc9',
-      }),
-    ] : null);
-}
-
-function textBars(x, y, w, hgt, lines = 2) {
-  const bar = Math.max(4, Math.min(10, hgt * 0.14));
+/** A text broken into at most `lines` lines of `width` points (the last one ends in … when cut). */
+function wrap(text, width, size, lines) {
+  const max = Math.max(1, Math.floor(width / (size * 0.55)));
+  const words = String(text ?? '').split(/\s+/).filter(Boolean);
   const out = [];
-  for (let i = 0; i < lines; i += 1) {
-    out.push(svg('rect', { class: 'text-bar', x: r2(x), y: r2(y + i * bar * 1.9), width: r2(w * (i === 0 ? 0.8 : 0.5)), height: r2(bar), rx: bar / 2, fill: i === 0 ? '#cdd2da' : '#e2e5ea' }));
+  let line = '';
+  while (words.length && out.length < lines) {
+    const word = words[0];
+    const next = line ? `${line} ${word}` : word;
+    if (next.length <= max) { line = next; words.shift(); continue; }
+    if (!line) { line = word; words.shift(); }
+    out.push(line);
+    line = '';
   }
-  return out;
+  if (line && out.length < lines) out.push(line);
+  if (words.length && out.length) out[out.length - 1] = fit(`${out[out.length - 1]} ${words.join(' ')}`, width, size);
+  return out.map((l) => fit(l, width, size));
+}
+
+/** A text in a box: lines from the top, at `size`, in `ctx`'s colours and font. */
+function textBlock(x, y, w, text, { size, lineHeight, lines = 1, weight = 400, fill, font, className = 'cell-text', role }) {
+  const lh = lineHeight || size * 1.2;
+  return svg('text', { class: className, 'data-role': role, 'font-size': r2(size), 'font-weight': weight, fill, 'font-family': font },
+    wrap(text, w, size, lines).map((l, i) => svg('tspan', { x: r2(x), y: r2(y + i * lh + (lh + size * 0.7) / 2) }, l)));
+}
+
+/** What a text node of a role says, for item `index` of a feed. */
+function textFor(role, ctx, index) {
+  switch (role) {
+    case 'title': return itemTitle(ctx.feed, index);
+    case 'subtitle': case 'caption': return itemSubtitle(ctx.key, index);
+    case 'badge': return index % 3 === 0 ? 'NEW' : index % 3 === 1 ? 'LIVE' : 'HD';
+    case 'label': return itemSubtitle(ctx.key, index).split(' · ')[1];
+    default: return `${itemTitle(ctx.feed, index)}: ${ctx.feed.title.toLowerCase()} from the sample feed, a line or two to show the body text.`;
+  }
 }
 
 /**
  * A cell style's content, where the server laid it out (`item.content`: frames in screen
- * coordinates, in tree order): images as placeholders in their frames, texts as one bar a line.
+ * coordinates, in tree order): pictures in their frames, texts as the sample feed's words.
  */
-function content(nodes) {
+function content(nodes, item, ctx) {
+  const sizes = ctx.sizes[item.cell_style] || [];
   return nodes.map((n) => {
     const f = n.frame;
     if (!f || f.width <= 0 || f.height <= 0) return null;
+    const seed = { key: ctx.key, index: item.index };
     if (n.kind === 'image') {
       if (n.placeholder === 'avatar') {
-        const r = Math.min(f.width, f.height) / 2;
-        return svg('circle', { class: 'content-image avatar', cx: r2(f.x + f.width / 2), cy: r2(f.y + f.height / 2), r: r2(r), fill: '#dfe3e9' });
+        const g = art(f.x, f.y, f.width, f.height, seed, { radius: Math.min(f.width, f.height) / 2, className: 'art content-image avatar' });
+        return g;
       }
-      const g = art(f.x, f.y, f.width, f.height, { dark: n.placeholder === 'poster' });
-      g.setAttribute('class', `art content-image ${n.placeholder || 'image'}`);
-      return g;
+      if (n.placeholder === 'logo') {
+        return svg('g', { class: 'art content-image logo' },
+          svg('rect', { x: r2(f.x), y: r2(f.y), width: r2(f.width), height: r2(f.height), rx: 4, fill: ctx.dark ? 'rgba(255,255,255,0.12)' : '#eef0f4' }),
+          svg('text', { x: r2(f.x + f.width / 2), y: r2(f.y + f.height / 2 + Math.min(f.height * 0.5, 14) * 0.35), 'text-anchor': 'middle', 'font-size': r2(Math.min(f.height * 0.5, 14)), 'font-weight': 800, fill: ctx.ink, 'font-family': ctx.font }, 'LOGO'));
+      }
+      return art(f.x, f.y, f.width, f.height, seed, { radius: n.placeholder === 'poster' ? 8 : 6, className: `art content-image ${n.placeholder || 'image'}` });
     }
     if (n.kind === 'text') {
       const lines = Math.max(1, n.lines || 1);
-      const line = f.height / lines;
-      const bar = Math.max(1, Math.min(line * 0.6, 12));
-      const dark = n.role === 'title' || n.role === 'badge';
-      return svg('g', { class: 'content-text', 'data-role': n.role || 'body' },
-        Array.from({ length: lines }, (_, i) => svg('rect', {
-          class: 'text-bar', x: r2(f.x), y: r2(f.y + i * line + (line - bar) / 2),
-          width: r2(f.width * (i === lines - 1 && lines > 1 ? 0.6 : 0.92)), height: r2(bar), rx: r2(bar / 2), fill: dark ? '#c3c9d3' : '#e2e5ea',
-        })));
+      const lineHeight = f.height / lines;
+      const size = Math.max(4, Math.min(sizes[n.node] || lineHeight / 1.2, lineHeight));
+      const role = n.role || 'body';
+      const text = textFor(role, ctx, item.index);
+      if (role === 'badge') {
+        const w = Math.min(f.width, textWidth(text, size) + size);
+        return svg('g', { class: 'content-text', 'data-role': role },
+          svg('rect', { x: r2(f.x), y: r2(f.y), width: r2(w), height: r2(f.height), rx: r2(f.height / 2), fill: ctx.accent }),
+          textBlock(f.x + size / 2, f.y, w - size, text, { size, lineHeight: f.height, weight: 700, fill: '#ffffff', font: ctx.font, role }));
+      }
+      const strong = role === 'title';
+      return svg('g', { class: 'content-text', 'data-role': role },
+        textBlock(f.x, f.y, f.width, text, {
+          size, lineHeight, lines, weight: strong ? 600 : 400, font: ctx.font, role,
+          fill: strong ? ctx.ink : (ctx.look.subtitle || ctx.muted),
+        }));
     }
     return null;
   });
 }
 
 /** One cell, drawn in its frame as the component type shows items. */
-function cell(type, item) {
+function cell(type, item, ctx) {
   const { x, y, width: w, height: hgt } = item.frame;
   const g = svg('g', { class: 'cell', 'data-index': item.index, 'data-cell-style': item.cell_style });
-  g.append(svg('rect', { class: 'cell-frame', x, y, width: w, height: hgt, fill: 'none' }));
+  g.append(svg('rect', { class: 'cell-frame', x, y, width: w, height: hgt, fill: ctx.look.cellBackground || 'transparent' }));
+  const seed = { key: ctx.key, index: item.index };
+  const title = itemTitle(ctx.feed, item.index);
   if (Array.isArray(item.content) && item.content.length) {
-    // What the cell style says is inside, as the server laid it out.
-    g.append(...content(item.content).filter(Boolean));
+    g.append(...content(item.content, item, ctx).filter(Boolean));
     return g;
   }
   if (type === 'html_ticker' || type === 'tab_bar' || type === 'screen_picker') {
     const selected = item.index === 0;
-    g.append(svg('rect', { x, y, width: w, height: hgt, rx: Math.min(hgt / 2, 14), fill: selected ? '#2f6fd6' : '#e6e9ee' }));
-    g.append(svg('rect', { x: r2(x + w * 0.2), y: r2(y + hgt / 2 - 3), width: r2(w * 0.6), height: 6, rx: 3, fill: selected ? '#cfe0ff' : '#c3c9d3' }));
+    const size = Math.max(8, Math.min(15, hgt * 0.42));
+    g.append(svg('rect', { x, y, width: w, height: hgt, rx: Math.min(hgt / 2, 14), fill: selected ? ctx.accent : (ctx.dark ? 'rgba(255,255,255,0.1)' : '#e9ecf1') }));
+    g.append(svg('text', { class: 'cell-text', 'data-role': 'title', x: r2(x + w / 2), y: r2(y + hgt / 2 + size * 0.35), 'text-anchor': 'middle', 'font-size': r2(size), 'font-weight': 600, fill: selected ? '#ffffff' : ctx.ink, 'font-family': ctx.font }, fit(title, w - 12, size)));
     return g;
   }
   if (type === 'hero') {
-    g.append(art(x, y, w, hgt, { dark: true }));
-    const band = hgt * 0.3;
-    g.append(svg('rect', { x, y: r2(y + hgt - band), width: w, height: r2(band), fill: 'rgba(20,24,32,0.45)' }));
-    g.append(svg('rect', { x: r2(x + 12), y: r2(y + hgt - band / 2 - 4), width: r2(w * 0.45), height: 8, rx: 4, fill: '#f4f6f9' }));
+    g.append(art(x, y, w, hgt, seed, { radius: 0 }));
+    const id = `scrim-${(artCount += 1)}`;
+    g.append(svg('defs', {}, svg('linearGradient', { id, x1: 0, y1: 0, x2: 0, y2: 1 },
+      svg('stop', { offset: 0, 'stop-color': '#000', 'stop-opacity': 0 }), svg('stop', { offset: 1, 'stop-color': '#000', 'stop-opacity': 0.65 }))));
+    g.append(svg('rect', { class: 'scrim', x, y: r2(y + hgt * 0.45), width: w, height: r2(hgt * 0.55), fill: `url(#${id})` }));
+    // The title sits above the page dots (drawn over the page's bottom edge when there is no room under it).
+    const size = Math.max(10, Math.min(ctx.tv ? 40 : 24, hgt * 0.12, (ctx.look.titleSize || 99)));
+    g.append(textBlock(x + Math.max(12, w * 0.04), y + hgt - (ctx.tv ? 44 : 22) - size * 2.4, w * 0.8, title, { size, lineHeight: size * 1.2, lines: 2, weight: 700, fill: '#ffffff', font: ctx.font, className: 'cell-text hero-title', role: 'title' }));
     return g;
   }
   if (w / hgt > 2.4) {
     // A row: the picture (16:9 of the row's height) and two lines of text.
     const pw = Math.min(hgt * 16 / 9, w * 0.42);
-    g.append(art(x, y, pw, hgt));
-    g.append(...textBars(x + pw + 10, y + hgt * 0.28, w - pw - 14, hgt));
+    g.append(art(x, y, pw, hgt, seed));
+    const size = Math.max(8, Math.min(ctx.look.titleSize || 16, hgt * 0.24));
+    const tx = x + pw + 10;
+    g.append(textBlock(tx, y + hgt / 2 - size * 1.35, w - pw - 14, title, { size, weight: 600, fill: ctx.ink, font: ctx.font, role: 'title' }));
+    g.append(textBlock(tx, y + hgt / 2 + size * 0.1, w - pw - 14, itemSubtitle(ctx.key, item.index), { size: size * 0.82, fill: ctx.look.subtitle || ctx.muted, font: ctx.font, role: 'subtitle' }));
     return g;
   }
-  g.append(art(x, y, w, hgt));
+  if (hgt >= 48 && w >= 60) {
+    // A picture cell: its title on a shade at the bottom, as posters with their names.
+    const size = Math.max(8, Math.min(ctx.look.titleSize || (ctx.tv ? 22 : 13), hgt * 0.14));
+    const band = size * 2;
+    g.append(art(x, y, w, hgt, seed, { over: [svg('rect', { class: 'scrim', x, y: r2(y + hgt - band), width: w, height: r2(band), fill: 'rgba(0,0,0,0.42)' })] }));
+    g.append(textBlock(x + 8, y + hgt - band + (band - size * 1.2) / 2, w - 16, title, { size, weight: 600, fill: '#ffffff', font: ctx.font, role: 'title' }));
+  } else {
+    g.append(art(x, y, w, hgt, seed));
+  }
   return g;
 }
 
-/** Page dots under a hero's pages (over the first page when there is no room under it). */
-function pageDots(section, width) {
+/** Page dots under a hero's pages (over the first page's bottom edge when there is no room under it). */
+function pageDots(section, width, ctx) {
   const items = section.items;
   if (items.length < 2) return null;
   const first = items[0].frame;
   const n = Math.min(items.length, 10);
-  const gap = 10;
+  // Dots keep their size on the screen: 3 points on a phone, larger on a TV's 1920 points.
+  const r = Math.max(3, width / 300);
+  const gap = r * 3.3;
   const room = section.frame.y + section.frame.height - (first.y + first.height);
-  const under = room >= 8;
-  const y = under ? first.y + first.height + room / 2 : first.y + first.height - 8;
+  const under = room >= 2.6 * r;
+  const y = under ? first.y + first.height + room / 2 : first.y + first.height - 3.3 * r;
   const start = width / 2 - ((n - 1) * gap) / 2;
-  const on = under ? '#2f6fd6' : '#ffffff';
-  const off = under ? '#c3c9d3' : 'rgba(255,255,255,0.55)';
-  return svg('g', { class: 'page-dots', 'data-pages': items.length },
-    Array.from({ length: n }, (_, i) => svg('circle', { class: 'page-dot', cx: r2(start + i * gap), cy: r2(y), r: 3, fill: i === 0 ? on : off })));
+  const on = under ? ctx.accent : '#ffffff';
+  const off = under ? (ctx.dark ? 'rgba(255,255,255,0.3)' : '#c3c9d3') : 'rgba(255,255,255,0.55)';
+  return svg('g', { class: 'page-dots', 'data-pages': items.length, 'data-under': String(under) },
+    Array.from({ length: n }, (_, i) => svg('circle', { class: 'page-dot', cx: r2(start + i * gap), cy: r2(y), r: r2(r), fill: i === 0 ? on : off })));
+}
+
+/** The title of a section's header: the header's own (an imported document's), or the sample feed's. */
+function headerTitle(component, feed) {
+  const own = component?.header?.title ?? component?.header?.extra?.title;
+  return typeof own === 'string' && own.trim() ? own.trim() : feed.title;
 }
 
 /** One component's section (and a group's children), named as the form names it. */
-function section(sec, width, parentName, depth) {
+function section(sec, width, parentName, depth, ctx, component) {
   const name = `${typeName(sec.component_type)} ${sec.component_index + 1}${parentName ? ` in ${parentName}` : ''}`;
+  const look = lookOf(component?.styles, ctx.platform);
+  const key = feedKey(component, sec.component_index);
+  const feed = feedFor(ctx.feeds, key);
+  const background = look.background;
+  const dark = background ? isDark(background) : ctx.dark;
+  const mine = {
+    ...ctx, key, feed, dark,
+    look,
+    ink: look.text || (background ? (dark ? '#ffffff' : '#111111') : ctx.ink),
+    muted: dark ? 'rgba(255,255,255,0.7)' : '#5d6470',
+    accent: look.accent || ctx.accent,
+    font: look.font ? fontStack(look.font, ctx.platform) : ctx.font,
+  };
   const f = sec.frame;
   const g = svg('g', {
     class: 'section', 'data-component-index': sec.component_index, 'data-component-type': sec.component_type,
-    'data-name': name, 'data-depth': depth,
+    'data-name': name, 'data-depth': depth, 'data-feed': key,
   }, svg('title', {}, `${name} (${sec.items.length} item${sec.items.length === 1 ? '' : 's'})`));
-  g.append(svg('rect', { class: 'section', x: f.x, y: f.y, width: f.width, height: f.height, fill: 'transparent' }));
+  g.append(svg('rect', { class: 'section', x: f.x, y: f.y, width: f.width, height: f.height, fill: background || 'transparent' }));
   if (sec.header) {
     const hd = sec.header;
-    const size = Math.max(9, Math.min(17, hd.height * 0.5));
-    g.append(svg('rect', { class: 'header', x: hd.x, y: hd.y, width: hd.width, height: hd.height, fill: 'none' }));
+    const size = Math.max(9, Math.min(look.headerSize || (ctx.tv ? 30 : 20), hd.height * 0.6));
+    if (look.headerBackground) g.append(svg('rect', { class: 'header', x: 0, y: hd.y, width, height: hd.height, fill: look.headerBackground }));
+    else g.append(svg('rect', { class: 'header', x: hd.x, y: hd.y, width: hd.width, height: hd.height, fill: 'none' }));
     const horizontal = sec.content_size.width > f.width + 0.5;
-    g.append(svg('text', { class: 'header-title', x: hd.x, y: r2(hd.y + hd.height / 2 + size * 0.35), 'font-size': r2(size), 'font-weight': 700, fill: '#14171f' },
-      fit(name, hd.width * (horizontal ? 0.7 : 1), size)));
+    const headerInk = look.header || (look.headerBackground ? (isDark(look.headerBackground) ? '#ffffff' : '#111111') : mine.ink);
+    g.append(svg('text', { class: 'header-title', x: hd.x, y: r2(hd.y + hd.height / 2 + size * 0.35), 'font-size': r2(size), 'font-weight': 700, fill: headerInk, 'font-family': mine.font },
+      fit(headerTitle(component, feed), hd.width * (horizontal ? 0.7 : 1), size)));
     if (horizontal) {
-      g.append(svg('text', { class: 'see-all', x: hd.x + hd.width, y: r2(hd.y + hd.height / 2 + size * 0.3), 'text-anchor': 'end', 'font-size': r2(size * 0.8), fill: '#2f6fd6' }, 'See all ›'));
+      g.append(svg('text', { class: 'see-all', x: hd.x + hd.width, y: r2(hd.y + hd.height / 2 + size * 0.3), 'text-anchor': 'end', 'font-size': r2(size * 0.72), fill: mine.accent, 'font-family': mine.font }, ctx.platform === 'android' ? 'More' : 'See all ›'));
     }
   }
   if (sec.footer) {
     const ft = sec.footer;
-    g.append(svg('rect', { class: 'footer', x: ft.x, y: ft.y, width: ft.width, height: ft.height, rx: 4, fill: '#eef0f4' }));
+    g.append(svg('rect', { class: 'footer', x: ft.x, y: ft.y, width: ft.width, height: ft.height, rx: 4, fill: dark ? 'rgba(255,255,255,0.08)' : '#eef0f4' }));
   }
-  for (const item of sec.items) g.append(cell(sec.component_type, item));
-  if (sec.component_type === 'hero') g.append(pageDots(sec, width));
-  for (const child of sec.sections || []) g.append(section(child, width, name, depth + 1));
+  for (const item of sec.items) g.append(cell(sec.component_type, item, mine));
+  if (sec.component_type === 'hero') g.append(pageDots(sec, width, mine));
+  const children = Array.isArray(component?.ui_components) ? component.ui_components : [];
+  for (const child of sec.sections || []) g.append(section(child, width, name, depth + 1, mine, children[child.component_index]));
   return g;
+}
+
+/** The first item drawn (depth first), for a TV's focus. */
+function firstItem(sections) {
+  for (const sec of sections) {
+    if (sec.items?.length) return sec.items[0];
+    const inner = firstItem(sec.sections || []);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+/** A TV's focus: the first item lifted, with a ring around it. */
+function focusRing(item, tvos) {
+  if (!item) return null;
+  const { x, y, width: w, height: hgt } = item.frame;
+  const pad = tvos ? 6 : 4;
+  return svg('g', { class: 'focus-ring', 'data-index': item.index, 'pointer-events': 'none' },
+    svg('rect', { x: r2(x - pad - 4), y: r2(y - pad - 4), width: r2(w + 2 * pad + 8), height: r2(hgt + 2 * pad + 8), rx: 14, fill: 'none', stroke: 'rgba(0,0,0,0.35)', 'stroke-width': 6 }),
+    svg('rect', { class: 'ring', x: r2(x - pad), y: r2(y - pad), width: r2(w + 2 * pad), height: r2(hgt + 2 * pad), rx: 10, fill: 'none', stroke: '#ffffff', 'stroke-width': tvos ? 4 : 5 }));
 }
 
 /**
  * The device with the screen in it, at `zoom` pixels a point.
- * @param {{layout: object, device: {id, name, kind, width, height}, screen: object, zoom: number}} options
+ * @param {{layout: object, device: {id, name, kind, width, height}, screen: object, zoom: number,
+ *   family?: object, platform?: string, feeds?: object}} options
  */
-export function drawDevice({ layout, device, screen, zoom }) {
+export function drawDevice({ layout, device, screen, zoom, family = null, platform = 'ios', feeds = {} }) {
   const W = layout.device.width;
   const H = layout.device.height;
-  const m = chromeOf({ ...device, width: W, height: H }, screen);
+  const m = chromeOf({ ...device, width: W, height: H }, screen, platform);
+  const p = m.platform;
+  const screenLook = lookOf(screen?.styles, p);
+  const background = screenLook.background || (m.tv ? '#0d1017' : p === 'android' ? '#fef7ff' : '#ffffff');
+  const dark = isDark(background);
+  const ctx = {
+    platform: p, tv: m.tv, feeds, dark, look: screenLook,
+    sizes: textSizes(family, W, H),
+    ink: screenLook.text || (dark ? '#ffffff' : '#14171f'),
+    muted: dark ? 'rgba(255,255,255,0.7)' : '#5d6470',
+    accent: screenLook.accent || { ios: '#0a84ff', android: '#6750a4', web: '#2f6fd6', tvos: '#ffffff', androidtv: '#8ab4f8' }[p],
+    font: fontStack(screenLook.font, p),
+  };
   const contentHeight = Math.max(layout.content_size.height, 1);
   const px = (n) => `${r2(n * zoom)}px`;
+  const components = Array.isArray(screen?.ui_components) ? screen.ui_components : [];
   const content = svg('svg', {
-    class: 'device-content', xmlns: NS, viewBox: `0 0 ${W} ${contentHeight}`, width: r2(W * zoom), height: r2(contentHeight * zoom),
-    role: 'img', 'aria-label': `${screen?.name || 'Screen'} on ${device.name}: ${layout.sections.length} component${layout.sections.length === 1 ? '' : 's'}`,
-    'font-family': '-apple-system, system-ui, Helvetica, Arial, sans-serif',
-  }, svg('rect', { class: 'screen', x: 0, y: 0, width: W, height: contentHeight, fill: '#ffffff' }),
-  layout.sections.map((sec) => section(sec, W, '', 0)));
+    class: 'device-content', xmlns: SVG_NS, viewBox: `0 0 ${W} ${contentHeight}`, width: r2(W * zoom), height: r2(contentHeight * zoom),
+    role: 'img', 'aria-label': `${screen?.name || 'Screen'} on ${device.name} (${PLATFORM_NAMES[p]}): ${layout.sections.length} component${layout.sections.length === 1 ? '' : 's'}`,
+    'font-family': ctx.font, 'data-platform': p,
+  }, svg('rect', { class: 'screen', x: 0, y: 0, width: W, height: contentHeight, fill: background }),
+  layout.sections.map((sec) => section(sec, W, '', 0, ctx, components[sec.component_index])),
+  m.tv ? focusRing(firstItem(layout.sections), p === 'tvos') : null);
+  // The status bar takes the nav bar's colour when there is one (iOS draws the bar under it).
+  const barBackground = m.nav ? (m.navLook.background || null) : (m.tv ? null : background);
   const top = m.top ? svg('svg', {
     class: 'device-chrome device-top', viewBox: `0 0 ${W} ${m.top}`, width: r2(W * zoom), height: r2(m.top * zoom),
-    'aria-hidden': 'true', 'font-family': '-apple-system, system-ui, Helvetica, Arial, sans-serif',
-  }, statusBar(m, W), navBar(m, W, screen), topMenu(m, W)) : null;
+    'aria-hidden': 'true', 'font-family': fontStack(null, p),
+  }, m.tv ? svg('rect', { x: 0, y: 0, width: W, height: m.top, fill: background }) : null, topChrome(m, W, screen, barBackground)) : null;
   const bottom = m.bottom ? svg('svg', {
     class: 'device-chrome device-bottom', viewBox: `0 0 ${W} ${m.bottom}`, width: r2(W * zoom), height: r2(m.bottom * zoom),
-    'aria-hidden': 'true', 'font-family': '-apple-system, system-ui, Helvetica, Arial, sans-serif',
-  }, tabBar(m, W)) : null;
+    'aria-hidden': 'true', 'font-family': fontStack(null, p),
+  }, bottomChrome(m, W)) : null;
   const home = m.safeBottom ? svg('svg', {
     class: 'device-home', viewBox: `0 0 ${W} ${m.safeBottom}`, width: r2(W * zoom), height: r2(m.safeBottom * zoom), 'aria-hidden': 'true',
-  }, svg('rect', { x: W / 2 - 67, y: m.safeBottom - 13, width: 134, height: 5, rx: 2.5, fill: '#111' })) : null;
-  const screenEl = h('div', { class: 'device-screen', style: `width:${px(W)};height:${px(H)};border-radius:${px(Math.max(m.radius - m.bezel, 0))}` },
+  }, homeIndicator(m, W)) : null;
+  const screenEl = h('div', { class: 'device-screen', style: `width:${px(W)};height:${px(H)};border-radius:${px(Math.max(m.radius - m.bezel, 0))};background:${background}` },
     h('div', { class: 'device-viewport', style: `top:${px(m.top)};bottom:${px(m.bottom)}` }, content),
     top, bottom, home,
     // The safe areas: where the app keeps content clear of the status bar and the home indicator.
-    m.status ? h('div', { class: 'safe-area safe-top', style: `height:${px(m.status)}`, title: `Safe area: ${m.status} points` }) : null,
+    m.status ? h('div', { class: 'safe-area safe-top', style: `top:${px(m.browser)};height:${px(m.status)}`, title: `Safe area: ${m.status} points` }) : null,
     m.safeBottom ? h('div', { class: 'safe-area safe-bottom', style: `height:${px(m.safeBottom)}`, title: `Safe area: ${m.safeBottom} points` }) : null);
-  return h('figure', { class: ['device', `device-${m.kind}`], 'data-device-id': device.id || '', 'data-zoom': String(zoom) },
+  return h('figure', { class: ['device', `device-${m.kind}`, `platform-${p}`], 'data-device-id': device.id || '', 'data-platform': p, 'data-zoom': String(zoom) },
     h('div', { class: 'device-body', style: `padding:${px(m.bezel)};border-radius:${px(m.radius)}` }, screenEl),
-    h('figcaption', { text: `${device.name || `${W}×${H}`} · ${Math.round(zoom * 100)}%` }));
+    h('figcaption', { text: `${device.name || `${W}×${H}`} · ${PLATFORM_NAMES[p]} · ${Math.round(zoom * 100)}%` }));
 }
 
 /** The width a device takes, in points (the screen and its bezel). */
-export function deviceWidth(device, screen) {
-  return device.width + 2 * chromeOf(device, screen).bezel;
+export function deviceWidth(device, screen, platform = 'ios') {
+  return device.width + 2 * chromeOf(device, screen, platform).bezel;
+}
+
+/** The height a device takes, in points. */
+export function deviceHeight(device, screen, platform = 'ios') {
+  return device.height + 2 * chromeOf(device, screen, platform).bezel;
 }

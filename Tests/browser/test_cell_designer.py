@@ -219,13 +219,13 @@ def test_the_screen_preview_draws_what_is_inside_cells(browser, api):
     ])
     browser.set_window_size(1440, 900)
     sign_in(browser, api, f"#/screens/{screen['id']}")
-    # Every cell: its poster and one title bar, where the server laid them out.
+    # Every cell: its poster and its title (a sample title, test_preview_look.py), where the server laid them out.
     # Counted in one script run: the preview may redraw in between, which would leave elements found
     # one by one stale.
     counts = """
         const cells = [...document.querySelectorAll('#preview-frame .device:first-child g.cell')];
         return cells.map((c) => [c.querySelectorAll('.content-image.poster').length,
-                                 c.querySelectorAll(".content-text[data-role='title'] .text-bar").length]);
+                                 [...c.querySelectorAll(".content-text[data-role='title'] text")].filter((t) => t.textContent.trim()).length]);
     """
     drawn = wait(browser, lambda d: (lambda r: r if len(r) == 4 else False)(d.execute_script(counts)), message="four cells drawn")
     assert drawn == [[1, 1]] * 4

@@ -2,19 +2,26 @@
 // preset (POST /apps/{app}/preview, JSON frames), debounced while the user edits, and device.js
 // draws it in a device, as the app shows it. A second device can be shown beside the first; the
 // zoom fits the panel or is chosen; the panel can be widened (drag or arrow keys on its edge).
-// Hovering a section names its component; a click goes to it; layout warnings are listed.
-import { api, state, setDevice } from '../state.js';
+// Hovering a section names its component; a click goes to it; layout warnings are listed. The
+// Platform choice draws the chrome of iOS/tvOS, Android/Android TV or a browser (preview-chrome.js);
+// cells show sample content that the "Sample content" panel edits (sample-panel.js).
+import { api, state, setDevice, find } from '../state.js';
 import { h, select, debounce } from '../dom.js';
 import { typeName } from './components.js';
 import { explain } from '../notify.js';
 import { labelOf, withLabel } from '../field-errors.js';
 import { drawDevice, deviceWidth } from '../device.js';
 import { canvasEditing } from './canvas-drag.js';
+import { PLATFORMS } from '../preview-chrome.js';
+import { SamplePanel } from '../sample-panel.js';
 
 const DELAY = 300;
 const COMPARE_KEY = 'rivers.compareDevice';
 const ZOOM_KEY = 'rivers.previewZoom';
 const WIDTH_KEY = 'rivers.previewWidth';
+const PLATFORM_KEY = 'rivers.previewPlatform';
+/** The room (px) the form keeps beside the preview: its fields stay usable, in two columns (app.css). */
+const FORM_MIN = 448;
 const ZOOMS = [
   { value: 'fit', text: 'Fit' }, { value: '0.5', text: '50%' }, { value: '0.75', text: '75%' },
   { value: '1', text: '100%' }, { value: '1.5', text: '150%' },
@@ -42,6 +49,8 @@ export class PreviewPanel {
     this.shown = [];
     this.compare = sessionStorage.getItem(COMPARE_KEY) || '';
     this.zoom = sessionStorage.getItem(ZOOM_KEY) || 'fit';
+    this.platform = localStorage.getItem(PLATFORM_KEY) || 'ios';
+    if (!PLATFORMS.some((p) => p.value === this.platform)) this.platform = 'ios';
     this.refresh = debounce(() => this.load(), DELAY);
     this.el = this.build();
   }
@@ -58,6 +67,9 @@ export class PreviewPanel {
     });
     const zoom = select(ZOOMS, this.zoom, { id: 'preview-zoom' });
     zoom.addEventListener('change', () => { this.zoom = zoom.value; sessionStorage.setItem(ZOOM_KEY, this.zoom); this.draw(); });
+    const platform = select(PLATFORMS, this.platform, { id: 'preview-platform' });
+    platform.addEventListener('change', () => { this.platform = platform.value; localStorage.setItem(PLATFORM_KEY, this.platform); this.draw(); });
+    this.samples = new SamplePanel({ appId: state.app?.id || state.app?.slug || 'app', onChange: () => this.draw() });
     this.status = h('p', { class: 'preview-status', id: 'preview-status', role: 'status', 'aria-live': 'polite', text: 'Loading…' });
     this.frame = h('div', {
       class: 'preview-frame', id: 'preview-frame', 'data-testid': 'preview-svg',
@@ -93,14 +105,15 @@ export class PreviewPanel {
     const panel = h('aside', { class: 'preview-panel', 'aria-labelledby': 'preview-heading' },
       this.resizer,
       h('div', { class: 'preview-head' },
-        h('h2', { id: 'preview-heading', text: 'Preview' }),
+        h('div', { class: 'preview-title' }, h('h2', { id: 'preview-heading', text: 'Preview' }), this.status),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-device', text: 'Device' }), device),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-device-2', text: 'Beside it' }), compare),
+        h('div', { class: 'field inline' }, h('label', { for: 'preview-platform', text: 'Platform' }), platform),
         h('div', { class: 'field inline' }, h('label', { for: 'preview-zoom', text: 'Zoom' }), zoom)),
-      this.status,
       this.errors,
       h('div', { class: 'preview-stage' }, this.frame, this.hover),
-      this.warnings);
+      this.warnings,
+      this.samples.el);
     const width = Number(localStorage.getItem(WIDTH_KEY));
     if (width >= MIN_WIDTH) this.panelWidth = width;
     return panel;
@@ -137,10 +150,10 @@ export class PreviewPanel {
 
   currentWidth() { return Math.round(this.el.getBoundingClientRect().width); }
 
-  /** The form keeps at least 22rem beside the preview. */
+  /** The form keeps at least FORM_MIN beside the preview. */
   maxWidth() {
     const grid = this.grid;
-    return grid ? Math.max(MIN_WIDTH, grid.clientWidth - 352 - 16) : 900;
+    return grid ? Math.max(MIN_WIDTH, grid.clientWidth - FORM_MIN - 16) : 900;
   }
 
   setWidth(width) {
@@ -197,9 +210,11 @@ export class PreviewPanel {
       if (mine !== this.sequence) return;
       this.shown = devices.map((device, i) => ({ device, layout: layouts[i] }));
       this.screen = screen;
+      this.samples.update(screen);
       this.draw();
       this.errors.replaceChildren();
       this.status.textContent = 'Live: laid out by the server from the form as it is now, unsaved changes included.';
+      this.status.title = this.status.textContent;
       this.el.dataset.state = 'ok';
       this.showWarnings();
     } catch (error) {
@@ -212,13 +227,16 @@ export class PreviewPanel {
     }
   }
 
-  /** Pixels a point: the chosen zoom, or what fits every device shown in the frame's width. */
+  /**
+   * Pixels a point: the chosen zoom, or what fits every device shown, side by side, in the frame's
+   * width (its padding, the gaps between devices and room for a scrollbar kept).
+   */
   scale() {
     if (this.zoom !== 'fit') return Number(this.zoom) || 1;
-    const available = this.frame.clientWidth - 24 - 16 * (this.shown.length - 1);
-    const points = this.shown.reduce((sum, s) => sum + deviceWidth({ ...s.device, width: s.layout.device.width, height: s.layout.device.height }, this.screen), 0);
+    const available = this.frame.clientWidth - 24 - 16 * (this.shown.length - 1) - 2;
+    const points = this.shown.reduce((sum, s) => sum + deviceWidth({ ...s.device, width: s.layout.device.width, height: s.layout.device.height }, this.screen, this.platform), 0);
     if (available <= 0 || !points) return 1;
-    return Math.max(0.1, Math.min(available / points, 1));
+    return Math.max(0.05, Math.min(Math.floor((available / points) * 1000) / 1000, 1));
   }
 
   draw() {
@@ -226,7 +244,10 @@ export class PreviewPanel {
     const zoom = Math.round(this.scale() * 1000) / 1000;
     const scrollTop = this.frame.querySelector('.device-viewport')?.scrollTop || 0;
     this.frame.replaceChildren(h('div', { class: 'device-row' },
-      this.shown.map(({ device, layout }) => drawDevice({ layout, device, screen: this.screen, zoom }))));
+      this.shown.map(({ device, layout }) => drawDevice({
+        layout, device, screen: this.screen, zoom, platform: this.platform,
+        family: find.family(this.screen?.family) || null, feeds: this.samples.feeds,
+      }))));
     const first = this.frame.querySelector('.device-viewport');
     if (first) first.scrollTop = scrollTop;
     this.frame.dataset.zoom = String(zoom);
