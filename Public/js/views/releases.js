@@ -69,6 +69,13 @@ function adminOnly(what) {
   return `Your role in this app is ${state.role}: only admins ${what}.`;
 }
 const etagOf = (channel) => `"${channel.revision}"`;
+
+/** New options for a select, keeping its choice when it is still offered (the control stays the same element). */
+function refill(select, options) {
+  const value = select.value;
+  select.replaceChildren(...options);
+  if ([...select.options].some((o) => o.value === value)) select.value = value;
+}
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** A read-only URL with Copy and Open, labelled for screen readers. */
@@ -189,6 +196,7 @@ class ReleasesView {
       this.showNewChannel();
       this.showScheduleForm();
       this.showRules({ keepRows: true });
+      this.showExamples();
     } catch (error) {
       this.channelsBox.replaceChildren(h('p', { class: 'field-error', text: `The channels could not be loaded: ${explain(error).detail}` }));
       showError(error, 'Loading the channels');
@@ -201,12 +209,20 @@ class ReleasesView {
       this.channelsBox.replaceChildren(h('p', { class: 'empty', id: 'no-channels', text: 'Nothing is published yet: production serves the first version you publish.' }));
       return;
     }
+    // Drawn again only when something shown changed (a button about to be pressed stays put).
+    const key = stableStringify([this.channels, this.versions.map((v) => [v.number, v.note, v.created_at]), this.admin]);
+    if (key === this.channelsKey && this.channelsBox.querySelector('table')) {
+      this.channelsBox.querySelectorAll('details[open]').forEach((d) => this.loadHistory(this.channels.find((c) => c.name === d.dataset.channel), d));
+      return;
+    }
+    this.channelsKey = key;
     // History disclosures stay open across a redraw.
     const open = new Set([...this.channelsBox.querySelectorAll('details[open]')].map((d) => d.dataset.channel));
     const admin = this.admin;
-    this.channelsBox.replaceChildren(h('table', { class: 'data-table channels-table' },
+    this.channelsBox.replaceChildren(h('table', { class: ['data-table channels-table', admin && 'with-actions'] },
       h('caption', { class: 'visually-hidden', text: 'Channels of this app and the version each serves' }),
-      h('thead', {}, h('tr', {}, ['Channel', 'Serves', 'Public URL', 'Moved', admin ? '' : null].filter((t) => t !== null).map((t) => h('th', { scope: 'col', text: t })))),
+      h('colgroup', {}, h('col', { class: 'col-channel' }), h('col', { class: 'col-serves' }), h('col', { class: 'col-url' }), admin ? h('col', { class: 'col-actions' }) : null),
+      h('thead', {}, h('tr', {}, ['Channel', 'Serves', 'Public URL', admin ? '' : null].filter((t) => t !== null).map((t) => h('th', { scope: 'col', text: t })))),
       h('tbody', {}, this.channels.map((c) => {
         const version = this.versions.find((v) => v.number === c.version);
         const history = h('details', { class: 'channel-history', 'data-channel': c.name, open: open.has(c.name) },
@@ -221,9 +237,9 @@ class ReleasesView {
             history),
           h('td', { class: 'channel-serves' },
             h('strong', { class: 'channel-version', text: `Version ${c.version}` }),
-            version ? h('span', { class: 'hint block' }, version.note ? `“${version.note}”, ` : '', `published ${formatDate(version.created_at)}`) : null),
+            version ? h('span', { class: 'hint block' }, version.note ? `“${version.note}”, ` : '', `published ${formatDate(version.created_at)}`) : null,
+            h('span', { class: 'hint block channel-since', text: `Served since ${formatDate(c.updated_at)}` })),
           h('td', { class: 'channel-url' }, urlRow(c.public_url, { id: `channel-url-${c.name}`, label: `Public URL of channel ${c.name}` })),
-          h('td', { class: 'nowrap', text: formatDate(c.updated_at) }),
           admin ? h('td', {}, h('div', { class: 'actions' },
             h('button', { type: 'button', class: 'button small', 'data-action': 'promote', 'aria-label': `Promote channel ${c.name} to a version`, text: 'Promote…', onclick: () => this.promote(c) }),
             h('button', { type: 'button', class: 'button small', 'data-action': 'rollback', 'aria-label': `Roll back channel ${c.name}`, text: 'Roll back', onclick: () => this.rollback(c) }),
@@ -341,11 +357,10 @@ class ReleasesView {
       this.newChannelBox.replaceChildren(h('p', { class: 'hint', id: 'new-channel-hint', text: 'Publish a version first: a channel points at a published version.' }));
       return;
     }
-    // Typing is kept across a redraw (someone else's change while the form is being filled).
-    const before = this.newChannelForm ? { name: this.newChannelName.value, version: this.newChannelVersion.value } : null;
+    // Drawn once: later changes (someone publishes) only refill the versions, so nothing moves or is lost.
+    if (this.newChannelForm?.isConnected) { refill(this.newChannelVersion, this.versionOptions(this.versions[0]?.number)); return; }
     this.newChannelName = h('input', { type: 'text', id: 'new-channel-name', autocomplete: 'off', maxlength: 32, placeholder: 'staging', spellcheck: 'false' });
     this.newChannelVersion = h('select', { id: 'new-channel-version' }, this.versionOptions(this.versions[0]?.number));
-    if (before) { this.newChannelName.value = before.name; if (before.version) this.newChannelVersion.value = before.version; }
     const errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
     this.newChannelForm = h('form', { class: 'token-form', id: 'new-channel-form', novalidate: true, 'aria-labelledby': 'new-channel-heading', onsubmit: (e) => { e.preventDefault(); this.createChannel(errorsHost); } },
       h('h3', { id: 'new-channel-heading', text: 'New channel' }),
@@ -488,9 +503,9 @@ class ReleasesView {
       h('fieldset', { class: 'rule-fields', 'data-pointer': at },
         h('legend', { text: `Rule ${n}` }),
         h('div', { class: 'row' },
-          field('Store', store, { pointer: `${at}/store` }),
-          field('From version', from, { pointer: `${at}/from_version`, className: 'narrow', hint: 'Included; blank: any' }),
-          field('Below version', below, { pointer: `${at}/below_version`, className: 'narrow', hint: 'Not included; blank: any' }),
+          field('Store', store, { pointer: `${at}/store`, className: 'store-field' }),
+          field('From version', from, { pointer: `${at}/from_version`, className: 'narrow', hint: 'Included' }),
+          field('Below version', below, { pointer: `${at}/below_version`, className: 'narrow', hint: 'Not included' }),
           field('Sends apps to', target, { pointer: `${at}/target`, className: 'grow' }),
           h('div', { class: 'rule-actions' },
             h('button', { type: 'button', class: 'button small', text: '↑', 'aria-label': `Move rule ${n} up`, disabled: i === 0, onclick: () => this.moveRule(i, -1) }),
@@ -540,8 +555,10 @@ class ReleasesView {
     const parts = [];
     if (this.rulesStale) parts.push('Someone else changed the rules: saving now would be refused. ');
     parts.push(dirty ? 'Unsaved changes.' : (this.saved.revision ? 'Saved.' : 'No rules saved yet.'));
-    this.rulesState.replaceChildren(parts.join(''),
-      this.rulesStale ? h('button', { type: 'button', class: 'button small', id: 'reload-rules', text: 'Show theirs (drops yours)', onclick: () => { this.rulesStale = false; this.rows = rulesToRows(this.saved.rules); this.showRules(); } }) : null);
+    this.rulesState.replaceChildren(parts.join(''));
+    if (this.rulesStale) {
+      this.rulesState.append(h('button', { type: 'button', class: 'button small', id: 'reload-rules', text: 'Show theirs (drops yours)', onclick: () => { this.rulesStale = false; this.rows = rulesToRows(this.saved.rules); this.showRules(); } }));
+    }
   }
 
   /** Problems at their fields with a summary of links above the list. */
@@ -627,7 +644,7 @@ class ReleasesView {
     return h('form', { class: 'token-form', id: 'resolve-form', novalidate: true, 'aria-labelledby': 'resolve-heading', onsubmit: (e) => { e.preventDefault(); this.resolve(); } },
       h('p', { class: 'hint', text: 'What an installed app gets now, by its store and version (the rules as saved).' }),
       h('div', { class: 'row' },
-        field('Store', this.resolveStore),
+        field('Store', this.resolveStore, { className: 'store-field' }),
         field('App version', this.resolveVersion, { className: 'narrow' }),
         h('div', { class: 'form-actions' }, h('button', { type: 'submit', class: 'button', id: 'resolve-button', text: 'Show what it gets' }))),
       this.resolveResult);
@@ -663,6 +680,7 @@ class ReleasesView {
       }
       return `version ${g.version} (pinned)`;
     };
+    // (the channel's words: "channel production (now version 2)")
     this.examplesBox.replaceChildren(
       h('h4', { id: 'examples-heading', text: rules.length ? 'An app of each rule' : 'With no rules' }),
       h('table', { class: 'data-table examples-table', 'aria-labelledby': 'examples-heading' },
@@ -689,12 +707,15 @@ class ReleasesView {
 
   showSchedules() {
     clearTimeout(this.scheduleTimer);
+    const key = stableStringify(this.schedules);
+    const same = key === this.schedulesKey;
+    this.schedulesKey = key;
     if (!this.schedules.length) {
       this.schedulesBox.replaceChildren(h('p', { class: 'empty', id: 'no-schedules', text: 'No promotions scheduled.' }));
       return;
     }
     const admin = this.admin;
-    this.schedulesBox.replaceChildren(h('table', { class: 'data-table schedules-table' },
+    if (!same || !this.schedulesBox.querySelector('table')) this.schedulesBox.replaceChildren(h('table', { class: 'data-table schedules-table' },
       h('caption', { class: 'visually-hidden', text: 'Scheduled promotions, pending first' }),
       h('thead', {}, h('tr', {}, ['When', 'Promotes', 'State', 'Scheduled by', admin ? '' : null].filter((t) => t !== null).map((t) => h('th', { scope: 'col', text: t })))),
       h('tbody', {}, this.schedules.map((s) => h('tr', { 'data-schedule-id': s.id, 'data-state': s.state },
@@ -725,15 +746,16 @@ class ReleasesView {
       this.scheduleFormBox.replaceChildren(h('p', { class: 'hint', id: 'schedule-hint', text: 'Publish a version first: a promotion points a channel at a published version.' }));
       return;
     }
-    const before = this.scheduleForm ? { channel: this.scheduleChannel.value, version: this.scheduleVersion.value, at: this.scheduleAt.value } : null;
-    this.scheduleChannel = h('select', { id: 'schedule-channel' }, this.channels.map((c) => h('option', { value: c.name, text: `${c.name} (now version ${c.version})` })));
+    const channelOptions = () => this.channels.map((c) => h('option', { value: c.name, text: `${c.name} (now version ${c.version})` }));
+    // Drawn once: later changes only refill the lists, so nothing moves or is lost while it is filled.
+    if (this.scheduleForm?.isConnected) {
+      refill(this.scheduleChannel, channelOptions());
+      refill(this.scheduleVersion, this.versionOptions(this.versions[0]?.number));
+      return;
+    }
+    this.scheduleChannel = h('select', { id: 'schedule-channel' }, channelOptions());
     this.scheduleVersion = h('select', { id: 'schedule-version' }, this.versionOptions(this.versions[0]?.number));
     this.scheduleAt = h('input', { type: 'datetime-local', id: 'schedule-at', min: toLocalInput(new Date()) });
-    if (before) {
-      if (this.channels.some((c) => c.name === before.channel)) this.scheduleChannel.value = before.channel;
-      if (before.version) this.scheduleVersion.value = before.version;
-      this.scheduleAt.value = before.at;
-    }
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'this computer’s time zone';
     const errorsHost = h('div', { class: 'form-errors', 'data-pointer': '' });
     this.scheduleForm = h('form', { class: 'token-form', id: 'schedule-form', novalidate: true, 'aria-labelledby': 'schedule-form-heading', onsubmit: (e) => { e.preventDefault(); this.createSchedule(errorsHost); } },
