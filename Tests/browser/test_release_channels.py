@@ -260,6 +260,11 @@ def test_viewers_see_it_all_read_only_and_editors_make_preview_links_only(browse
     visible(browser, "#schedules tr[data-state='pending']")
     assert all_css(browser, CONTROLS) == []
     assert not all_css(browser, "#create-preview-link")
+    # Someone's promotion and rule change show without a reload (the live stream).
+    api.ok("PUT", "channels/staging", {"version": 2})
+    wait_served(browser, "staging", 2)
+    api.ok("PUT", "release-rules", {"rules": [{"store": "google_play", "below_version": "5.3", "version": 1}]}, etag='"1"')
+    wait(browser, lambda d: "5.3" in css(d, "#release-rules-table").text, message="the rules follow")
     # The channel's history and the resolve preview are for everyone.
     click(browser, css(browser, "#channels tr[data-channel='staging'] .channel-history summary"))
     visible(browser, "#channels tr[data-channel='staging'] .history-list")
