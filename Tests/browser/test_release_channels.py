@@ -156,7 +156,7 @@ def test_a_rule_sends_an_old_app_version_to_a_pinned_version(browser, api):
     Select(css(browser, "#rule-1-target")).select_by_value("channel:staging")
     click(browser, css(browser, "#save-rules"))
     wait(browser, lambda d: css(d, "#rules-state").text.startswith("Saved"), message="rules saved")
-    assert "Overlaps rule 1" in css(browser, "#rule-1-warning").text
+    wait(browser, lambda d: "Overlaps rule 1" in css(d, "#rule-1-warning").text, message="the overlap is still said")
 
     rules = api.ok("GET", "release-rules")
     assert rules["rules"] == [

@@ -411,8 +411,10 @@ class ReleasesView {
         this.showRulesState();
       } else {
         this.rulesStale = false;
-        this.rows = rulesToRows(data.rules);
-        this.showRules();
+        const same = this.rulesForm?.isConnected && stableStringify(rowsToRules(this.rows)) === stableStringify(rowsToRules(rulesToRows(data.rules)));
+        this.rows = same ? this.rows : rulesToRows(data.rules);
+        // Our own save heard back draws nothing again (focus and buttons stay where they are).
+        if (same) this.showRulesState(); else this.showRules();
       }
       this.showExamples();
     } catch (error) {
