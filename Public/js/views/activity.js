@@ -20,16 +20,21 @@ const KINDS = [
   { value: 'invitation', text: 'Invitations' },
   { value: 'token', text: 'Tokens' },
   { value: 'preview_link', text: 'Preview links' },
+  { value: 'channel', text: 'Channels' },
+  { value: 'release_rules', text: 'Release rules' },
+  { value: 'schedule', text: 'Scheduled promotions' },
   { value: 'app', text: 'App settings' },
 ];
 const KIND_NAME = {
   screen: 'Screen', family: 'Family', layout: 'Layout', plugin: 'Plugin', version: 'Version', member: 'Member',
   invitation: 'Invitation', token: 'Token', preview_link: 'Preview link', app: 'App', account: 'Account', session: 'Sign-in',
+  channel: 'Channel', release_rules: 'Release rules', schedule: 'Scheduled promotion',
 };
 const ACTION_WORD = {
   create: 'created', update: 'changed', delete: 'deleted', reorder: 'reordered', publish: 'published', rollback: 'rolled back',
   accept: 'accepted', archive: 'archived', restore: 'restored', import: 'imported', 'sign-in': 'signed in',
   'sign-in-failed': 'failed', 'set-password': 'password set', 'password-link': 'password link made',
+  promote: 'moved', cancel: 'cancelled', fire: 'fired',
 };
 /** Fields of an update the editor's own labels do not name (changes.js names the others). */
 const AUDIT_FIELDS = {
