@@ -241,6 +241,22 @@ def test_a_promotion_scheduled_in_the_page_fires(browser, api):
     shot(browser, "66-releases-schedules-1024")
 
 
+def test_rules_changed_by_someone_else_meanwhile_are_not_overwritten(browser, api):
+    two_versions(api)
+    api.ok("PUT", "release-rules", {"rules": [{"store": "apple_store", "from_version": "6.0", "version": 2}]})
+    sign_in(browser, api, "#/releases", live=False)
+    visible(browser, "#rule-0-store")
+    api.ok("PUT", "release-rules", {"rules": [{"store": "google_play", "below_version": "4", "version": 1}]}, etag='"1"')
+    set_value(css(browser, "#rule-0-from"), "6.1")
+    click(browser, css(browser, "#save-rules"))
+    assert "someone else changed the rules first" in visible(browser, "#rules-errors .field-error").text
+    assert api.ok("GET", "release-rules")["rules"][0]["store"] == "google_play"  # theirs stays
+    assert css(browser, "#rule-0-from").get_attribute("value") == "6.1"  # mine too, on screen
+    click(browser, visible(browser, "#reload-rules"))
+    wait(browser, lambda d: Select(css(d, "#rule-0-store")).first_selected_option.get_attribute("value") == "google_play", message="theirs shown")
+    assert css(browser, "#rule-0-below").get_attribute("value") == "4"
+
+
 CONTROLS = "#channels [data-action], #new-channel-form, #release-rules-form, #schedule-form, #schedules button"
 
 

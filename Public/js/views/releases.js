@@ -555,7 +555,7 @@ class ReleasesView {
     if (!this.rulesState) return;
     const dirty = this.rulesDirty();
     const parts = [];
-    if (this.rulesStale) parts.push('Someone else changed the rules: saving now would be refused. ');
+    if (this.rulesStale) parts.push('Someone else changed the rules meanwhile: Save replaces theirs with yours. ');
     parts.push(dirty ? 'Unsaved changes.' : (this.saved.revision ? 'Saved.' : 'No rules saved yet.'));
     this.rulesState.replaceChildren(parts.join(''));
     if (this.rulesStale) {
@@ -606,9 +606,11 @@ class ReleasesView {
         const unplaced = this.showRuleProblems(problems, problems.length === 1 ? 'Not saved: 1 problem' : `Not saved: ${problems.length} problems`);
         if (unplaced.length) showError(error, 'Saving the release rules', { placed: true });
       } else if (error.isConflict) {
+        // Theirs is read (kept aside: the form keeps the edits) so that "Show theirs" shows it.
+        await this.loadRules();
         this.rulesStale = true;
         this.showRulesState();
-        this.rulesErrors.replaceChildren(h('p', { class: 'field-error', role: 'alert', text: 'Not saved: someone else changed the rules first. Nothing was overwritten. Show theirs, then make your change again.' }));
+        this.rulesErrors.replaceChildren(h('p', { class: 'field-error', role: 'alert', text: 'Not saved: someone else changed the rules first, and nothing was overwritten. Show theirs (your edits here are dropped), or Save again to replace theirs with yours.' }));
       } else {
         showError(error, 'Saving the release rules');
       }
