@@ -225,6 +225,33 @@ export class Api {
   /** Answers the link's info with `url`, the draft's address, shown this once. */
   async createPreviewLink(body) { return (await this.request('POST', this.appPath('preview-links'), { body })).data; }
   revokePreviewLink(id) { return this.request('DELETE', this.appPath(`preview-links/${encodeURIComponent(id)}`)); }
+  // Releases: channels, release rules, schedules (admins change them; everyone reads them) ------
+  /** The app's channels, production first: [{name, version, revision, public_url, …}]. */
+  async channels() { return (await this.request('GET', this.appPath('channels'))).data.items; }
+  /** One channel with its history (newest first); {data, etag}. */
+  channel(name) { return this.request('GET', this.appPath(`channels/${encodeURIComponent(name)}`)); }
+  /** Points a channel at a version (makes it when new); `etag` the channel's, or none for a new one. */
+  moveChannel(name, version, note, etag) {
+    const body = { version };
+    if (note) body.note = note;
+    return this.request('PUT', this.appPath(`channels/${encodeURIComponent(name)}`), { body, etag });
+  }
+  /** Points a channel back at the version it served before its last move. */
+  rollbackChannel(name, note, etag) {
+    return this.request('POST', this.appPath(`channels/${encodeURIComponent(name)}/rollback`), { body: note ? { note } : {}, etag });
+  }
+  removeChannel(name, etag) { return this.request('DELETE', this.appPath(`channels/${encodeURIComponent(name)}`), { etag }); }
+  /** {data: {rules, revision, warnings}, etag}. */
+  releaseRules() { return this.request('GET', this.appPath('release-rules')); }
+  saveReleaseRules(rules, etag) { return this.request('PUT', this.appPath('release-rules'), { body: { rules }, etag }); }
+  /** What an app of `store` at `appVersion` gets now: {rule, channel, version, url}. */
+  async resolveRelease(store, appVersion) {
+    const query = new URLSearchParams({ store, app_version: appVersion });
+    return (await this.request('GET', this.appPath(`release-rules/resolve?${query}`))).data;
+  }
+  async schedules() { return this.all(this.appPath('schedules')); }
+  async createSchedule(body) { return (await this.request('POST', this.appPath('schedules'), { body })).data; }
+  cancelSchedule(id) { return this.request('DELETE', this.appPath(`schedules/${encodeURIComponent(id)}`)); }
 
   /** One page of the audit log, newest first; `filter` {actor, kind, id, since, until}. */
   async audit(filter = {}, limit = 50, offset = 0) {
@@ -269,7 +296,12 @@ export class Api {
   }
 
   // Publishing ----------------------------------------------------------------------------------
-  publish(note) { return this.request('POST', this.appPath('publish'), { body: { note } }); }
+  /** Publishes the draft; `channel` points that channel at it instead of production. */
+  publish(note, channel = null) {
+    const body = { note };
+    if (channel && channel !== 'production') body.channel = channel;
+    return this.request('POST', this.appPath('publish'), { body });
+  }
   async problems() { return (await this.publishReport()).problems; }
   /** What stops a publish (`problems`) and what a publish goes ahead with (`warnings`). */
   async publishReport() {

@@ -265,8 +265,8 @@ extension Store: ReleaseRepository {
         try await client.transaction(logger: logger) { connection in
             _ = try await self.lockApp(appId, on: connection)
             let current = try await self.releaseRules(appId: appId, on: connection)
-            if current.revision == 0, precondition != .none, precondition != .any { throw StoreError.preconditionFailed(current: 0) }
-            if current.revision > 0 { try precondition.check(current.revision) }
+            // The rules always exist (empty, revision 0, before they are first set): "0" matches them then.
+            try precondition.check(current.revision)
             var channels: Set<String> = []
             for try await name in try await connection.query(
                 "SELECT name FROM channels WHERE app_id = \(appId)::uuid", logger: self.logger

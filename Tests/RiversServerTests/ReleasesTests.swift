@@ -110,7 +110,10 @@ struct ReleasesTests {
                 ["store": "apple_store", "from_version": "6.0", "channel": "staging"],
                 ["store": "apple_store", "from_version": "6.1", "below_version": "7", "version": 2],
             ]]
-            let set = try await api.request(.put, "release-rules", json: rules)
+            // The ETag of rules never set is "0", and it is what If-Match sends for the first ones.
+            let unset = try await api.request(.get, "release-rules")
+            #expect(unset.etag == "\"0\"" && unset["rules"] == [])
+            let set = try await api.request(.put, "release-rules", json: rules, headers: [.ifMatch: "\"0\""])
             #expect(set.status == .ok, "\(set.text)")
             // The third rule can never apply: the second takes every apple_store app from 6.0.
             let warnings = try #require(set["warnings"]?.arrayValue)

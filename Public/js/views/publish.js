@@ -54,7 +54,7 @@ export async function mount(root) {
   // Someone saves, publishes or rolls back: what a publish would change, and the versions, follow.
   let timer = null;
   const off = onLive((type, change) => {
-    if (type !== 'change' || !['screen', 'family', 'layout', 'plugin', 'version', 'app'].includes(change.kind)) return;
+    if (type !== 'change' || !['screen', 'family', 'layout', 'plugin', 'version', 'app', 'channel'].includes(change.kind)) return;
     clearTimeout(timer);
     timer = setTimeout(() => view.liveRefresh().catch(() => {}), 250);
   });
@@ -75,6 +75,9 @@ class PublishView {
     this.currentNote = h('p', { class: 'hint', id: 'current-version' });
     this.problemsBox = h('div', { id: 'problems', 'aria-live': 'polite' }, h('p', { class: 'hint', text: 'Checking…' }));
     this.note = h('textarea', { id: 'publish-note', rows: 2, placeholder: 'What changed, for the history (optional)' });
+    // Where the new version goes: production (the main URL, the default) or another channel, to
+    // promote later on the Releases page.
+    this.channel = h('select', { id: 'publish-channel' }, h('option', { value: 'production', text: 'production (the main URL)' }));
     this.publishButton = h('button', { type: 'submit', class: 'button primary', id: 'publish-button', text: 'Publish' });
     this.result = h('div', { id: 'publish-result', role: 'status', 'aria-live': 'polite' });
     this.liveSummary = h('p', { id: 'live-summary', class: 'live-summary' });
@@ -110,7 +113,10 @@ class PublishView {
           this.changesBox,
           h('form', { class: 'resource-form', novalidate: true, onsubmit: (e) => { e.preventDefault(); this.publish(); } },
             h('div', { class: 'field' }, h('label', { for: 'publish-note', text: 'Note' }), this.note),
-            h('div', { class: 'form-actions' }, gate(this.publishButton, 'publisher'))),
+            h('div', { class: 'form-actions' },
+              h('div', { class: 'field inline', title: 'Another channel gets it at its own URL; promote it to production later on the Releases page.' },
+                h('label', { for: 'publish-channel', text: 'Publish to' }), this.channel),
+              gate(this.publishButton, 'publisher'))),
           this.result)),
       h('section', { class: 'panel', 'aria-labelledby': 'versions-heading' },
         h('h2', { id: 'versions-heading', text: 'Versions' }),
@@ -126,13 +132,27 @@ class PublishView {
   }
 
   async loadAll() {
-    await Promise.all([this.loadProblems(), this.loadVersions(), this.loadLive(), refresh('screens').catch((e) => showError(e, 'Loading the screens'))]);
+    await Promise.all([this.loadProblems(), this.loadVersions(), this.loadLive(), this.loadChannels(), refresh('screens').catch((e) => showError(e, 'Loading the screens'))]);
+  }
+
+  /** The channels a publish can go to (production first); the choice made stays. */
+  async loadChannels() {
+    try {
+      const channels = await api.channels();
+      const chosen = this.channel.value;
+      const names = channels.map((c) => c.name).filter((n) => n !== 'production');
+      this.channel.replaceChildren(h('option', { value: 'production', text: 'production (the main URL)' }),
+        ...names.map((n) => h('option', { value: n, text: n })));
+      this.channel.value = names.includes(chosen) ? chosen : 'production';
+    } catch (error) {
+      if (!error.isMissingRoute) showError(error, 'Loading the channels');
+    }
   }
 
   /** After someone's change (the live stream): read again, and draw again only what differs, so
    *  that a button about to be pressed stays where it is. */
   async liveRefresh() {
-    await Promise.all([this.loadProblems({ quiet: true }), this.loadVersions(false, { quiet: true }), this.loadLive({ quiet: true })]);
+    await Promise.all([this.loadProblems({ quiet: true }), this.loadVersions(false, { quiet: true }), this.loadLive({ quiet: true }), this.loadChannels()]);
   }
 
   /** The live version against the draft: a line under the URL, and what a publish would change. */
@@ -230,6 +250,8 @@ class PublishView {
   /** What a publish would send, in one sentence (from the comparison with the live version). */
   publishText() {
     const status = this.live;
+    const channel = this.channel?.value || 'production';
+    if (channel !== 'production') return `The saved screens become a version that channel ${channel} serves; production stays as it is until you promote it.`;
     if (!status) return 'Apps get the saved screens on their next download.';
     if (!status.live) {
       const count = (status.draft || []).length;
@@ -263,12 +285,13 @@ class PublishView {
     this.publishButton.disabled = true;
     this.result.replaceChildren(h('p', { class: 'hint', text: 'Publishing…' }));
     try {
-      const { data, status } = await api.publish(answer.note);
+      const channel = this.channel.value || 'production';
+      const { data, status } = await api.publish(answer.note, channel);
       const v = data.version || {};
       const number = typeof v === 'object' ? v.number : v;
       const text = data.changed === false || status === 200
-        ? `Nothing changed since version ${number}: no new version was made.`
-        : `Published version ${number}.`;
+        ? `Nothing changed since version ${number}: no new version was made${channel === 'production' ? '' : `; channel ${channel} serves version ${number}`}.`
+        : `Published version ${number}${channel === 'production' ? '' : ` to channel ${channel}`}.`;
       this.result.replaceChildren(h('p', { class: 'ok', id: 'publish-message', 'data-version': String(number ?? ''), text }));
       info(text);
       this.note.value = '';
