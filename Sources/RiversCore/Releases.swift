@@ -172,7 +172,7 @@ public struct ReleaseRule: Hashable, Sendable {
             ok = false
         }
         let channel = r.string("channel", nonEmpty: true, maxLength: 100)
-        let number = r.integer("version", minimum: 1)
+        let number = r.integer("version", minimum: 1, maximum: Limits.maxVersionsPerApp)
         var target: ReleaseTarget?
         switch (channel, number) {
         case (let name?, nil):

@@ -338,7 +338,9 @@ def repair_patch(kind, path_id, patch):
     else:
         # Connected before or after the patch: its components' data sources are cleared (an
         # empty source is valid on any screen, a source on a connected one is not).
-        repaired = repair_screen(copy.deepcopy(merged), connected=bool(merged.get("connected")) or bool(current.get("connected")))
+        # (A parent makes a screen connected too, before or after.)
+        connected = any(bool(screen.get(key)) for screen in (merged, current) for key in ("connected", "parent"))
+        repaired = repair_screen(copy.deepcopy(merged), connected=connected)
         if current.get("home") and repaired.get("home") is not True:
             repaired["home"] = True
         if "screen_type" in merged:
