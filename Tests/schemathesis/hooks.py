@@ -338,9 +338,11 @@ def repair_patch(kind, path_id, patch):
     else:
         # Connected before or after the patch: its components' data sources are cleared (an
         # empty source is valid on any screen, a source on a connected one is not).
-        # (A parent makes a screen connected too, before or after.)
-        connected = any(bool(screen.get(key)) for screen in (merged, current) for key in ("connected", "parent"))
-        repaired = repair_screen(copy.deepcopy(merged), connected=connected)
+        # (A parent makes a screen connected too, before or after.) The coverage phase was seen to
+        # send a data-source type to a screen that was connected when the case was sent but not
+        # when it was repaired (the seeded screens are shared by every phase), so patched
+        # components never name a source of their own: an empty one is valid on every screen.
+        repaired = repair_screen(copy.deepcopy(merged), connected=True)
         if current.get("home") and repaired.get("home") is not True:
             repaired["home"] = True
         if "screen_type" in merged:
