@@ -216,7 +216,7 @@ class LayoutEditor {
               h('div', { class: 'row' }, field('Name', name, { pointer: '/name', className: 'grow' }), field('Family', family, { pointer: '/family' }))),
             this.components.el)),
         this.preview.el));
-    this.root.replaceChildren(h('div', { class: 'pane-body wide' }, form));
+    this.root.replaceChildren(h('div', { class: 'pane-body wide layout-editor' }, form));
     trackStickyBar(toolbar);
     this.changed();
     restoreFocus(this.root, focus);
