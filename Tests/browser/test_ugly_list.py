@@ -126,6 +126,10 @@ def test_family_and_layout_editors_stop_at_one_width(browser, api):
         go(browser, f"#/layouts/{layout['id']}")
         visible(browser, ".layout-editor .editor-main fieldset")
         widths[("layout", width)] = browser.execute_script(FORM_WIDTH, ".layout-editor .editor-main")
+        # Its Save bar stops where the form and the preview stop.
+        gap = browser.execute_script("return document.querySelector('.layout-editor .toolbar').getBoundingClientRect().right"
+                                     " - document.querySelector('.layout-editor .editor-grid').getBoundingClientRect().right")
+        assert 0 <= gap <= 25, gap
         shot(browser, f"80-ugly-widths-layout-editor-{width}")
     for width in (1920, 1440):
         family_form, layout_form = widths[("family", width)], widths[("layout", width)]

@@ -152,6 +152,16 @@ class LayoutEditor {
     document.removeEventListener('keydown', this.onKey);
     forgetProblems(this.editor);
     this.preview.destroy();
+    this.widthObserver?.disconnect();
+  }
+
+  /** The Save bar stops where the form and its preview stop (the grid is capped; see app.css). */
+  fitToolbar(toolbar, grid) {
+    this.widthObserver?.disconnect();
+    this.widthObserver = new ResizeObserver(() => {
+      toolbar.style.maxWidth = `calc(${Math.ceil(grid.getBoundingClientRect().width)}px + 2.5rem)`;
+    });
+    this.widthObserver.observe(grid);
   }
 
   /** After an edit: what changed() does, the copy kept in the browser, and an undo step. */
@@ -218,6 +228,7 @@ class LayoutEditor {
         this.preview.el));
     this.root.replaceChildren(h('div', { class: 'pane-body wide layout-editor' }, form));
     trackStickyBar(toolbar);
+    this.fitToolbar(toolbar, form.querySelector('.editor-grid'));
     this.changed();
     restoreFocus(this.root, focus);
   }
