@@ -193,6 +193,7 @@ PAGES = [
     ("layout-editor", "#/layouts/{layout}", ".layout-editor .component-card"),
     ("publish", "#/publish", "#versions tr[data-version]"),
     ("releases", "#/releases", "main h1"),
+    ("webhooks", "#/webhooks", "main .webhook"),
     ("members", "#/members", "main h1"),
     ("tokens", "#/tokens", "main h1"),
     ("settings", "#/settings", "main h1"),
@@ -218,6 +219,8 @@ def test_pages_at_1024_have_no_overlapping_clipped_or_squashed_controls(browser,
     })
     api.ok("POST", "invitations", {"email": "someone.with.a.rather.long.address@example-company.com", "role": "editor"})
     api.ok("POST", "tokens", {"name": "Release pipeline of the phone and TV apps", "role": "publisher"})
+    api.ok("POST", "webhooks", {"url": "https://hooks.example.com/rivers/a/rather/long/path", "events": ["channel.promoted"]})
+    api.ok("POST", "preview-links", {"name": "QA phones of the Berlin office"})
     sign_in(browser, api, "#/families")
     found = {}
     for width, height in SIZES:
