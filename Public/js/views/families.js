@@ -246,7 +246,7 @@ class FamilyForm {
     this.form = h('form', { class: 'resource-form', novalidate: true, 'aria-label': isNew ? 'New family' : `Family ${d.id}`, onsubmit: (e) => { e.preventDefault(); this.save(); } },
       toolbar, readOnlyBanner(), banner, kept, mergedBanner(this.editor, { onDismiss: () => this.render() }), this.errorsHost,
       editableArea(general, sizes, styles));
-    this.pane.replaceChildren(h('div', { class: 'pane-body' }, this.form));
+    this.pane.replaceChildren(h('div', { class: 'pane-body family-editor' }, this.form));
     trackStickyBar(toolbar);
     this.updateSizes();
     this.updateStatus();

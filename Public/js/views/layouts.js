@@ -4,7 +4,7 @@
 import { api, state, subscribe, find, refresh, putItem, gate, can, roleNote } from '../state.js';
 import { h, field, select, clone, focusKeyOf, restoreFocus, trackStickyBar, stableStringify } from '../dom.js';
 import { confirmDialog } from '../dialogs.js';
-import { showError, info, explain } from '../notify.js';
+import { showError, info } from '../notify.js';
 import { ResourceEditor, conflictBanner, keptChangesBanner, mergedBanner, readOnlyBanner, editableArea, followLive } from '../editing.js';
 import { DraftHistory, activeField, undoButtons } from '../history.js';
 import { focusPointer } from '../field-errors.js';
@@ -15,6 +15,7 @@ import { ComponentList, typeName } from './components.js';
 import { pluginFieldProblems } from '../plugins.js';
 import { sourceTypeProblems } from '../component-rules.js';
 import { PreviewPanel } from './preview.js';
+import { layoutSketch } from '../layout-sketch.js';
 
 export async function mount(root, params) {
   if (params.id) return mountEditor(root, params.id);
@@ -43,28 +44,8 @@ export async function mount(root, params) {
 function card(layout) {
   const family = find.family(layout.family);
   const headingId = `layout-${layout.id}`;
-  const thumb = h('div', { class: 'layout-thumb', 'aria-hidden': 'true' });
-  const smallest = state.devices[0]?.id;
-  if (smallest && layout.ui_components.length) {
-    api.previewSvg({ name: layout.name, family: layout.family, ui_components: layout.ui_components }, smallest)
-      .then((text) => {
-        const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
-        const svg = doc.documentElement;
-        if (svg.nodeName === 'svg') {
-          svg.querySelectorAll('script, foreignObject').forEach((n) => n.remove());
-          // Only the device's width: cells scrolling off to the right are cut.
-          const device = state.devices[0];
-          const box = (svg.getAttribute('viewBox') || '').split(/\s+/).map(Number);
-          if (box.length === 4 && device) {
-            svg.setAttribute('viewBox', `${box[0]} ${box[1]} ${device.width + 40} ${box[3]}`);
-            svg.removeAttribute('width');
-            svg.removeAttribute('height');
-          }
-          thumb.replaceChildren(document.importNode(svg, true));
-        }
-      })
-      .catch((error) => thumb.replaceChildren(h('span', { class: 'hint', title: explain(error).detail, text: `No preview: ${explain(error).title}` })));
-  }
+  // A sketch of the screen it starts (device frame, soft blocks), named for screen readers.
+  const thumb = layoutSketch(layout);
   return h('article', { class: 'layout-card', 'aria-labelledby': headingId, 'data-layout-id': layout.id },
     thumb,
     h('div', { class: 'layout-info' },
@@ -171,6 +152,16 @@ class LayoutEditor {
     document.removeEventListener('keydown', this.onKey);
     forgetProblems(this.editor);
     this.preview.destroy();
+    this.widthObserver?.disconnect();
+  }
+
+  /** The Save bar stops where the form and its preview stop (the grid is capped; see app.css). */
+  fitToolbar(toolbar, grid) {
+    this.widthObserver?.disconnect();
+    this.widthObserver = new ResizeObserver(() => {
+      toolbar.style.maxWidth = `calc(${Math.ceil(grid.getBoundingClientRect().width)}px + 2.5rem)`;
+    });
+    this.widthObserver.observe(grid);
   }
 
   /** After an edit: what changed() does, the copy kept in the browser, and an undo step. */
@@ -235,8 +226,9 @@ class LayoutEditor {
               h('div', { class: 'row' }, field('Name', name, { pointer: '/name', className: 'grow' }), field('Family', family, { pointer: '/family' }))),
             this.components.el)),
         this.preview.el));
-    this.root.replaceChildren(h('div', { class: 'pane-body wide' }, form));
+    this.root.replaceChildren(h('div', { class: 'pane-body wide layout-editor' }, form));
     trackStickyBar(toolbar);
+    this.fitToolbar(toolbar, form.querySelector('.editor-grid'));
     this.changed();
     restoreFocus(this.root, focus);
   }

@@ -14,6 +14,7 @@ import { navigate, splitHash } from '../router.js';
 import { ComponentList } from './components.js';
 import { NavigationEditor, HooksEditor, pluginLoader } from './navigation.js';
 import { PreviewPanel } from './preview.js';
+import { layoutSketch } from '../layout-sketch.js';
 import { pluginSettings, pluginFieldProblems } from '../plugins.js';
 import { loadLive, screenState, liveName } from '../live.js';
 import { webAddressProblem } from '../web-address.js';
@@ -152,6 +153,17 @@ function createPanel(query) {
       'There are no layouts yet. Make one from a screen: open it and use ', h('strong', { text: 'Save as layout' }),
       ' (its components become the layout). The ', h('a', { href: '#/layouts', id: 'no-layouts-link', text: 'Layouts page' }), ' lists them.'));
   }
+  // The chosen layout's sketch beside the list (drawn when "From a layout" is chosen).
+  const layoutPick = h('div', { class: 'layout-pick' });
+  let sketched = null;
+  const sketchLayout = () => {
+    if (mode !== 'layout' || sketched === layout.value) return;
+    sketched = layout.value;
+    const chosen = state.layouts.find((l) => l.id === layout.value);
+    layoutPick.replaceChildren(chosen ? layoutSketch(chosen) : '');
+  };
+  layout.addEventListener('change', sketchLayout);
+  if (state.layouts.length) layoutField.append(layoutPick);
   const layoutFamilyField = field('Family', layoutFamily, { hint: 'Leave as is to use the layout’s family.' });
   layoutFamily.dataset.pointer = '/family';
   const parentField = field('Parent screen', parent, { pointer: '/parent' });
@@ -169,6 +181,7 @@ function createPanel(query) {
     layoutFamilyField.hidden = mode !== 'layout';
     parentField.hidden = mode !== 'connected';
     if (screenType.options.length > 1) typeField.hidden = mode === 'layout';
+    sketchLayout();
   };
   update();
   const button = h('button', { type: 'submit', class: 'button primary', text: 'Create screen' });
