@@ -38,23 +38,12 @@ struct PublishController {
             }
             return await respond(outcome, app: app, channel: channel)
         }
-        appRoutes.on(.post, "import", need: .role(.editor)) { request, context in
-            let app = context.app
-            // The body is the document under review: a broken one is a 422 saying where, like any
-            // other problem of the document (elsewhere malformed JSON is a 400).
-            let document: JSONValue
-            do {
-                document = try await helpers.body(request)
-            } catch let problem as Problem where problem.type == "malformed-json" {
-                throw Problem.invalid([FieldError("", problem.detail)])
+        // Import adds the document's screens; PUT draft.json makes the document the whole draft
+        // (a version restored into the editor, or an undo of that).
+        for (method, path, replacing) in [(HTTPRequest.Method.post, "import", false), (.put, "draft.json", true)] {
+            appRoutes.on(method, path, need: .role(.editor)) { request, context in
+                try await importing(request, context.app, replacing: replacing)
             }
-            let result = try await helpers.wholeApp.run(app: app.id) { try await store.importDocument(appId: app.id, json: document) }
-            return JSONResponse([
-                "screens": .array(result.screens.map { ["id": $0.body["id"] ?? .null, "name": $0.body["name"] ?? .null, "screen_type": $0.body["screen_type"] ?? .null] }),
-                "families_created": .array(result.familiesCreated.map(JSONValue.string)),
-                "families_extended": .array(result.familiesExtended.map(JSONValue.string)),
-                "warnings": .array(result.warnings.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
-            ], status: .created)
         }
         appRoutes.on(.get, "versions", need: .role(.viewer)) { request, context in
             let app = context.app
@@ -95,6 +84,24 @@ struct PublishController {
             }
             return await respond(outcome, app: app)
         }
+    }
+
+    func importing(_ request: Request, _ app: App, replacing: Bool) async throws -> JSONResponse {
+        // The body is the document under review: a broken one is a 422 saying where, like any
+        // other problem of the document (elsewhere malformed JSON is a 400).
+        let document: JSONValue
+        do {
+            document = try await helpers.body(request)
+        } catch let problem as Problem where problem.type == "malformed-json" {
+            throw Problem.invalid([FieldError("", problem.detail)])
+        }
+        let result = try await helpers.wholeApp.run(app: app.id) { try await store.importDocument(appId: app.id, json: document, replacing: replacing) }
+        return JSONResponse([
+            "screens": .array(result.screens.map { ["id": $0.body["id"] ?? .null, "name": $0.body["name"] ?? .null, "screen_type": $0.body["screen_type"] ?? .null] }),
+            "families_created": .array(result.familiesCreated.map(JSONValue.string)),
+            "families_extended": .array(result.familiesExtended.map(JSONValue.string)),
+            "warnings": .array(result.warnings.map { ["pointer": .string($0.pointer), "message": .string($0.message)] }),
+        ], status: replacing ? .ok : .created)
     }
 
     /// A publish or rollback, counted by result and timed (`ServerMetrics`).

@@ -79,7 +79,7 @@ public protocol VersionRepository: Sendable {
     func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry?
     func currentDocument(slug: String) async throws -> PublishedVersion?
     func document(slug: String, number: Int) async throws -> PublishedVersion?
-    func importDocument(appId: String, json: JSONValue) async throws -> Store.ImportResult
+    func importDocument(appId: String, json: JSONValue, replacing: Bool) async throws -> Store.ImportResult
 }
 
 extension Store: AppRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, ScreenRepository, PluginRepository, VersionRepository {}

@@ -387,9 +387,15 @@ extension Store {
 
     /// Creates the screens of an existing rivers.json (same ids, components in the same order),
     /// their navigations and hooks, and the families they name. One transaction: all or nothing.
-    public func importDocument(appId: String, json: JSONValue) async throws -> ImportResult {
+    /// `replacing`: the document becomes the whole draft (a version restored into the editor): the
+    /// app's screens are removed first, in the same transaction.
+    public func importDocument(appId: String, json: JSONValue, replacing: Bool = false) async throws -> ImportResult {
         try await client.transaction(logger: logger) { connection in
             var number = try await lockApp(appId, on: connection)
+            if replacing {
+                // Children first is not needed: a screen's parent has no foreign key.
+                try await connection.query("DELETE FROM screens WHERE app_id = \(appId)::uuid", logger: logger)
+            }
             let registry = try await registry(appId: appId, on: connection)
             let imported: ImportedApp
             do {
@@ -510,7 +516,7 @@ extension Store {
             try await connection.query("UPDATE apps SET next_screen_number = \(number) WHERE id = \(appId)::uuid", logger: logger)
             // One entry for the import as a whole, beside those of each screen and family it wrote.
             try await self.appendAudit(
-                appId: appId, kind: "app", resourceId: appId, action: "import",
+                appId: appId, kind: "app", resourceId: appId, action: replacing ? "replace-draft" : "import",
                 summary: "\(records.count) screen(s), \(created.count) family(ies) created, \(extended.count) extended", on: connection)
             // The app's caps hold after the import as after any other write (else it rolls back).
             try await checkScreenSizes(appId: appId, ids: imported.screens.map(\.id), on: connection)

@@ -277,5 +277,7 @@ final class SlowVersions: VersionRepository {
     }
     func publishedIndex() async throws -> [PublishedIndexEntry] { try await store.publishedIndex() }
     func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry? { try await store.publishedIndexEntry(slug: slug) }
-    func importDocument(appId: String, json: JSONValue) async throws -> Store.ImportResult { try await store.importDocument(appId: appId, json: json) }
+    func importDocument(appId: String, json: JSONValue, replacing: Bool) async throws -> Store.ImportResult {
+        try await store.importDocument(appId: appId, json: json, replacing: replacing)
+    }
 }

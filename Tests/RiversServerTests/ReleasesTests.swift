@@ -271,3 +271,42 @@ struct ReleasesTests {
         #expect(ChannelName.problem("staging") == nil && ChannelName.problem("Staging") != nil && ChannelName.problem(String(repeating: "a", count: 33)) != nil)
     }
 }
+
+/// Issue 29, item 7: a published version restored into the draft, in one transaction, and undone.
+@Suite("Restoring a version into the draft")
+struct RestoreIntoDraftTests {
+    @Test("PUT draft.json makes a version's document the whole draft; the draft read before puts it back; a broken one changes nothing")
+    func restoreAndUndo() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let home = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")], extra: ["home": true]))
+            #expect(try await api.request(.post, "publish", json: ["note": "one"]).status == .created)
+            let homeId = try #require(home["id"]?.stringValue)
+            #expect(try await api.request(.patch, "screens/\(homeId)", json: ["name": "Start"], headers: [.ifMatch: "*"]).status == .ok)
+            _ = try await api.create("screens", screenBody("Added later", components: [component("list", source: "feed-2")]))
+            let before = try await api.request(.get, "draft.json")
+
+            // Version 1 into the draft: Home is back, the later screen is gone; nothing published.
+            let one = try await api.request(.get, "versions/1")
+            let document = try #require(one["document"])
+            let restored = try await api.request(.put, "draft.json", json: document)
+            #expect(restored.status == .ok, "\(restored.text)")
+            let names = (try await api.request(.get, "screens")["items"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+            #expect(names == ["Home"], "\(names)")
+            #expect(try await api.request(.get, "draft.json").json == document, "the draft is version 1's document, key for key")
+            #expect(try await api.request(.post, "publish")["changed"] == false, "the draft is version 1 again")
+            #expect(try await api.request(.get, "versions")["total"] == 1)
+
+            // Undo: the draft read before, put back.
+            #expect(try await api.request(.put, "draft.json", json: before.json).status == .ok)
+            let again = (try await api.request(.get, "screens")["items"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue }.sorted()
+            #expect(again == ["Added later", "Start"], "\(again)")
+
+            // A broken document is refused whole, at its pointers: the draft stays.
+            let broken = try await api.request(.put, "draft.json", json: [["id": "not-a-uuid", "name": 7]])
+            #expect(broken.status == .unprocessableContent && !broken.pointers.isEmpty)
+            #expect((try await api.request(.get, "screens")["total"]) == 2)
+            #expect(try await api.request(.get, "audit?kind=app")["items"]?.arrayValue?.contains { $0["action"] == "replace-draft" } == true)
+        }
+    }
+}

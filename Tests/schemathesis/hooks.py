@@ -429,7 +429,9 @@ def map_case(context, case):
     if location_mode(meta, "path") != "negative" and case.path_parameters:
         params = dict(case.path_parameters)
         if "app" in params:
-            params["app"] = SPARE_APP if case.method.upper() == "DELETE" and parts == ["api", "v1", "apps", parts[3]] else APP
+            spare = (case.method.upper() == "DELETE" and parts == ["api", "v1", "apps", parts[3]]) or (
+                case.method.upper() == "PUT" and parts[4:] == ["draft.json"])
+            params["app"] = SPARE_APP if spare else APP
         if kind == "tokens" and case.method.upper() == "DELETE" and params.get("id") == OWN_TOKEN_ID:
             params["id"] = SPARE_TOKEN_ID
         if "slug" in params:

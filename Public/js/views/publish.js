@@ -1,7 +1,7 @@
 // Publishing: what keeps the app from publishing (each problem jumps to its field), publish with a
 // note, the version history with rollback, the diff of two versions, and the public URL apps read.
 import { onLive } from '../together.js';
-import { api, state, find, publicUrl, refresh, gate, can, roleNote } from '../state.js';
+import { api, state, find, publicUrl, refresh, refreshAll, gate, can, roleNote } from '../state.js';
 import { h, field, select, formatDate, formatBytes, stableStringify } from '../dom.js';
 import { confirmDialog, formDialog } from '../dialogs.js';
 import { copyText } from '../copy.js';
@@ -349,11 +349,54 @@ class PublishView {
         h('td', {}, h('code', { title: v.sha256, text: (v.sha256 || '').slice(0, 12) })),
         h('td', {}, h('div', { class: 'actions' },
           v.url ? h('a', { href: v.url, target: '_blank', rel: 'noopener', 'aria-label': `Open version ${v.number}`, text: 'JSON' }) : null,
+          gate(h('button', {
+            type: 'button', class: 'button small', 'aria-label': `Restore version ${v.number} into the draft`, text: 'Restore into the draft',
+            'data-restore': String(v.number), onclick: () => this.restore(v),
+          }), 'editor', { note: false }),
           v.number === current ? null : gate(h('button', {
             type: 'button', class: 'button small', 'aria-label': `Roll back to version ${v.number}`, text: 'Roll back to this',
             onclick: () => this.rollback(v),
           }), 'publisher', { note: false }))))))),
     hasMore ? h('button', { type: 'button', class: 'button small', text: 'Show older versions', onclick: () => this.loadVersions(true) }) : null].filter(Boolean));
+  }
+
+  /**
+   * Makes version `v`'s screens the draft (one request, one transaction on the server), so that
+   * the next publish starts from it; Undo puts back the draft as it was just before.
+   */
+  async restore(v) {
+    const ok = await confirmDialog({
+      title: `Restore version ${v.number} into the draft?`,
+      text: `The screens you are editing become version ${v.number}’s, as it was published: screens made since then leave the draft, and changes since then are undone. Nothing is published, and you can undo it right after. Families, layouts and plugins stay as they are.`,
+      confirm: `Restore version ${v.number}`,
+    });
+    if (!ok) return;
+    try {
+      const [before, version] = await Promise.all([api.request('GET', api.appPath('draft.json')).then((r) => r.data), api.version(v.number)]);
+      await api.request('PUT', api.appPath('draft.json'), { body: version.document });
+      await refreshAll();
+      const text = `Version ${v.number} is the draft now: publish it, or keep editing.`;
+      this.result.replaceChildren(h('p', { class: 'ok', id: 'restore-message', 'data-version': String(v.number), text }));
+      info(text, {
+        action: {
+          label: 'Undo',
+          run: async () => {
+            try {
+              await api.request('PUT', api.appPath('draft.json'), { body: before });
+              await refreshAll();
+              this.result.replaceChildren(h('p', { class: 'ok', id: 'restore-message', text: 'Undone: the draft is as it was before the restore.' }));
+              info('Undone: the draft is as it was before the restore.');
+              await this.loadLive();
+            } catch (error) {
+              showError(error, 'Undoing the restore');
+            }
+          },
+        },
+      });
+      await this.loadLive();
+    } catch (error) {
+      showError(error, `Restoring version ${v.number} into the draft`);
+    }
   }
 
   async rollback(v) {
