@@ -185,12 +185,17 @@ async function enter(key = null) {
   startLive();
 }
 
+/** Why the live stream last said this caller's access changed, and when. */
+let accessLost = null;
+
 /**
  * The live stream said this caller's access changed (a member removed or given another role, a
  * token revoked, the app archived): asks the server what is left, and says so. Resolves true
  * when the app is still open (the stream reconnects), false when it is not.
  */
 async function accessChanged(reason) {
+  // Kept before anything is awaited: a request of another part of the page may hear the 401 first.
+  if (reason) accessLost = { reason, at: Date.now() };
   const app = state.app;
   if (!app) return false;
   const name = app.name || app.slug;
@@ -356,7 +361,9 @@ function init() {
   api.onUnauthorized = () => {
     const wasToken = Boolean(api.token);
     forgetToken();
-    showSignIn(wasToken ? 'Your token stopped working (401). Sign in again.' : 'Your session ended (it expired, or you signed out elsewhere). Sign in again.');
+    // The live stream may have said why a moment ago; any request can be the first to hear the 401.
+    const why = accessLost && Date.now() - accessLost.at < 10000 ? accessLost.reason : 'it was revoked, or its app was archived';
+    showSignIn(wasToken ? `This token no longer works (${why}). Sign in with another token.` : 'Your session ended (it expired, or you signed out elsewhere). Sign in again.');
   };
   $('sign-in-form').addEventListener('submit', (event) => {
     event.preventDefault();

@@ -82,7 +82,7 @@ export function explain(error) {
   if (error.isMissingRoute) return { title: 'Not available', detail: 'This server does not offer this yet.' };
   if (error.isNotFound) return { title: 'Not found', detail: 'It is not there any more: someone may have deleted it. Reload to see what is there now.' };
   if (error.status === 401) {
-    return { title: 'Signed out', detail: api.token ? 'The token stopped working. Sign in again.' : 'Your session ended. Sign in again.' };
+    return { title: 'Signed out', detail: api.token ? 'This token no longer works (it was revoked, or its app was archived). Sign in with another token.' : 'Your session ended. Sign in again.' };
   }
   if (error.needs) {
     const reason = state.role && roleReason(error.needs);
