@@ -1,11 +1,16 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test test-js test-faults test-contract stop bench-layout bench-publish bench-apps bench-api bench-together deploy-checks
+.PHONY: run test test-fast test-js test-faults test-contract stop bench-layout bench-publish bench-apps bench-api bench-together deploy-checks
 
 run:
 	scripts/run.sh
 
 test:
 	scripts/test.sh
+
+# The tier with no PostgreSQL, no server and no browser (also the first step of make test): the
+# editor's pure modules, then the domain, layout and pure server suites. Builds first.
+test-fast:
+	scripts/test-fast.sh
 
 # The editor's pure modules (Public/js) on their own, with Node's test runner (no browser, no server).
 test-js:

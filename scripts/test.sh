@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# make test: the checks of deploy/, then a throwaway PostgreSQL in a temporary folder (removed
-# afterwards, also on failure) and the whole suite against it: the Swift suites, the hostile-client
-# suite, schemathesis, then the editor's browser tests; last, the fault suite (its own database).
+# make test: the fast tier first (make test-fast: no database), the checks of deploy/, then a
+# throwaway PostgreSQL in a temporary folder (removed afterwards, also on failure) and the whole
+# suite against it: the Swift suites, the hostile-client suite, schemathesis, then the editor's
+# browser tests; last, the fault suite (its own database).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+export PATH="/opt/swift/usr/bin:$PATH"
+swift build --build-tests
+# The fast tier first, with no database (make test-fast): the editor's pure modules (node's own
+# test runner, no npm packages) and the Swift suites that need no PostgreSQL.
+RIVERS_SKIP_BUILD=1 scripts/test-fast.sh
 # deploy/: the Kubernetes manifests, the Dockerfile, nginx and compose files (no database, no build).
 scripts/deploy-checks.sh
-# The editor's pure modules (merge, changes, undo, cell sizes, plugin fields, ...): node's own test
-# runner, no npm packages (also make test-js).
-node --test Tests/js/
-export PATH="/opt/swift/usr/bin:$PATH"
 tmp=$(mktemp -d /tmp/rivers-test.XXXXXX)
 chmod 755 "$tmp"
 port=${RIVERS_TEST_PG_PORT:-$((55000 + RANDOM % 5000))}
@@ -18,7 +20,6 @@ cleanup() { scripts/pg.sh stop "$tmp/pg" || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$port" postgres
 export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" postgres)
-swift build --build-tests
 # Every response the Swift API tests receive is logged here (TestSupport.swift's ResponseLog), then
 # checked against the OpenAPI document: a drift between the API and its document fails the suite.
 export RIVERS_API_RESPONSE_LOG="$tmp/api-responses.jsonl"

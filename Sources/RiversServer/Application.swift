@@ -169,7 +169,7 @@ public func buildRouter(
 ) -> Router<RiversContext> {
     let router = Router(context: RiversContext.self)
     // (The published documents in memory are answered before the router, by
-    // `PublicDocumentHandler`; what it does not answer comes here.)
+    // `PublicDocumentByteHandler`; what it does not answer comes here.)
     // Added first so they also wrap the not-found responder: every answer carries its request id,
     // and every error leaves as problem+json.
     router.add(middleware: RequestIdMiddleware())

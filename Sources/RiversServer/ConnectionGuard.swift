@@ -38,7 +38,8 @@ final class ConnectionCounter: Sendable {
 /// Sits after HTTP decoding on every connection: closes the connection when a request head or
 /// body does not arrive in time, and refuses connections past the limit. One deadline is armed
 /// at a time: waiting for a head (header or idle timeout), or for the rest of a body.
-/// `PublicDocumentHandler` answers some requests before they reach here, and tells it directly.
+/// `PublicDocumentByteHandler` answers some requests before they are decoded, and tells it
+/// directly; it is told here when a response to a request it handed on has ended.
 ///
 /// Moving a deadline later (every response arms the idle timeout) only records it: the timer
 /// already set finds it when it fires and waits on. A timer is set anew only when the deadline
@@ -58,6 +59,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var timer: Scheduled<Void>?
     private var timerDeadline = NIODeadline.distantFuture
     private var context: ChannelHandlerContext?
+    /// Called once the last part of a response has been passed on toward the socket.
+    var onResponseEnd: (() -> Void)?
 
     init(limits: ConnectionLimits, counter: ConnectionCounter) {
         self.limits = limits
@@ -115,14 +118,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // The response is complete: the connection now waits for its next request.
-        if case .end = unwrapOutboundIn(data) { arm(limits.idleTimeout) }
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        arm(limits.idleTimeout)
+        // Written first: what the callback writes (answers held behind this response) follows it.
         context.write(data, promise: promise)
+        onResponseEnd?()
     }
 
-    /// `PublicDocumentHandler` is reading a request it answers itself, and its body is to come.
-    func awaitingBody() { arm(limits.bodyTimeout) }
-
-    /// `PublicDocumentHandler` answered a request itself.
+    /// `PublicDocumentByteHandler` answered a request itself.
     func answered() { arm(limits.idleTimeout) }
 
     private func arm(_ timeout: TimeAmount) {

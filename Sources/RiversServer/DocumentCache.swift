@@ -24,9 +24,9 @@ struct DocumentCache {
     var keysByRecency: [Key] { entries.keysByRecency }
 
     static func cost(_ document: ServedDocument) -> Int {
-        // The header blocks are kept in three forms (HTTP types, NIO heads, bytes) of about the same size.
+        // The header blocks are kept in two forms (HTTP types, bytes) of about the same size.
         let headers = (document.okHeadBytes + document.notModifiedHeadBytes).joined().reduce(0) { $0 + $1.readableBytes }
-        return document.body.readableBytes + document.gzip.readableBytes + 3 * headers + overheadPerEntry
+        return document.body.readableBytes + document.gzip.readableBytes + 2 * headers + overheadPerEntry
     }
 
     func contains(_ key: Key) -> Bool { entries.contains(key) }

@@ -6,14 +6,13 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
-/// The HTTP/1.1 server of `rivers serve`: Hummingbird's `HTTP1Channel` pipeline with three
-/// handlers of ours. Published documents in memory are answered on the event loop, the path every
-/// app start takes (Hummingbird's per-request cost capped it at about half of nginx):
-/// `PublicDocumentByteHandler`, first in line, answers them from the bytes received while a
-/// connection asks for nothing else; once a connection has asked for something else,
-/// `PublicDocumentHandler`, right after NIO's HTTP decoder, answers them from the decoded request
-/// whenever no other answer is pending. `ConnectionGuard` bounds slow clients. Everything else
-/// (the API, the editor, a document not in memory) goes through Hummingbird.
+/// The HTTP/1.1 server of `rivers serve`: Hummingbird's `HTTP1Channel` pipeline with two
+/// handlers of ours. `PublicDocumentByteHandler`, first in line, answers the published documents
+/// in memory from the bytes received, the path every app start takes (Hummingbird's per-request
+/// cost capped it at about half of nginx), and hands every other request to NIO's decoder and
+/// Hummingbird whole, one at a time (`PublicConnection` decides which). `ConnectionGuard` bounds
+/// slow clients and says when a response handed on has ended. Everything else (the API, the
+/// editor, a document not in memory) goes through Hummingbird.
 struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
@@ -29,7 +28,8 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             // so a second read would only find nothing (a wasted system call per request).
             try channel.syncOptions?.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
             let connectionGuard = ConnectionGuard(limits: limits, counter: counter)
-            try pipeline.addHandler(PublicDocumentByteHandler(documents: documents, connectionGuard: connectionGuard))
+            let documents = self.documents
+            try pipeline.addHandler(PublicDocumentByteHandler(connectionGuard: connectionGuard) { documents.cached(slug: $0, number: $1) })
             // As HTTP1Channel does, with its default limits: Hummingbird handles errors and
             // validates outbound headers.
             let defaults = HTTP1Channel.Configuration.DecoderConfiguration()
@@ -40,7 +40,6 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try pipeline.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: decoderLimits)
-            try pipeline.addHandler(PublicDocumentHandler(documents: documents, connectionGuard: connectionGuard))
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandler(connectionGuard)
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
@@ -60,271 +59,101 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 }
 
-/// Answers `GET`/`HEAD /rivers/{slug}[/v{n}]/rivers.json` (HTTP/1.1 or 1.0) when the document
-/// is in memory, and passes every other request on, untouched. The answer is the document's
-/// prebuilt response head plus the request id, and its body: nothing is formatted per request
-/// but the id. It goes through NIO's response encoder like every response (the encoder pairs
-/// each response with its request's method). Responses leave in request order: while a request
-/// passed on is unanswered, the ones after it are passed on too.
-final class PublicDocumentHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let documents: PublishedDocuments
-    /// Told of the requests answered here, which it never sees, so that their timeouts apply.
-    private let connectionGuard: ConnectionGuard
-    /// Requests passed on whose response has not ended yet.
-    private var passedOn = 0
-    /// The request being read: passed on, or answered here once its end arrives.
-    private var reading: Reading = .idle
-
-    private enum Reading {
-        case idle
-        case passingOn
-        case answering(Answer)
-    }
-
-    private struct Answer {
-        var head: HTTPResponseHead
-        var body: ByteBuffer?
-        var keepAlive: Bool
-    }
-
-    init(documents: PublishedDocuments, connectionGuard: ConnectionGuard) {
-        self.documents = documents
-        self.connectionGuard = connectionGuard
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            // A client that does not read its answers (the socket not writable) is left to the
-            // framework, which waits for each answer to be written before it reads the next request.
-            if passedOn == 0, context.channel.isWritable, let answer = answer(head) {
-                reading = .answering(answer)
-                if Self.hasBody(head) { connectionGuard.awaitingBody() }
-                return
-            }
-            reading = .passingOn
-            passedOn += 1
-        case .body:
-            if case .answering = reading { return }
-        case .end:
-            if case .answering(let answer) = reading {
-                reading = .idle
-                write(answer, context: context)
-                return
-            }
-            reading = .idle
-        }
-        context.fireChannelRead(data)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), passedOn > 0 { passedOn -= 1 }
-        context.write(data, promise: promise)
-    }
-
-    private func write(_ answer: Answer, context: ChannelHandlerContext) {
-        context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
-        if let body = answer.body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
-        if answer.keepAlive {
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            connectionGuard.answered()
-        } else {
-            // Closing waits for the write: a close fails whatever is still queued.
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-        }
-    }
-
-    /// The answer when this request is for a document in memory; nil to pass it on.
-    private func answer(_ head: HTTPRequestHead) -> Answer? {
-        guard head.version == .http1_1 || head.version == .http1_0, head.method == .GET || head.method == .HEAD,
-            let (slug, number) = PublicDocumentPath.parse(head.uri), let document = documents.cached(slug: slug, number: number)
-        else { return nil }
-        ServerMetrics.documentCacheHits.increment()
-        let (acceptEncoding, ifNoneMatch) = Self.negotiationHeaders(head.headers)
-        let answer = DocumentAnswer(
-            document, isHead: head.method == .HEAD, acceptEncoding: acceptEncoding, ifNoneMatch: ifNoneMatch, current: number == nil)
-        var response = answer.notModified ? document.notModifiedHead[answer.row][answer.column] : document.okHead[answer.row][answer.column]
-        response.headers.add(name: "X-Request-Id", value: RequestID().description)
-        response.headers.add(name: "Date", value: HTTPDate.now)
-        // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked to.
-        let keepAlive = head.isKeepAlive
-        if !keepAlive {
-            response.headers.add(name: "Connection", value: "close")
-        } else if head.version == .http1_0 {
-            response.headers.add(name: "Connection", value: "keep-alive")
-        }
-        return Answer(head: response, body: answer.body, keepAlive: keepAlive)
-    }
-
-    /// Accept-Encoding and If-None-Match, in one pass over the headers; several fields of one name
-    /// are one comma-separated list (RFC 9110 §5.3).
-    private static func negotiationHeaders(_ headers: HTTPHeaders) -> (acceptEncoding: String?, ifNoneMatch: String?) {
-        var acceptEncoding: String?, ifNoneMatch: String?
-        for (name, value) in headers {
-            switch name.utf8.count {
-            case 15 where name.lowercased() == "accept-encoding":
-                acceptEncoding = DocumentAnswer.list(acceptEncoding, adding: value)
-            case 13 where name.lowercased() == "if-none-match":
-                ifNoneMatch = DocumentAnswer.list(ifNoneMatch, adding: value)
-            default: break
-            }
-        }
-        return (acceptEncoding, ifNoneMatch)
-    }
-
-    private static func hasBody(_ head: HTTPRequestHead) -> Bool {
-        head.headers.contains(name: "transfer-encoding") || (head.headers.first(name: "content-length").map { $0 != "0" } ?? false)
-    }
-}
-
-/// First on every connection, ahead of HTTP decoding: answers requests for published documents
-/// in memory straight from the bytes received, with the document's prebuilt header block and
-/// body, while the connection has asked for nothing else. This is the path of every app start;
-/// decoding into NIO's and then Hummingbird's request types, and encoding the response, cost
-/// more than everything else a cached document needs (a profile put it near half of nginx).
-///
-/// It answers only requests in the plain form `PublicDocumentRequest` reads, which has no body.
-/// On the first request it does not answer (another path, a document not in memory, a body,
-/// anything unusual, a head over `maxHeadBytes`), it hands that request's bytes and everything
-/// after to the decoder, for the life of the connection: from then on, `PublicDocumentHandler`
-/// and the framework answer, in order, as they would without it.
+/// First on every connection, ahead of HTTP decoding: carries out what `PublicConnection`
+/// decides. Answers requests for published documents in memory straight from the bytes received,
+/// with the document's prebuilt header block and body (decoding into NIO's and Hummingbird's
+/// request types and encoding the response cost more than everything else a cached document
+/// needs), and hands the decoder every other request, whole, when its turn comes.
 final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
+    /// The document of a slug (and version number, nil for the current one) if it is in memory.
+    typealias Lookup = (String, Int?) -> ServedDocument?
 
-    /// A request head not complete within this many bytes is passed on (the decoder's limits apply).
-    static let maxHeadBytes = 8 * 1024
-
-    private let documents: PublishedDocuments
-    /// Told of the requests answered here, which it never sees, so that its idle timeout applies.
+    private let lookup: Lookup
+    /// Told of the requests answered here, which it never sees, so that its idle timeout applies;
+    /// it tells this handler when a response to a request handed on has ended.
     private let connectionGuard: ConnectionGuard
-    private var state = State.answering
-    /// Bytes received and not yet answered: the start of a request head still arriving, or
-    /// requests held while the client is not reading its answers; and how much of it was
-    /// searched for the end of a head.
-    private var unread: ByteBuffer?
-    private var searched = 0
-    /// The client is not reading its answers (the socket is not writable): nothing more is
-    /// answered or read until it drains, so a client cannot make the server queue answers.
-    private var paused = false
-    /// A read asked for while paused, done once the socket drains.
-    private var readWanted = false
+    private var connection = PublicConnection<ServedDocument>()
+    private var context: ChannelHandlerContext?
+    /// Bytes went to the decoder during the current read (its read is then completed too).
+    private var forwardedInRead = false
 
-    private enum State {
-        case answering
-        /// Everything goes to the decoder.
-        case passingOn
-        /// Answered with Connection: close; what else arrives is dropped.
-        case closing
+    init(connectionGuard: ConnectionGuard, lookup: @escaping Lookup) {
+        self.connectionGuard = connectionGuard
+        self.lookup = lookup
     }
 
-    init(documents: PublishedDocuments, connectionGuard: ConnectionGuard) {
-        self.documents = documents
-        self.connectionGuard = connectionGuard
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        connectionGuard.onResponseEnd = { [weak self] in self?.responseEnded() }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        connectionGuard.onResponseEnd = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .answering = state else {
-            if case .passingOn = state { context.fireChannelRead(data) }
-            return
-        }
-        var buffer = unwrapInboundIn(data)
-        if var unread {
-            self.unread = nil
-            unread.writeBuffer(&buffer)
-            buffer = unread
-        }
-        answer(buffer, context: context)
-    }
-
-    /// Answers the requests at the start of `buffer`; keeps what is left when a head is still
-    /// arriving or the client is not reading, and passes it on at the first request not answered here.
-    private func answer(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
-        var buffer = buffer
-        var wrote = false
-        defer { if wrote { context.flush() } }
-        while buffer.readableBytes > 0 {
-            if !context.channel.isWritable {
-                paused = true
-                unread = buffer
-                return
-            }
-            guard let headLength = Self.headLength(buffer, searchingFrom: searched) else {
-                if buffer.readableBytes > Self.maxHeadBytes { break }
-                searched = max(0, buffer.readableBytes - 3)
-                unread = buffer
-                return
-            }
-            searched = 0
-            // A head longer than that goes to the decoder even when whole, whose limits it may break.
-            if headLength > Self.maxHeadBytes { break }
-            let request = buffer.withUnsafeReadableBytes { PublicDocumentRequest(head: UnsafeRawBufferPointer(rebasing: $0[..<headLength])) }
-            guard let request, let document = documents.cached(slug: request.slug, number: request.number) else { break }
-            buffer.moveReaderIndex(forwardBy: headLength)
-            wrote = true
-            if !answer(request, with: document, context: context) { return }
-        }
-        if buffer.readableBytes > 0 {
-            // The answers written here are queued ahead of any the decoder's side writes.
-            state = .passingOn
-            context.fireChannelRead(wrapInboundOut(buffer))
-        }
+        // The socket's state as of now (a change is also announced, but may come after this read).
+        connection.writabilityChanged(context.channel.isWritable)
+        connection.received(unwrapInboundIn(data))
+        if drain(context: context) { forwardedInRead = true }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         // Nothing after this handler has been given anything to complete while it answers alone.
-        if case .passingOn = state { context.fireChannelReadComplete() }
+        if forwardedInRead || connection.mode == .passingOn {
+            forwardedInRead = false
+            context.fireChannelReadComplete()
+        }
     }
 
     func read(context: ChannelHandlerContext) {
-        if paused, case .answering = state {
-            readWanted = true
-        } else {
-            context.read()
-        }
+        if connection.readRequested() { context.read() }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if paused, context.channel.isWritable {
-            paused = false
-            if case .answering = state, let unread {
-                self.unread = nil
-                answer(unread, context: context)
-                // Passed on outside a read: no read will complete it.
-                if case .passingOn = state { context.fireChannelReadComplete() }
-            }
-            if !paused, readWanted {
-                readWanted = false
-                context.read()
-            }
-        }
+        connection.writabilityChanged(context.channel.isWritable)
+        resume(context: context)
         context.fireChannelWritabilityChanged()
     }
 
-    /// The length of the request head at the start of `buffer` (through its blank line), or nil
-    /// while it is incomplete. The first `from` bytes were already searched.
-    static func headLength(_ buffer: ByteBuffer, searchingFrom from: Int) -> Int? {
-        buffer.withUnsafeReadableBytes { bytes in
-            var i = from
-            while i + 3 < bytes.count {
-                if bytes[i + 3] != 10 { i += bytes[i + 3] == 13 ? 1 : 4; continue }
-                if bytes[i] == 13, bytes[i + 1] == 10, bytes[i + 2] == 13 { return i + 4 }
-                i += 1
+    /// A response handed on has ended: the requests held behind it get their turn.
+    private func responseEnded() {
+        connection.responseEnded()
+        if let context { resume(context: context) }
+    }
+
+    /// Work held for the socket or a response, done outside a read.
+    private func resume(context: ChannelHandlerContext) {
+        // Handed on outside a read: no read will complete it.
+        if drain(context: context) { context.fireChannelReadComplete() }
+        if connection.takeWantedRead() { context.read() }
+    }
+
+    /// Carries out the actions until there is nothing to do; true when it handed on anything.
+    private func drain(context: ChannelHandlerContext) -> Bool {
+        var forwarded = false, wrote = false
+        defer { if wrote { context.flush() } }
+        while true {
+            switch connection.next(lookup: { self.lookup($0.slug, $0.number) }) {
+            case .wait:
+                return forwarded
+            case .forward(let bytes):
+                forwarded = true
+                context.fireChannelRead(wrapInboundOut(bytes))
+            case .answer(let request, let document):
+                wrote = true
+                write(request, document, context: context)
             }
-            return nil
         }
     }
 
-    /// Writes the answer; false when the connection is to close after it (nothing more is read).
-    private func answer(_ request: PublicDocumentRequest, with document: ServedDocument, context: ChannelHandlerContext) -> Bool {
+    /// Writes the answer; closes the connection once it is written when the request asked to.
+    private func write(_ request: PublicDocumentRequest, _ document: ServedDocument, context: ChannelHandlerContext) {
         ServerMetrics.documentCacheHits.increment()
         let answer = DocumentAnswer(
             document, isHead: request.isHead, acceptEncoding: request.acceptEncoding, ifNoneMatch: request.ifNoneMatch,
@@ -344,24 +173,21 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         head.writeStaticString("\r\n\r\n")
         guard request.keepAlive else {
             // Closing waits for the write: a close fails whatever is still queued.
-            state = .closing
-            unread = nil
             let written = context.eventLoop.makePromise(of: Void.self)
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: answer.body == nil ? written : nil)
             if let body = answer.body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: written) }
             context.flush()
             let channel = context.channel
             written.futureResult.whenComplete { _ in channel.close(promise: nil) }
-            return false
+            return
         }
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
         if let body = answer.body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: nil) }
         connectionGuard.answered()
-        return true
     }
 }
 
-/// A request head in the one plain form `PublicDocumentByteHandler` answers: `GET` or `HEAD` of
+/// A request head in the one plain form `PublicConnection` answers from the bytes: `GET` or `HEAD` of
 /// a public document path (`PublicDocumentPath`), HTTP/1.1 or 1.0, CRLF line ends, well-formed
 /// fields, and none that gives it a body or asks for more than a document (Content-Length,
 /// Transfer-Encoding, Expect, Upgrade, a Connection option other than close and keep-alive).
@@ -467,14 +293,14 @@ struct PublicDocumentRequest: Equatable {
         keepAlive = !close && (!isHTTP10 || keepAliveAsked)
     }
 
-    private static func has(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ text: StaticString) -> Bool {
+    static func has(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard offset + count <= bytes.count else { return false }
         return text.withUTF8Buffer { bytes[offset..<(offset + count)].elementsEqual($0) }
     }
 
     /// `name` is `lowercased` in any case (ASCII letters only).
-    private static func equalsLowercased(_ name: UnsafeRawBufferPointer, _ lowercased: StaticString) -> Bool {
+    static func equalsLowercased(_ name: UnsafeRawBufferPointer, _ lowercased: StaticString) -> Bool {
         guard name.count == lowercased.utf8CodeUnitCount else { return false }
         var expected = lowercased.utf8Start
         for byte in name {
@@ -486,7 +312,7 @@ struct PublicDocumentRequest: Equatable {
     }
 
     /// tchar (RFC 9110 §5.6.2).
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
         case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),

@@ -23,13 +23,11 @@ final class ServedDocument: Sendable {
     let etag: String
     let gzipETag: String
     /// Headers of a 200 (and HEAD) and of a 304, by [current or numbered URL][gzip or not]: as
-    /// HTTP types for the routes, as NIO's response heads for `PublicDocumentHandler`, and as the
-    /// bytes of the status line and fields for `PublicDocumentByteHandler` (which adds the request
-    /// id, any Connection field and the blank line).
+    /// HTTP types for the routes, and as the bytes of the status line and fields for
+    /// `PublicDocumentByteHandler` (which adds the date, the request id, any Connection field and
+    /// the blank line).
     let okHeaders: [[HTTPFields]]
     let notModifiedHeaders: [[HTTPFields]]
-    let okHead: [[HTTPResponseHead]]
-    let notModifiedHead: [[HTTPResponseHead]]
     let okHeadBytes: [[ByteBuffer]]
     let notModifiedHeadBytes: [[ByteBuffer]]
 
@@ -68,11 +66,6 @@ final class ServedDocument: Sendable {
         }
         okHeaders = ok
         notModifiedHeaders = notModified
-        func head(_ status: HTTPResponseStatus) -> (HTTPFields) -> HTTPResponseHead {
-            { fields in HTTPResponseHead(version: .http1_1, status: status, headers: HTTPHeaders(fields.map { ($0.name.rawName, $0.value) })) }
-        }
-        okHead = ok.map { $0.map(head(.ok)) }
-        notModifiedHead = notModified.map { $0.map(head(.notModified)) }
         func bytes(_ statusLine: String) -> (HTTPFields) -> ByteBuffer {
             { fields in
                 var buffer = ByteBuffer(string: statusLine)
@@ -687,7 +680,7 @@ struct PublicDocumentController {
 }
 
 /// How a document answers one GET or HEAD: a 304 or a 200, which of its prebuilt header blocks,
-/// and the bytes to send (none for a 304 or a HEAD). The routes and `PublicDocumentHandler` both
+/// and the bytes to send (none for a 304 or a HEAD). The routes and `PublicDocumentByteHandler` both
 /// answer through it.
 struct DocumentAnswer {
     /// Several fields of one name are one comma-separated list (RFC 9110 §5.3).

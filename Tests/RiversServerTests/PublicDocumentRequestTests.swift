@@ -88,14 +88,14 @@ struct PublicDocumentRequestTests {
             var found: Int?
             for byte in bytes {
                 buffer.writeInteger(byte)
-                if let length = PublicDocumentByteHandler.headLength(buffer, searchingFrom: searched) {
+                if let length = RequestHeadBytes.headLength(buffer, searchingFrom: searched) {
                     found = length
                     break
                 }
                 searched = max(0, buffer.readableBytes - 3)
             }
             #expect(found == expected, "\(bytes)")
-            #expect(PublicDocumentByteHandler.headLength(ByteBuffer(bytes: bytes), searchingFrom: 0) == expected, "\(bytes)")
+            #expect(RequestHeadBytes.headLength(ByteBuffer(bytes: bytes), searchingFrom: 0) == expected, "\(bytes)")
         }
     }
 
@@ -123,7 +123,7 @@ struct PublicDocumentRequestTests {
                 default: bytes.remove(at: at)
                 }
             }
-            guard let length = PublicDocumentByteHandler.headLength(ByteBuffer(bytes: bytes), searchingFrom: 0) else { continue }
+            guard let length = RequestHeadBytes.headLength(ByteBuffer(bytes: bytes), searchingFrom: 0) else { continue }
             let head = Array(bytes[..<length])
             guard let ours = read(head) else { continue }
             readHere += 1
@@ -159,22 +159,19 @@ struct PublicDocumentRequestTests {
 
     // MARK: The handler, on an embedded channel (no socket)
 
-    /// The handler alone in a channel, serving an app with one published version, in memory.
-    func withChannel(_ body: @Sendable (_ make: () -> EmbeddedChannel, _ slug: String, _ document: ServedDocument) throws -> Void) async throws {
-        try await withAPI { api in
-            try await api.create("families", phoneFamily)
-            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
-            #expect(try await api.request(.post, "publish").status == .created)
-            let documents = PublishedDocuments(store: Store(client: try await TestDatabase.client(), logger: testLogger))
-            try await documents.reloadAll()
-            let slug = api.app.slug
-            _ = try await documents.document(slug: slug, number: nil)
-            let document = try #require(documents.cached(slug: slug, number: nil))
-            try body({
-                let connectionGuard = ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter())
-                return EmbeddedChannel(handler: PublicDocumentByteHandler(documents: documents, connectionGuard: connectionGuard))
-            }, slug, document)
-        }
+    /// The handler alone in a channel, serving an app with one published version, in memory (no
+    /// database: the document is made here). `make` also returns the connection's guard, which
+    /// tells the handler when a response to a request it handed on has ended.
+    func withChannel(_ body: (_ make: () -> (EmbeddedChannel, ConnectionGuard), _ slug: String, _ document: ServedDocument) throws -> Void) rethrows {
+        let slug = "my-app"
+        let document = ServedDocument(PublishedVersion(
+            appId: "0b5c6f5e-0000-4000-8000-000000000001", number: 1, sha256: String(repeating: "ab", count: 32),
+            document: Array(#"{"screens":[]}"#.utf8), gzip: [0x1f, 0x8b, 8, 0, 0, 0, 0, 0], publishedBy: "", note: "", rollbackOf: nil, createdAt: Date()))
+        try body({
+            let connectionGuard = ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter())
+            let handler = PublicDocumentByteHandler(connectionGuard: connectionGuard) { $0 == slug && ($1 == nil || $1 == 1) ? document : nil }
+            return (EmbeddedChannel(handler: handler), connectionGuard)
+        }, slug, document)
     }
 
     /// Everything written to the socket so far.
@@ -184,9 +181,9 @@ struct PublicDocumentRequestTests {
         return out
     }
 
-    @Test func answersAreWrittenStraightToTheSocket() async throws {
-        try await withChannel { make, slug, document in
-            let channel = make()
+    @Test func answersAreWrittenStraightToTheSocket() throws {
+        try withChannel { make, slug, document in
+            let (channel, _) = make()
             let body = String(buffer: document.body)
             // One head over two reads, then two heads in one read.
             try channel.writeInbound(ByteBuffer(string: "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\nHo"))
@@ -214,23 +211,46 @@ struct PublicDocumentRequestTests {
         }
     }
 
-    @Test func theFirstRequestNotAnsweredGoesOnWithEverythingAfterIt() async throws {
-        try await withChannel { make, slug, _ in
-            let channel = make()
+    @Test func aRequestHandedOnGoesAloneAndTheNextWaitsForItsAnswer() throws {
+        try withChannel { make, slug, _ in
+            let (channel, connectionGuard) = make()
             try channel.writeInbound(ByteBuffer(string: "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"))
             #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK"))
-            // An unknown app is not this handler's to answer (the 404 is the framework's), nor is
-            // the document asked for after it, nor anything later on this connection.
-            let rest = "GET /rivers/no-\(slug)/rivers.json HTTP/1.1\r\n\r\nGET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\nGET /rivers/\(slug)/rivers"
-            try channel.writeInbound(ByteBuffer(string: rest))
-            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == rest)
+            // An unknown app is not this handler's to answer (the 404 is the framework's): it goes
+            // on alone. The document asked for after it waits for that answer, then is answered here.
+            let unknown = "GET /rivers/no-\(slug)/rivers.json HTTP/1.1\r\n\r\n"
+            try channel.writeInbound(ByteBuffer(string: unknown + "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\nGET /rivers/\(slug)/rivers"))
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == unknown)
+            #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
+            #expect(try written(channel).isEmpty, "answered ahead of the response to the request handed on")
+            connectionGuard.onResponseEnd?()
+            #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK"), "not answered once the response ended")
             try channel.writeInbound(ByteBuffer(string: ".json HTTP/1.1\r\n\r\n"))
-            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == ".json HTTP/1.1\r\n\r\n")
+            #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK"), "the head that ended in a later read")
+            // An API call with a body over three reads: head and body go on, then nothing until its answer.
+            let post = "POST /api/v1/apps/a/screens HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123"
+            try channel.writeInbound(ByteBuffer(string: post))
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == post)
+            try channel.writeInbound(ByteBuffer(string: "45"))
+            try channel.writeInbound(ByteBuffer(string: "6789GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"))
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == "45")
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == "6789")
+            #expect(try channel.readInbound(as: ByteBuffer.self) == nil && written(channel).isEmpty)
+            connectionGuard.onResponseEnd?()
+            #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK"))
+            // A chunked body: its extent is the decoder's to read, and so is the rest of the connection.
+            let chunked = "POST /api/v1/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"
+            try channel.writeInbound(ByteBuffer(string: chunked))
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == chunked)
+            connectionGuard.onResponseEnd?()
+            let later = "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"
+            try channel.writeInbound(ByteBuffer(string: later))
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == later)
             #expect(try written(channel).isEmpty)
             // A head that has not ended within 8 KB goes on as it is; so does a whole one over 8 KB.
-            let long = "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\nX: " + String(repeating: "x", count: PublicDocumentByteHandler.maxHeadBytes)
+            let long = "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\nX: " + String(repeating: "x", count: RequestHeadBytes.maxHeadBytes)
             for head in [long, long + "\r\n\r\n"] {
-                let other = make()
+                let (other, _) = make()
                 try other.writeInbound(ByteBuffer(string: head))
                 #expect(try other.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == head)
                 #expect(try written(other).isEmpty)
@@ -238,9 +258,9 @@ struct PublicDocumentRequestTests {
         }
     }
 
-    @Test func aClientThatDoesNotReadItsAnswersIsNotReadEither() async throws {
-        try await withChannel { make, slug, _ in
-            let channel = make()
+    @Test func aClientThatDoesNotReadItsAnswersIsNotReadEither() throws {
+        try withChannel { make, slug, _ in
+            let (channel, _) = make()
             let reads = ReadCounter()
             try channel.pipeline.syncOperations.addHandler(reads, position: .first)
             let request = "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"

@@ -1,0 +1,247 @@
+import NIOCore
+
+/// What one connection does with the bytes it receives, as pure state: events in, actions out
+/// (postgres-nio's connection state machine is the model). `PublicDocumentByteHandler` only
+/// carries the actions out; the tests drive this without a channel, a socket or a database.
+///
+/// A request for a document in memory is answered from the bytes. Any other request goes on to
+/// NIO's decoder and the framework whole and alone: its head and its `Content-Length` body, and
+/// nothing after it until its response has ended. Then the connection is answered from the bytes
+/// again, so a connection that also carries API calls (every pooled proxy connection) keeps the
+/// fast path. Only a request whose extent the bytes do not say beyond doubt (a chunked body, an
+/// unusual head, a head over `RequestHeadBytes.maxHeadBytes`) hands the rest of the connection
+/// to the decoder, which then reads every request as it would without this.
+///
+/// Responses leave in request order: an answer is written only while no forwarded request awaits
+/// its response. A client that does not read its answers (the socket not writable) is not read
+/// either, so it cannot make the server queue answers.
+struct PublicConnection<Document> {
+    enum Action {
+        /// Write the answer; when the request does not keep the connection, close once written
+        /// (the connection is then closing and drops whatever else arrives).
+        case answer(PublicDocumentRequest, Document)
+        /// Give these bytes to the decoder.
+        case forward(ByteBuffer)
+        /// Nothing more until more bytes arrive, a response ends or the socket drains.
+        case wait
+    }
+
+    enum Mode: Equatable {
+        /// Requests are read here: answered, or forwarded one at a time.
+        case reading
+        /// A forwarded request's body is still arriving: this many bytes of it go on.
+        case forwardingBody(remaining: Int)
+        /// Everything goes to the decoder, for the life of the connection.
+        case passingOn
+        /// Answered with Connection: close; what else arrives is dropped.
+        case closing
+    }
+
+    private(set) var mode = Mode.reading
+    /// Forwarded requests whose response has not ended.
+    private(set) var awaited = 0
+    /// Bytes received and not yet answered or forwarded, and how much of them was searched for
+    /// the end of a head.
+    private var unread: ByteBuffer?
+    private var searched = 0
+    private var writable = true
+    /// A read asked for while the client was not reading its answers, to be done once it drains.
+    private var readWanted = false
+
+    /// Bytes arrived; `next` says what to do with them.
+    mutating func received(_ bytes: ByteBuffer) {
+        switch mode {
+        case .closing: return
+        case .reading, .forwardingBody, .passingOn:
+            if var held = unread {
+                var bytes = bytes
+                held.writeBuffer(&bytes)
+                unread = held
+            } else {
+                unread = bytes
+            }
+        }
+    }
+
+    /// The response to a forwarded request has ended (its last part was written).
+    mutating func responseEnded() {
+        if awaited > 0 { awaited -= 1 }
+    }
+
+    mutating func writabilityChanged(_ isWritable: Bool) {
+        writable = isWritable
+    }
+
+    /// Whether a read the pipeline asks for is done now; false holds it until the socket drains
+    /// (then `takeWantedRead` is true).
+    mutating func readRequested() -> Bool {
+        if mode == .reading, !writable, awaited == 0, (unread?.readableBytes ?? 0) > 0 {
+            readWanted = true
+            return false
+        }
+        return true
+    }
+
+    /// Whether a read held earlier is to be done now.
+    mutating func takeWantedRead() -> Bool {
+        guard readWanted, writable || mode != .reading else { return false }
+        readWanted = false
+        return true
+    }
+
+    /// The next thing to do; call until `.wait`. `lookup` finds a request's document in memory.
+    mutating func next(lookup: (PublicDocumentRequest) -> Document?) -> Action {
+        switch mode {
+        case .closing:
+            unread = nil
+            return .wait
+        case .passingOn:
+            return forwardAll()
+        case .forwardingBody(let remaining):
+            guard var bytes = unread, bytes.readableBytes > 0 else { return .wait }
+            if bytes.readableBytes <= remaining {
+                unread = nil
+                mode = bytes.readableBytes == remaining ? .reading : .forwardingBody(remaining: remaining - bytes.readableBytes)
+                return .forward(bytes)
+            }
+            let rest = bytes.readSlice(length: remaining)!
+            unread = bytes
+            mode = .reading
+            return .forward(rest)
+        case .reading:
+            return read(lookup: lookup)
+        }
+    }
+
+    private mutating func read(lookup: (PublicDocumentRequest) -> Document?) -> Action {
+        guard var bytes = unread, bytes.readableBytes > 0 else { return .wait }
+        guard awaited == 0 else {
+            if bytes.readableBytes > RequestHeadBytes.maxHeldBytes { return forwardAll() }
+            return .wait
+        }
+        guard writable else { return .wait }
+        guard let headLength = RequestHeadBytes.headLength(bytes, searchingFrom: searched) else {
+            if bytes.readableBytes > RequestHeadBytes.maxHeadBytes { return forwardAll() }
+            searched = max(0, bytes.readableBytes - 3)
+            return .wait
+        }
+        searched = 0
+        // A longer head goes to the decoder even when whole: its limits apply to it.
+        guard headLength <= RequestHeadBytes.maxHeadBytes else { return forwardAll() }
+        let request = bytes.withUnsafeReadableBytes { PublicDocumentRequest(head: UnsafeRawBufferPointer(rebasing: $0[..<headLength])) }
+        if let request, let document = lookup(request) {
+            bytes.moveReaderIndex(forwardBy: headLength)
+            if request.keepAlive {
+                unread = bytes.readableBytes > 0 ? bytes : nil
+            } else {
+                mode = .closing
+                unread = nil
+            }
+            return .answer(request, document)
+        }
+        guard let bodyLength = bytes.withUnsafeReadableBytes({ RequestHeadBytes.bodyLength(UnsafeRawBufferPointer(rebasing: $0[..<headLength])) })
+        else { return forwardAll() }
+        awaited += 1
+        let whole = headLength + bodyLength
+        if bytes.readableBytes <= whole {
+            unread = nil
+            if bytes.readableBytes < whole { mode = .forwardingBody(remaining: whole - bytes.readableBytes) }
+            return .forward(bytes)
+        }
+        let forwarded = bytes.readSlice(length: whole)!
+        unread = bytes
+        return .forward(forwarded)
+    }
+
+    /// The rest of the connection is the decoder's.
+    private mutating func forwardAll() -> Action {
+        mode = .passingOn
+        guard let bytes = unread, bytes.readableBytes > 0 else { return .wait }
+        unread = nil
+        return .forward(bytes)
+    }
+}
+
+/// Request heads in the bytes received: where one ends, and how long the body after it is.
+enum RequestHeadBytes {
+    /// A request head not complete within this many bytes goes to the decoder (whose limits apply).
+    static let maxHeadBytes = 8 * 1024
+    /// Bytes held while a forwarded request awaits its response (a client sending ahead of its
+    /// answers); past this, everything goes to the decoder, which reads pipelined requests itself.
+    static let maxHeldBytes = 64 * 1024
+
+    /// The length of the request head at the start of `buffer` (through its blank line), or nil
+    /// while it is incomplete. The first `from` bytes were already searched.
+    static func headLength(_ buffer: ByteBuffer, searchingFrom from: Int) -> Int? {
+        buffer.withUnsafeReadableBytes { bytes in
+            var i = from
+            while i + 3 < bytes.count {
+                if bytes[i + 3] != 10 { i += bytes[i + 3] == 13 ? 1 : 4; continue }
+                if bytes[i] == 13, bytes[i + 1] == 10, bytes[i + 2] == 13 { return i + 4 }
+                i += 1
+            }
+            return nil
+        }
+    }
+
+    /// The length of the body after `head` (request line through blank line) when the head says it
+    /// beyond doubt: 0 with no `Content-Length`, else its one well-formed value. Nil for anything
+    /// NIO's decoder might read another way, so that a body is never taken for a request or a
+    /// request for a body: `Transfer-Encoding`, several or malformed lengths, a line not ended by
+    /// CRLF, a folded line, a control character, `CONNECT`, `Upgrade`, a version other than HTTP/1.x.
+    static func bodyLength(_ head: UnsafeRawBufferPointer) -> Int? {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        let n = head.count
+        var i = 0
+        while i < n, PublicDocumentRequest.isTokenByte(head[i]) { i += 1 }
+        guard i > 0, i < n, head[i] == space else { return nil }
+        if PublicDocumentRequest.equalsLowercased(UnsafeRawBufferPointer(rebasing: head[0..<i]), "connect") { return nil }
+        i += 1
+        let targetStart = i
+        while i < n, head[i] > space, head[i] < 0x7F { i += 1 }
+        guard i > targetStart, i < n, head[i] == space else { return nil }
+        i += 1
+        guard PublicDocumentRequest.has(head, at: i, "HTTP/1.1\r\n") || PublicDocumentRequest.has(head, at: i, "HTTP/1.0\r\n") else { return nil }
+        i += 10
+        var length: Int?
+        while true {
+            guard i + 1 < n else { return nil }
+            if head[i] == cr {
+                guard head[i + 1] == lf, i + 2 == n else { return nil }
+                return length ?? 0
+            }
+            let nameStart = i
+            while i < n, PublicDocumentRequest.isTokenByte(head[i]) { i += 1 }
+            guard i > nameStart, i < n, head[i] == UInt8(ascii: ":") else { return nil }
+            let name = UnsafeRawBufferPointer(rebasing: head[nameStart..<i])
+            i += 1
+            while i < n, head[i] == space || head[i] == tab { i += 1 }
+            let valueStart = i
+            var valueEnd = i
+            while i < n, head[i] != cr {
+                let byte = head[i]
+                guard byte >= space || byte == tab, byte != 0x7F else { return nil }
+                i += 1
+                if byte != space, byte != tab { valueEnd = i }
+            }
+            guard i + 1 < n, head[i + 1] == lf else { return nil }
+            i += 2
+            switch name.count {
+            case 14 where PublicDocumentRequest.equalsLowercased(name, "content-length"):
+                // One value of digits only, short enough never to overflow.
+                guard length == nil, valueEnd > valueStart, valueEnd - valueStart <= 15 else { return nil }
+                var value = 0
+                for byte in head[valueStart..<valueEnd] {
+                    guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                }
+                length = value
+            case 17 where PublicDocumentRequest.equalsLowercased(name, "transfer-encoding"),
+                7 where PublicDocumentRequest.equalsLowercased(name, "upgrade"):
+                return nil
+            default:
+                break
+            }
+        }
+    }
+}

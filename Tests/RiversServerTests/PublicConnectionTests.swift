@@ -1,0 +1,195 @@
+import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import Testing
+
+@testable import RiversServer
+
+/// The public path's connection as pure state (issue 26): bytes and events in, actions out, with
+/// no channel, socket or database. The documents are strings here.
+@Suite("Public connection: the state machine")
+struct PublicConnectionTests {
+    typealias Connection = PublicConnection<String>
+
+    static let document = "GET /rivers/app/rivers.json HTTP/1.1\r\n\r\n"
+    static let other = "GET /rivers/other/rivers.json HTTP/1.1\r\n\r\n"
+
+    /// Drives one connection and says what it does, as text: `answer <document>`, `forward <bytes>`.
+    final class Driver {
+        var connection = Connection()
+
+        func feed(_ bytes: String? = nil) -> [String] {
+            if let bytes { connection.received(ByteBuffer(string: bytes)) }
+            var actions: [String] = []
+            while actions.count < 100 {
+                switch connection.next(lookup: { $0.slug == "app" ? "doc:\($0.slug)" : nil }) {
+                case .wait: return actions
+                case .answer(let request, let document): actions.append("answer \(document)\(request.keepAlive ? "" : " close")")
+                case .forward(let bytes): actions.append("forward " + String(buffer: bytes))
+                }
+            }
+            Issue.record("no end of actions")
+            return actions
+        }
+
+        func responseEnded() { connection.responseEnded() }
+        func writabilityChanged(_ writable: Bool) { connection.writabilityChanged(writable) }
+        func readRequested() -> Bool { connection.readRequested() }
+        func takeWantedRead() -> Bool { connection.takeWantedRead() }
+        var mode: Connection.Mode { connection.mode }
+        var awaited: Int { connection.awaited }
+    }
+
+    @Test func documentsAreAnsweredAndOtherRequestsForwardedWholeAndAlone() {
+        let connection = Driver()
+        #expect(connection.feed(Self.document + Self.document) == ["answer doc:app", "answer doc:app"])
+        // A request that is not a document in memory goes on; everything after it waits.
+        #expect(connection.feed(Self.other + Self.document) == ["forward " + Self.other])
+        #expect(connection.awaited == 1)
+        #expect(connection.feed(Self.document) == [])
+        connection.responseEnded()
+        #expect(connection.feed() == ["answer doc:app", "answer doc:app"], "both held requests, in order")
+        #expect(connection.mode == .reading && connection.awaited == 0)
+    }
+
+    @Test func aBodyIsForwardedByItsLengthAcrossReads() {
+        let connection = Driver()
+        let head = "PUT /api/v1/apps/a/draft.json HTTP/1.1\r\nHost: x\r\ncontent-length: 0011\r\n\r\n"
+        #expect(connection.feed(head + "{\"a\"") == ["forward " + head + "{\"a\""])
+        #expect(connection.mode == .forwardingBody(remaining: 7))
+        #expect(connection.feed(": 1") == ["forward : 1"])
+        #expect(connection.feed(", 2}" + Self.document) == ["forward , 2}"], "the body's end, and not a byte more")
+        #expect(connection.mode == .reading)
+        connection.responseEnded()
+        #expect(connection.feed() == ["answer doc:app"])
+        // A response that ends before its request's body is in (an early error): the body still goes on.
+        #expect(connection.feed("POST /x HTTP/1.1\r\nContent-Length: 4\r\n\r\nab") == ["forward POST /x HTTP/1.1\r\nContent-Length: 4\r\n\r\nab"])
+        connection.responseEnded()
+        #expect(connection.feed("cd" + Self.document) == ["forward cd", "answer doc:app"])
+    }
+
+    @Test func whatTheBytesDoNotSayBeyondDoubtHandsTheConnectionOn() {
+        let unclear = [
+            "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "POST /x HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n",
+            "POST /x HTTP/1.1\r\nContent-Length: +1\r\n\r\n",
+            "POST /x HTTP/1.1\r\nContent-Length: 1 2\r\n\r\n",
+            "POST /x HTTP/1.1\r\nContent-Length: 1234567890123456\r\n\r\n",
+            "POST /x HTTP/1.1\r\nContent-Length : 1\r\n\r\n",
+            "GET /x HTTP/1.1\r\nX: a\nContent-Length: 1\r\n\r\n",
+            "GET /x HTTP/1.1\r\nX: a\r\n folded\r\n\r\n",
+            "GET /x HTTP/1.1\r\nUpgrade: websocket\r\n\r\n",
+            "CONNECT a:443 HTTP/1.1\r\n\r\n",
+            "GET /x HTTP/2.0\r\n\r\n",
+            "\r\nGET /x HTTP/1.1\r\n\r\n",
+        ]
+        for head in unclear {
+            let connection = Driver()
+            #expect(connection.feed(head + Self.document) == ["forward " + head + Self.document], "\(head.debugDescription)")
+            #expect(connection.mode == .passingOn)
+            connection.responseEnded()
+            #expect(connection.feed(Self.document) == ["forward " + Self.document], "for the life of the connection")
+        }
+    }
+
+    @Test func heldBytesAreBounded() {
+        let connection = Driver()
+        #expect(connection.feed(Self.other).count == 1)
+        let ahead = String(repeating: Self.document, count: RequestHeadBytes.maxHeldBytes / Self.document.utf8.count)
+        #expect(connection.feed(ahead) == [])
+        #expect(connection.feed(Self.document + Self.document) == ["forward " + ahead + Self.document + Self.document])
+        #expect(connection.mode == .passingOn)
+    }
+
+    @Test func closingDropsWhatFollows() {
+        let connection = Driver()
+        let close = "GET /rivers/app/rivers.json HTTP/1.0\r\n\r\n"
+        #expect(connection.feed(close + Self.document) == ["answer doc:app close"])
+        #expect(connection.mode == .closing)
+        #expect(connection.feed(Self.other) == [])
+    }
+
+    @Test func aClientThatDoesNotReadItsAnswersIsNotReadEither() {
+        let connection = Driver()
+        connection.writabilityChanged(false)
+        #expect(connection.feed(Self.document + Self.document) == [])
+        #expect(!connection.readRequested(), "a read while answers are queued")
+        #expect(!connection.takeWantedRead())
+        connection.writabilityChanged(true)
+        #expect(connection.feed() == ["answer doc:app", "answer doc:app"])
+        #expect(connection.takeWantedRead() && !connection.takeWantedRead(), "the held read, once")
+        #expect(connection.readRequested())
+        // Reads go on while a forwarded request awaits its answer: a client that closes is seen.
+        #expect(connection.feed(Self.other).count == 1)
+        connection.writabilityChanged(false)
+        #expect(connection.feed(Self.document) == [])
+        #expect(connection.readRequested())
+    }
+
+    /// Differential: request heads with a body, damaged at random. Whenever a length is read here,
+    /// NIO's decoder reads one request from the head and exactly that many body bytes, and nothing
+    /// of what follows (a byte here or there would let a body pass for a request, or the reverse).
+    @Test func aLengthReadHereIsTheOneTheDecoderReads() throws {
+        let bases = [
+            "POST /api/v1/apps/a/screens HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Type: application/json\r\n\r\n",
+            "PUT /api/v1/apps/a/draft.json HTTP/1.0\r\ncontent-length:\t5 \r\nConnection: keep-alive\r\n\r\n",
+            "GET /api/v1/apps HTTP/1.1\r\nAuthorization: Bearer x\r\nAccept: */*\r\n\r\n",
+            "DELETE /api/v1/apps/a/screens/s HTTP/1.1\r\nContent-Length: 0\r\nIf-Match: \"3\"\r\n\r\n",
+        ].map { Array($0.utf8) }
+        let alphabet: [UInt8] = [13, 10, 32, 9, 58, 0, 44, 43, 45, 48, 53, 57, 0x7F, 0xE9, 65, 97]
+        var generator = SystemRandomNumberGenerator()
+        var compared = 0
+        for round in 0..<6_000 {
+            var bytes = bases[round % bases.count]
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let at = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes.insert(alphabet.randomElement(using: &generator)!, at: at)
+                case 1: bytes[at] = alphabet.randomElement(using: &generator)!
+                default: bytes.remove(at: at)
+                }
+            }
+            guard let headLength = RequestHeadBytes.headLength(ByteBuffer(bytes: bytes), searchingFrom: 0) else { continue }
+            let head = Array(bytes[..<headLength])
+            guard let length = head.withUnsafeBytes({ RequestHeadBytes.bodyLength($0) }), length < 100 else { continue }
+            compared += 1
+            let shown = String(decoding: head, as: UTF8.self).debugDescription
+            // The head, its body, and a request after it that must stay unread.
+            let next = Array("GET /next HTTP/1.1\r\n\r\n".utf8)
+            let decoder = EmbeddedChannel(handler: ByteToMessageHandler(HTTPRequestDecoder()))
+            do {
+                try decoder.writeInbound(ByteBuffer(bytes: head + [UInt8](repeating: 120, count: length)))
+            } catch {
+                continue  // refused: the connection closes, nothing is read out of step
+            }
+            guard case .head(let first) = try decoder.readInbound(as: HTTPServerRequestPart.self) else {
+                Issue.record("no head: \(shown)")
+                continue
+            }
+            var body = 0
+            var ended = false
+            while let part = try decoder.readInbound(as: HTTPServerRequestPart.self) {
+                switch part {
+                case .body(let buffer): body += buffer.readableBytes
+                case .end: ended = true
+                case .head: Issue.record("a second head: \(shown)")
+                }
+            }
+            #expect(ended && body == length, "the decoder read \(body) body bytes (ended: \(ended)), here \(length): \(shown)")
+            // What follows is a request of its own to the decoder too (on a connection kept open:
+            // after one that closes, nothing more is read).
+            guard first.isKeepAlive else { continue }
+            do {
+                try decoder.writeInbound(ByteBuffer(bytes: next))
+                guard case .head(let head) = try decoder.readInbound(as: HTTPServerRequestPart.self) else {
+                    Issue.record("the next request was not read as one: \(shown)")
+                    continue
+                }
+                #expect(head.uri == "/next", "\(shown)")
+            } catch {
+                Issue.record("the next request was refused (\(error)): \(shown)")
+            }
+        }
+        #expect(compared > 500, "too few damaged heads were still readable to compare")
+    }
+}
