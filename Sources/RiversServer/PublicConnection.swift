@@ -190,7 +190,7 @@ enum RequestHeadBytes {
     /// request for a body: `Transfer-Encoding`, several or malformed lengths, a line not ended by
     /// CRLF, a folded line, a control character, `CONNECT`, `Upgrade`, a version other than HTTP/1.x.
     static func bodyLength(_ head: UnsafeRawBufferPointer) -> Int? {
-        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        let space = UInt8(ascii: " ")
         let n = head.count
         var i = 0
         while i < n, PublicDocumentRequest.isTokenByte(head[i]) { i += 1 }
@@ -205,27 +205,11 @@ enum RequestHeadBytes {
         i += 10
         var length: Int?
         while true {
-            guard i + 1 < n else { return nil }
-            if head[i] == cr {
-                guard head[i + 1] == lf, i + 2 == n else { return nil }
-                return length ?? 0
+            guard case .field(let nameRange, let valueRange) = HeadFieldLine.read(head, at: &i) else {
+                return HeadFieldLine.endedAt(head, i) ? length ?? 0 : nil
             }
-            let nameStart = i
-            while i < n, PublicDocumentRequest.isTokenByte(head[i]) { i += 1 }
-            guard i > nameStart, i < n, head[i] == UInt8(ascii: ":") else { return nil }
-            let name = UnsafeRawBufferPointer(rebasing: head[nameStart..<i])
-            i += 1
-            while i < n, head[i] == space || head[i] == tab { i += 1 }
-            let valueStart = i
-            var valueEnd = i
-            while i < n, head[i] != cr {
-                let byte = head[i]
-                guard byte >= space || byte == tab, byte != 0x7F else { return nil }
-                i += 1
-                if byte != space, byte != tab { valueEnd = i }
-            }
-            guard i + 1 < n, head[i + 1] == lf else { return nil }
-            i += 2
+            let name = UnsafeRawBufferPointer(rebasing: head[nameRange])
+            let (valueStart, valueEnd) = (valueRange.lowerBound, valueRange.upperBound)
             switch name.count {
             case 14 where PublicDocumentRequest.equalsLowercased(name, "content-length"):
                 // One value of digits only, short enough never to overflow.
@@ -243,5 +227,45 @@ enum RequestHeadBytes {
                 break
             }
         }
+    }
+}
+
+/// One field line of a request head, read strictly (the two readers of heads share it): a token
+/// name, a colon, a value of visible characters, blanks and obs-text with no control character,
+/// and CRLF.
+enum HeadFieldLine {
+    enum Step {
+        /// A field; its value without the blanks around it.
+        case field(name: Range<Int>, value: Range<Int>)
+        /// Not a field line: the blank line (see `endedAt`) or something malformed.
+        case other
+    }
+
+    /// Reads the line at `i`, moving `i` past it when it is a field.
+    static func read(_ head: UnsafeRawBufferPointer, at i: inout Int) -> Step {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        let n = head.count
+        var j = i
+        while j < n, PublicDocumentRequest.isTokenByte(head[j]) { j += 1 }
+        guard j > i, j < n, head[j] == UInt8(ascii: ":") else { return .other }
+        let name = i..<j
+        j += 1
+        while j < n, head[j] == space || head[j] == tab { j += 1 }
+        let valueStart = j
+        var valueEnd = j
+        while j < n, head[j] != cr {
+            let byte = head[j]
+            guard byte >= space || byte == tab, byte != 0x7F else { return .other }
+            j += 1
+            if byte != space, byte != tab { valueEnd = j }
+        }
+        guard j + 1 < n, head[j + 1] == lf else { return .other }
+        i = j + 2
+        return .field(name: name, value: valueStart..<valueEnd)
+    }
+
+    /// Whether the blank line that must end `head` is at `i`, and nothing after it.
+    static func endedAt(_ head: UnsafeRawBufferPointer, _ i: Int) -> Bool {
+        i + 2 == head.count && head[i] == UInt8(ascii: "\r") && head[i + 1] == UInt8(ascii: "\n")
     }
 }

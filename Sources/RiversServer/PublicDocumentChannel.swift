@@ -207,7 +207,7 @@ struct PublicDocumentRequest: Equatable {
 
     /// `head` runs from the request line through the blank line that ends the fields.
     init?(head: UnsafeRawBufferPointer) {
-        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
         let n = head.count
         var i: Int
         if Self.has(head, at: 0, "GET ") {
@@ -234,30 +234,13 @@ struct PublicDocumentRequest: Equatable {
         i += 10
         var close = false, keepAliveAsked = false
         while true {
-            guard i + 1 < n else { return nil }
-            if head[i] == cr {
-                // The blank line: the head must end here.
-                guard head[i + 1] == lf, i + 2 == n else { return nil }
-                break
+            guard case .field(let nameRange, let valueRange) = HeadFieldLine.read(head, at: &i) else {
+                if HeadFieldLine.endedAt(head, i) { break }
+                return nil
             }
-            let nameStart = i
-            while i < n, Self.isTokenByte(head[i]) { i += 1 }
-            guard i > nameStart, i < n, head[i] == UInt8(ascii: ":") else { return nil }
-            let name = UnsafeRawBufferPointer(rebasing: head[nameStart..<i])
-            i += 1
-            while i < n, head[i] == space || head[i] == tab { i += 1 }
-            let valueStart = i
-            var valueEnd = i
-            while i < n, head[i] != cr {
-                let byte = head[i]
-                // Visible characters, spaces, tabs and obs-text; no control characters.
-                guard byte >= space || byte == tab, byte != 0x7F else { return nil }
-                i += 1
-                if byte != space, byte != tab { valueEnd = i }
-            }
-            guard i + 1 < n, head[i + 1] == lf else { return nil }
-            i += 2
-            let value = UnsafeRawBufferPointer(rebasing: head[valueStart..<valueEnd])
+            let name = UnsafeRawBufferPointer(rebasing: head[nameRange])
+            let value = UnsafeRawBufferPointer(rebasing: head[valueRange])
+            let valueStart = valueRange.lowerBound
             switch name.count {
             case 15 where Self.equalsLowercased(name, "accept-encoding"):
                 acceptEncoding = Self.appending(value, to: acceptEncoding)

@@ -111,18 +111,9 @@ struct PublicDocumentRequestTests {
             "GET /rivers/c/v12/rivers.json HTTP/1.0\r\nConnection: Keep-Alive ,close\r\nIf-None-Match: *\r\nIf-None-Match: W/\"x\"\r\n\r\n",
         ].map { Array($0.utf8) }
         let alphabet: [UInt8] = [13, 10, 32, 9, 58, 0, 44, 34, 47, 63, 37, 0x7F, 0xE9, 65, 97, 49]
-        var generator = SystemRandomNumberGenerator()
         var readHere = 0
         for round in 0..<6_000 {
-            var bytes = bases[round % bases.count]
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                let at = Int.random(in: 0..<bytes.count, using: &generator)
-                switch Int.random(in: 0..<3, using: &generator) {
-                case 0: bytes.insert(alphabet.randomElement(using: &generator)!, at: at)
-                case 1: bytes[at] = alphabet.randomElement(using: &generator)!
-                default: bytes.remove(at: at)
-                }
-            }
+            let bytes = RequestHeadBytes.damaged(bases[round % bases.count], with: alphabet)
             guard let length = RequestHeadBytes.headLength(ByteBuffer(bytes: bytes), searchingFrom: 0) else { continue }
             let head = Array(bytes[..<length])
             guard let ours = read(head) else { continue }
