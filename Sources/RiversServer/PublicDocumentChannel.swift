@@ -276,6 +276,7 @@ struct PublicDocumentRequest: Equatable {
         keepAlive = !close && (!isHTTP10 || keepAliveAsked)
     }
 
+    @inline(__always)
     static func has(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
         guard offset + count <= bytes.count else { return false }
@@ -283,6 +284,7 @@ struct PublicDocumentRequest: Equatable {
     }
 
     /// `name` is `lowercased` in any case (ASCII letters only).
+    @inline(__always)
     static func equalsLowercased(_ name: UnsafeRawBufferPointer, _ lowercased: StaticString) -> Bool {
         guard name.count == lowercased.utf8CodeUnitCount else { return false }
         var expected = lowercased.utf8Start
@@ -295,6 +297,7 @@ struct PublicDocumentRequest: Equatable {
     }
 
     /// tchar (RFC 9110 §5.6.2).
+    @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
