@@ -368,11 +368,19 @@ public struct Component: Sendable, Hashable {
         return .object(o)
     }
 
-    /// This component and every nested one, depth first, each with its pointer below `base`.
-    public func walk(at base: String, _ visit: (Component, String) -> Void) {
-        visit(self, base)
+    /// This component and every nested one, depth first, each with its place below `base` (the
+    /// pointer is made only when asked for: a check that finds nothing builds no strings).
+    public func walk(at base: String, _ visit: (Component, ComponentPlace) -> Void) {
+        var place = ComponentPlace(base: base, indices: [])
+        walk(place: &place, visit)
+    }
+
+    func walk(place: inout ComponentPlace, _ visit: (Component, ComponentPlace) -> Void) {
+        visit(self, place)
         for (i, child) in uiComponents.enumerated() {
-            child.walk(at: JSONPointer.join(JSONPointer.join(base, "ui_components"), i), visit)
+            place.indices.append(i)
+            child.walk(place: &place, visit)
+            place.indices.removeLast()
         }
     }
 
@@ -390,10 +398,35 @@ public struct Component: Sendable, Hashable {
 }
 
 extension Array where Element == Component {
-    /// Visits every component, nested ones included, with its pointer below `base`.
-    public func walk(at base: String, _ visit: (Component, String) -> Void) {
-        for (i, c) in enumerated() { c.walk(at: JSONPointer.join(base, i), visit) }
+    /// Visits every component, nested ones included, with its place below `base` (a list's pointer).
+    public func walk(at base: String, _ visit: (Component, ComponentPlace) -> Void) {
+        var place = ComponentPlace(base: base, indices: [0], listed: true)
+        for (i, c) in enumerated() {
+            place.indices[0] = i
+            c.walk(place: &place, visit)
+        }
     }
+}
+
+/// Where a component is: below `base`, the index in each list of `ui_components` on the way.
+public struct ComponentPlace: Sendable {
+    var base: String
+    var indices: [Int]
+    /// `base` is a list's pointer (the first index is in it), not a component's.
+    var listed = false
+
+    /// `/base/0/ui_components/2` for a listed place; `/base/ui_components/2` for a component's own.
+    public var pointer: String {
+        var pointer = base
+        for (k, index) in indices.enumerated() {
+            if k > 0 || !listed { pointer += "/ui_components" }
+            pointer += "/" + String(index)
+        }
+        return pointer
+    }
+
+    /// The pointer of one of the component's members.
+    public func pointer(_ member: String) -> String { JSONPointer.join(pointer, member) }
 }
 
 extension Component {

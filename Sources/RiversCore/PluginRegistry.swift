@@ -134,9 +134,9 @@ public struct PluginRegistry: Sendable {
     /// Everything about a screen that depends on the registry.
     public func check(_ screen: Screen) -> [FieldError] {
         var errors: [FieldError] = []
-        screen.uiComponents.walk(at: "/ui_components") { component, pointer in
+        screen.uiComponents.walk(at: "/ui_components") { component, place in
             if let manifest = plugins[component.componentType]?.current, manifest.isUIComponent {
-                errors += manifest.validateValues(.object(component.styles), section: "styles", pointerPrefix: pointer + "/styles")
+                errors += manifest.validateValues(.object(component.styles), section: "styles", pointerPrefix: place.pointer("styles"))
             }
         }
         if !Screen.builtInTypes.contains(screen.type) {

@@ -297,8 +297,21 @@ public enum References {
         return errors
     }
 
+    /// The same check on typed components (what a publish reads), with the same pointers and
+    /// messages; a pointer is made only for a problem.
     public static func checkCellStyles(_ components: [Component], family: Family?, familyId: String, familyPointer: String = "/family") -> [FieldError] {
-        checkCellStyles(json: .array(components.map(\.json)), family: family, familyId: familyId, familyPointer: familyPointer)
+        guard let family else {
+            return [FieldError(familyPointer, "no family \"\(familyId)\" in this app")]
+        }
+        var errors: [FieldError] = []
+        components.walk(at: "/ui_components") { component, place in
+            for (j, id) in component.cellStyles.enumerated() where family.cellStyle(id) == nil {
+                errors.append(FieldError(
+                    place.pointer("cell_styles") + "/\(j)",
+                    "no cell style \"\(id.prefix(100))\" in family \(family.id), which has \(family.cellStyles.count) cell styles"))
+            }
+        }
+        return errors
     }
 
     /// The parent and every target (components, nav items, hook screens) must be screens of the

@@ -1,6 +1,35 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PostgresNIO
 import RiversCore
+
+/// Each app's screens as its last publish (or check) read them, by row version (`PublishedScreens`):
+/// a publish reads from the database and parses only the screens changed since, and writes only
+/// their bytes. Bounded by an estimate of the memory the parsed screens take, least recently used
+/// app first out. Each process keeps its own; a miss only means reading again.
+final class PublishedScreensCache: Sendable {
+    private let entries: NIOLockedValueBox<LRUCache<String, PublishedScreens>>
+
+    /// A parsed screen takes several times its JSON text (as in `SavedScreenCache`).
+    static let weightPerByte = 8
+
+    init(budget: Int = 64 << 20) { entries = NIOLockedValueBox(LRUCache(budget: budget)) }
+
+    /// What is kept for the app, if it was read with the same plugins.
+    func screens(appId: String, stamp: String) -> PublishedScreens? {
+        entries.withLockedValue { $0.get(appId) }.flatMap { $0.stamp == stamp ? $0 : nil }
+    }
+
+    /// Keeps the app's screens; an app that would take more than a quarter of the budget is not
+    /// kept (one huge app must not push out everyone else's).
+    func keep(_ screens: PublishedScreens, appId: String) {
+        let weight = screens.textBytes * Self.weightPerByte + 1
+        entries.withLockedValue { entries in
+            guard weight <= entries.budget / 4 else { entries.remove(appId); return }
+            entries.insert(appId, screens, cost: weight)
+        }
+    }
+}
 
 extension Store {
     /// Everything of an app the document is made from, screens in display order.
@@ -8,6 +37,9 @@ extension Store {
         public var screens: [Screen]
         public var families: [String: Family]
         public var registry: PluginRegistry
+        /// The screens as read, by row version: the document is written from them.
+        var published: PublishedScreens
+        var keys: [String]
     }
 
     func content(appId: String, on connection: PostgresConnection) async throws -> AppContent {
@@ -17,21 +49,35 @@ extension Store {
         ).decode(String.self) {
             if let family = Family.read(try JSONValue.parse(Array(body.utf8)), problems: Problems()) { families[family.id] = family }
         }
-        var texts: [[UInt8]] = []
+        let (registry, stamp) = try await registryAndStamp(appId: appId, on: connection)
+        var published = publishedScreens.screens(appId: appId, stamp: stamp) ?? PublishedScreens(stamp: stamp)
+        // A row version's key changes with every write of the row (`xmin`: the transaction that
+        // wrote it; an id and a revision alone come back when a screen is removed and made again).
+        // Only the rows not kept are read whole.
+        var rows: [PublishedScreens.Row] = []
         var types: Set<String> = []
         var componentTypes: Set<String> = []
-        for try await (body, type, used) in try await connection.query(
+        for try await (key, body, type, used) in try await connection.query(
             """
-            SELECT (body || jsonb_build_object('home', home))::text, body->>'type',
-                   ARRAY(SELECT jsonb_path_query(body, '$.**.component_type') #>> '{}')
-            FROM screens WHERE app_id = \(appId)::uuid ORDER BY position
+            SELECT s.key,
+                   CASE WHEN s.key = ANY(\(published.keys)) THEN NULL ELSE (s.body || jsonb_build_object('home', s.home))::text END,
+                   CASE WHEN s.key = ANY(\(published.keys)) THEN NULL ELSE s.body->>'type' END,
+                   CASE WHEN s.key = ANY(\(published.keys)) THEN NULL
+                        ELSE ARRAY(SELECT jsonb_path_query(s.body, '$.**.component_type') #>> '{}') END
+            FROM (SELECT id::text || ':' || revision || ':' || xmin::text AS key, body, home, position
+                  FROM screens WHERE app_id = \(appId)::uuid) AS s
+            ORDER BY s.position
             """, logger: logger
-        ).decode((String, String, [String]).self) {
-            texts.append(Array(body.utf8))
-            types.insert(type)
-            componentTypes.formUnion(used)
+        ).decode((String, String?, String?, [String]?).self) {
+            rows.append(PublishedScreens.Row(key: key, text: body.map { Array($0.utf8) }))
+            if let type { types.insert(type) }
+            if let used { componentTypes.formUnion(used) }
         }
-        let registry = try await registry(appId: appId, on: connection)
+        for row in rows where row.text == nil {
+            guard let entry = published.entries[row.key] else { continue }
+            types.insert(entry.screen.type)
+            componentTypes.formUnion(entry.componentTypes)
+        }
         // Stored screens were valid when written. Their types are read as they are (a plugin may be
         // gone since); the publish check says which ones no longer have one.
         var options = registry.readOptions
@@ -43,13 +89,21 @@ extension Store {
             known[t] = ComponentType(id: t, name: t, axis: .vertical, needsDataSource: false, holdsChildren: false, description: "unregistered")
         }
         options.catalog = ComponentCatalog(Array(known.values))
-        var screens: [Screen] = []
-        for result in await StoredScreens.read(texts, options: options) {
-            switch result {
-            case .success(let screen): screens.append(screen)
-            case .failure(let failure): throw StoreError.invalid(failure.errors)
-            }
+        switch await published.read(rows, options: options) {
+        case .success(let screens):
+            publishedScreens.keep(published, appId: appId)
+            return AppContent(screens: screens, families: families, registry: registry, published: published, keys: rows.map(\.key))
+        case .failure(let failure):
+            throw StoreError.invalid(failure.errors)
         }
-        return AppContent(screens: screens, families: families, registry: registry)
+    }
+
+    /// The document of `content`, reusing the bytes of screens written by an earlier one; the
+    /// bytes written now are kept for the next.
+    func makeDocument(_ content: AppContent, appId: String) async -> [UInt8] {
+        var published = content.published
+        let bytes = await published.document(keys: content.keys, screenPlugins: content.registry.screenPluginInfo)
+        publishedScreens.keep(published, appId: appId)
+        return bytes
     }
 }

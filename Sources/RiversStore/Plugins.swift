@@ -43,12 +43,17 @@ extension Store {
 
     /// Every plugin of an app with all its versions, parsed once per change of the app's plugins.
     func registry(appId: String, on connection: PostgresConnection) async throws -> PluginRegistry {
+        try await registryAndStamp(appId: appId, on: connection).registry
+    }
+
+    /// The registry, and the stamp that changes with every change of the app's plugins.
+    func registryAndStamp(appId: String, on connection: PostgresConnection) async throws -> (registry: PluginRegistry, stamp: String) {
         // Every change to an app's plugins adds, removes or bumps a row's revision and updated_at.
         var stamp = ""
         for try await text in try await connection.query(
             "SELECT \(unescaped: Self.pluginStamp) FROM (SELECT \(appId)::uuid AS app_id) AS given", logger: logger
         ).decode(String.self) { stamp = text }
-        if let cached = registries.registry(appId: appId, stamp: stamp) { return cached }
+        if let cached = registries.registry(appId: appId, stamp: stamp) { return (cached, stamp) }
 
         let rows = try await connection.query(
             """
@@ -70,7 +75,7 @@ extension Store {
         }
         let registry = PluginRegistry(plugins.filter { $0.value.versions[$0.value.currentVersion] != nil })
         registries.store(registry, appId: appId, stamp: stamp)
-        return registry
+        return (registry, stamp)
     }
 
     public func registry(appId: String) async throws -> PluginRegistry {

@@ -98,6 +98,7 @@ public struct Store: Sendable {
     let registries = RegistryCache()
     let tokens = TokenCache()
     let savedScreens = SavedScreenCache()
+    let publishedScreens = PublishedScreensCache()
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client

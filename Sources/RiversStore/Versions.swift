@@ -118,7 +118,7 @@ extension Store {
     /// The document as it would be published now: the bytes a publish would store.
     public func draftDocument(appId: String) async throws -> [UInt8] {
         try await client.reading { connection in
-            makeDocument(try await self.content(appId: appId, on: connection), appId: appId)
+            await makeDocument(try await self.content(appId: appId, on: connection), appId: appId)
         }
     }
 
@@ -128,12 +128,8 @@ extension Store {
         try await client.reading { connection in
             let content = try await self.content(appId: appId, on: connection)
             let problems = self.checkProblems(content, appId: appId)
-            return (problems, problems.isEmpty ? self.makeDocument(content, appId: appId) : nil)
+            return (problems, problems.isEmpty ? await self.makeDocument(content, appId: appId) : nil)
         }
-    }
-
-    func makeDocument(_ content: AppContent, appId: String) -> [UInt8] {
-        RiversDocument.bytes(screens: content.screens, screenPlugins: content.registry.screenPluginInfo)
     }
 
     func checkProblems(_ content: AppContent, appId: String) -> [FieldError] {
@@ -157,7 +153,7 @@ extension Store {
             let content = try await self.content(appId: appId, on: connection)
             let problems = checkProblems(content, appId: appId)
             if !problems.isEmpty { throw StoreError.invalid(problems) }
-            let bytes = makeDocument(content, appId: appId)
+            let bytes = await makeDocument(content, appId: appId)
             return try await storeVersion(appId: appId, bytes: bytes, note: note, publishedBy: publishedBy, rollbackOf: nil, channel: channel, on: connection)
         }
     }
@@ -181,24 +177,26 @@ extension Store {
         on connection: PostgresConnection
     ) async throws -> PublishOutcome {
         let sha = sha256Hex(bytes)
-        let pointed = try await connection.query(
+        // Hashes are compared without reading documents; a whole version is read only when it is
+        // the answer.
+        var pointed: (number: Int, sha256: String)?
+        for try await row in try await connection.query(
             """
-            SELECT v.number, v.sha256, v.document, v.gzip, v.published_by, v.note, v.rollback_of, v.created_at
-            FROM versions v JOIN channels c ON c.app_id = v.app_id AND c.version = v.number
+            SELECT v.number, v.sha256 FROM versions v JOIN channels c ON c.app_id = v.app_id AND c.version = v.number
             WHERE c.app_id = \(appId)::uuid AND c.name = \(channel)
-            """, logger: logger)
-        if let current = try await Self.versions(from: pointed).first, current.sha256 == sha {
+            """, logger: logger
+        ).decode((Int, String).self) { pointed = row }
+        if let pointed, pointed.sha256 == sha, let current = try await version(appId: appId, number: pointed.number, on: connection) {
             return .unchanged(current)
         }
         // The newest version holds these bytes already (published to another channel): the
         // channel moves to it and no version is added. A rollback always adds one.
         if rollbackOf == nil {
-            let newest = try await connection.query(
-                """
-                SELECT number, sha256, document, gzip, published_by, note, rollback_of, created_at
-                FROM versions WHERE app_id = \(appId)::uuid ORDER BY number DESC LIMIT 1
-                """, logger: logger)
-            if var existing = try await Self.versions(from: newest).first, existing.sha256 == sha {
+            var newest: (number: Int, sha256: String)?
+            for try await row in try await connection.query(
+                "SELECT number, sha256 FROM versions WHERE app_id = \(appId)::uuid ORDER BY number DESC LIMIT 1", logger: logger
+            ).decode((Int, String).self) { newest = row }
+            if let newest, newest.sha256 == sha, var existing = try await version(appId: appId, number: newest.number, on: connection) {
                 _ = try await moveChannel(
                     appId: appId, name: channel, to: existing.number, precondition: .none, movedBy: publishedBy, note: note, cause: .publish,
                     on: connection)

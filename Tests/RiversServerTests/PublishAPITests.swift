@@ -378,3 +378,40 @@ struct PublishAPITests {
         }
     }
 }
+
+/// Issue 26: a publish reads and writes again only the screens changed since the last one (the
+/// store keeps the others by row version); what it serves is always the draft as it is now.
+@Suite("Incremental publishing")
+struct IncrementalPublishTests {
+    @Test("every change reaches the document: a saved screen, a removed one, and a screen made again with its id and revision 1")
+    func changesReachTheDocument() async throws {
+        try await withAPI { api in
+            let (homeId, showId) = try await buildPublishableApp(api)
+            #expect(try await api.request(.post, "publish").status == .created)
+            func names() async throws -> [String] {
+                let served = try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false)
+                return (served.json.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+            }
+            #expect(try await names() == ["Home", "Show"])
+            // One screen saved: it changes; the other is as it was.
+            #expect(try await api.request(.patch, "screens/\(showId)", json: ["name": "Episode"], headers: [.ifMatch: "*"]).status == .ok)
+            #expect(try await api.request(.post, "publish").status == .created)
+            #expect(try await names() == ["Home", "Episode"])
+            // The draft replaced by a document with the same ids (revision 1 again, other content):
+            // the screens kept from before must not be taken for these.
+            var document = try #require(try await api.request(.get, "versions/1")["document"]?.arrayValue)
+            guard case .object(var home) = document[0] else { Issue.record("no home"); return }
+            home["name"] = "Start"
+            document[0] = .object(home)
+            #expect(try await api.request(.put, "draft.json", json: .array(document)).status == .ok)
+            let screens = try await api.request(.get, "screens")["items"]?.arrayValue ?? []
+            #expect(screens.first { $0["id"]?.stringValue == homeId }?["revision"] == 1, "the screen was made again at revision 1")
+            #expect(try await api.request(.post, "publish").status == .created)
+            #expect(try await names() == ["Start", "Show"])
+            // What a publish stores is what a whole reading makes: the draft.json of a fresh reading.
+            let draft = try await api.request(.get, "draft.json")
+            let served = try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false)
+            #expect(draft.json == served.json)
+        }
+    }
+}

@@ -71,12 +71,12 @@ public enum PublishCheck {
             }
 
             // Components: known types and targets (data sources are warnings: see `warnings`).
-            screen.uiComponents.walk(at: JSONPointer.join(p, "ui_components")) { component, pointer in
+            screen.uiComponents.walk(at: JSONPointer.join(p, "ui_components")) { component, place in
                 if catalog.types[component.componentType] == nil {
-                    errors.append(FieldError(JSONPointer.join(pointer, "component_type"), "unknown component type \"\(component.componentType)\""))
+                    errors.append(FieldError(place.pointer("component_type"), "unknown component type \"\(component.componentType)\""))
                 }
                 if let target = component.data?.target, !target.isEmpty, !exists(target) {
-                    errors.append(FieldError(JSONPointer.join(JSONPointer.join(pointer, "data"), "target"), "no screen \(target) in this app"))
+                    errors.append(FieldError(place.pointer("data") + "/target", "no screen \(target) in this app"))
                 }
             }
 
@@ -128,8 +128,8 @@ public enum PublishCheck {
         var warnings: [FieldError] = []
         let known = Set(knownDataSourceTypes).union(plugins)
         for screen in screens {
-            screen.uiComponents.walk(at: JSONPointer.join(base(screen), "ui_components")) { component, pointer in
-                let dataPointer = JSONPointer.join(pointer, "data")
+            screen.uiComponents.walk(at: JSONPointer.join(base(screen), "ui_components")) { component, place in
+                var dataPointer: String { place.pointer("data") }
                 if !screen.connected, let type = catalog.types[component.componentType], type.needsDataSource,
                    !(component.data?.hasSource ?? false) {
                     warnings.append(FieldError(dataPointer, "a \(type.id) on a root screen has no data source (source and type): it shows no items until it has one"))
@@ -140,7 +140,7 @@ public enum PublishCheck {
                         "\"\(type.prefix(100))\" is not a data source type clients know, so they show nothing for it; known: \(knownDataSourceTypes.listed()) or a data-source plugin"))
                 }
                 for key in component.rules.keys.sorted() where !knownRules.contains(key) {
-                    warnings.append(FieldError(JSONPointer.join(JSONPointer.join(pointer, "rules"), key), "is published as it is: no client Rivers knows reads this rule"))
+                    warnings.append(FieldError(JSONPointer.join(place.pointer("rules"), key), "is published as it is: no client Rivers knows reads this rule"))
                 }
             }
         }

@@ -15,6 +15,27 @@ extension RiversDocument {
         return out
     }
 
+    /// One screen's object, as `bytes(screens:…)` writes it (what `PublishedScreens` keeps).
+    public static func fragment(_ screen: Screen, screenPlugins: [String: ScreenPluginInfo]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
+        writeScreen(screen, screenPlugins: screenPlugins, to: &out)
+        return out
+    }
+
+    /// The document of screens written already, in order.
+    public static func bytes(fragments: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(fragments.reduce(2) { $0 + $1.count + 1 })
+        out.append(UInt8(ascii: "["))
+        for (i, fragment) in fragments.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: fragment)
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
     @inline(__always)
     static func key(_ name: StaticString, first: Bool = false, _ out: inout [UInt8]) {
         if !first { out.append(UInt8(ascii: ",")) }
