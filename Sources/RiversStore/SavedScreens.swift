@@ -34,9 +34,11 @@ final class SavedScreenCache: Sendable {
         var appId: String
         var screenId: String
     }
+    /// The row versions read: revision and `xmin` (which changes with every write of a row, also
+    /// when a screen or family is removed and made again with its id at revision 1).
     struct Stamp: Equatable {
-        var screen: Int
-        var family: Int?
+        var screen: String
+        var family: String?
         var plugins: String
     }
     private struct Entry {
@@ -82,13 +84,13 @@ extension Store {
             var current: SavedScreenCache.Stamp?
             for try await (screen, family, plugins) in try await connection.query(
                 """
-                SELECT s.revision, f.revision, \(unescaped: Self.pluginStamp)
+                SELECT s.revision || ':' || s.xmin::text, f.revision || ':' || f.xmin::text, \(unescaped: Self.pluginStamp)
                 FROM (SELECT \(appId)::uuid AS app_id) AS given
                 JOIN screens s ON s.app_id = given.app_id
                 LEFT JOIN families f ON f.app_id = given.app_id AND f.id = s.body->>'family'
                 WHERE s.id = \(id)::uuid
                 """, logger: logger
-            ).decode((Int, Int?, String).self) {
+            ).decode((String, String?, String).self) {
                 current = SavedScreenCache.Stamp(screen: screen, family: family, plugins: plugins)
             }
             guard let current else { throw StoreError.notFound("no screen \(id) in this app") }

@@ -63,6 +63,20 @@ struct PreviewAPITests {
             #expect(try await items().count == 5)
             #expect(api.store.savedScreens.count == 1, "kept for the next preview")
 
+            // Removed and made again with its id (a version restored into the draft): revision 1
+            // again, with other content; the preview follows.
+            let draft = try await api.request(.get, "draft.json")
+            guard case .array(var screens) = draft.json, case .object(var home) = screens.first,
+                case .array(var components) = home["ui_components"], case .object(var first) = components.first
+            else { Issue.record("no draft"); return }
+            first["rules"] = ["item_limit": "4"]
+            components[0] = .object(first)
+            home["ui_components"] = .array(components)
+            screens[0] = .object(home)
+            #expect(try await api.request(.put, "draft.json", json: .array(screens)).status == .ok)
+            #expect(try await api.request(.get, "screens/\(id)")["revision"] == 1)
+            #expect(try await items().count == 4, "the preview kept from before the screen was made again")
+
             // A merge patch replaces the array: the component is sent whole.
             var component = try #require(screen["ui_components"]?.arrayValue?.first?.objectValue)
             component["rules"] = ["item_limit": 3]
@@ -85,13 +99,13 @@ struct PreviewAPITests {
             // The cache is bounded by an estimate of the memory its screens take.
             let saved = try await api.store.savedScreen(appId: api.app.id, id: id)
             let small = SavedScreenCache(budget: 1_000)
-            let stamp = SavedScreenCache.Stamp(screen: 1, family: 1, plugins: "")
+            let stamp = SavedScreenCache.Stamp(screen: "1:1", family: "1:1", plugins: "")
             small.keep(saved, for: .init(appId: "a", screenId: "big"), at: stamp, textBytes: 100)
             #expect(small.count == 0, "one screen may take a quarter of the budget at most")
             for n in 0..<4 { small.keep(saved, for: .init(appId: "a", screenId: "\(n)"), at: stamp, textBytes: 30) }
             #expect(small.count == 4, "4 × 240 of 1000")
             #expect(small.value(for: .init(appId: "a", screenId: "0"), at: stamp) != nil)
-            #expect(small.value(for: .init(appId: "a", screenId: "0"), at: .init(screen: 2, family: 1, plugins: "")) == nil, "another revision")
+            #expect(small.value(for: .init(appId: "a", screenId: "0"), at: .init(screen: "2:1", family: "1:1", plugins: "")) == nil, "another revision")
             small.keep(saved, for: .init(appId: "a", screenId: "4"), at: stamp, textBytes: 30)
             #expect(small.count == 4, "past the budget the least recently used goes")
             #expect(small.value(for: .init(appId: "a", screenId: "1"), at: stamp) == nil, "1 was used least lately")
