@@ -102,11 +102,17 @@ public struct Family: Sendable, Hashable {
     /// lengths are equal).
     public var availableWidth: Double { referenceSize.width - insets.left.value - insets.right.value }
 
+    /// The family's width rule, written once for the server (the layout engine uses it at any
+    /// scale): `n` columns share the line between the insets, `spacing` between two of them.
+    public static func columnWidth(lineWidth: Double, spacing: Double, columns n: Int) -> Double {
+        (lineWidth - Double(n - 1) * spacing) / Double(n)
+    }
+
     /// The width of a cell of `style` at the reference size:
     /// `columns: n` gives `(W − left − right − (n−1)·spacing) / n`.
     public func width(of style: CellStyle) -> Double {
         switch style.width {
-        case .columns(let n): (availableWidth - Double(n - 1) * interitemSpacing.value) / Double(n)
+        case .columns(let n): Self.columnWidth(lineWidth: availableWidth, spacing: interitemSpacing.value, columns: n)
         case .points(let w): w.value
         }
     }

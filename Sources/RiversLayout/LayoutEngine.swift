@@ -338,7 +338,7 @@ struct Builder {
                     warn(index, "cell style \(style.id): \(n) columns; using 1")
                     n = 1
                 }
-                w = (width - mt.left - mt.right - Double(n - 1) * mt.spacing) / Double(n)
+                w = Family.columnWidth(lineWidth: width - mt.left - mt.right, spacing: mt.spacing, columns: n)
                 if w < 0 {
                     warn(index, "cell style \(style.id): \(n) columns do not fit in \(fmt(available)) points; width 0")
                     w = 0

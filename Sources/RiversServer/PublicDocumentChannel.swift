@@ -88,7 +88,10 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        connectionGuard.onResponseEnd = { [weak self] in self?.responseEnded() }
+        // Held strongly, and let go when the handler is removed (every handler is, when its
+        // channel closes): a weak reference would give the handler a side table, which makes
+        // every retain and release of it on the public path take the slow way (a profile showed 5%).
+        connectionGuard.onResponseEnd = { self.responseEnded() }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
