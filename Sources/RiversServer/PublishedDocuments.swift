@@ -245,11 +245,11 @@ public final class PublishedDocuments: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
-    let store: any VersionRepository
+    let store: any PublishedDocumentSource
     /// The default budget of the document caches: 128 MiB.
     public static let defaultCacheBytes = 128 * 1024 * 1024
 
-    public init(store: any VersionRepository, cacheBytes: Int = PublishedDocuments.defaultCacheBytes) {
+    public init(store: any PublishedDocumentSource, cacheBytes: Int = PublishedDocuments.defaultCacheBytes) {
         self.store = store
         let total = max(0, cacheBytes)
         self.state = NIOLockedValueBox(State(current: DocumentCache(budget: total - total / 8), older: DocumentCache(budget: total / 8)))

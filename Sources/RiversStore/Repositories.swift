@@ -64,8 +64,19 @@ public protocol PluginRepository: Sendable {
     func deletePlugin(appId: String, identifier: String, precondition: RevisionPrecondition) async throws
 }
 
-/// Published versions: the publish check, publishing, rollback, import, and what the public URLs serve.
-public protocol VersionRepository: Sendable {
+/// What the public URLs read: the published index and documents, never a draft. Apart from
+/// `VersionRepository` so that the public path can run on an in-memory source
+/// (`InMemoryPublishedVersions`) in the fast tier's tests.
+public protocol PublishedDocumentSource: Sendable {
+    func publishedIndex() async throws -> [PublishedIndexEntry]
+    func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry?
+    func currentDocument(slug: String) async throws -> PublishedVersion?
+    func document(slug: String, number: Int) async throws -> PublishedVersion?
+}
+
+/// Published versions: the publish check, publishing, rollback, import, and (as a
+/// `PublishedDocumentSource`) what the public URLs serve.
+public protocol VersionRepository: PublishedDocumentSource {
     func problems(appId: String) async throws -> PublishReport
     func draftDocument(appId: String) async throws -> [UInt8]
     /// The draft checked like a publish: its problems, and its bytes when there are none.
@@ -75,10 +86,6 @@ public protocol VersionRepository: Sendable {
     func version(appId: String, number: Int) async throws -> PublishedVersion
     func currentVersion(appId: String) async throws -> PublishedVersion?
     func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int)
-    func publishedIndex() async throws -> [PublishedIndexEntry]
-    func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry?
-    func currentDocument(slug: String) async throws -> PublishedVersion?
-    func document(slug: String, number: Int) async throws -> PublishedVersion?
     func importDocument(appId: String, json: JSONValue, replacing: Bool) async throws -> Store.ImportResult
 }
 

@@ -59,78 +59,6 @@ struct DocumentCacheTests {
         #expect(cache.get(key("a", 3)) == nil)
     }
 
-    /// The index is read without documents; a document is read once, when first asked for, and
-    /// a new version published elsewhere is seen at the next index check.
-    @Test func theIndexSaysWhatIsCurrentAndDocumentsAreReadOnDemand() async throws {
-        try await withAPI { api in
-            try await api.create("families", phoneFamily)
-            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
-            #expect(try await api.request(.post, "publish").status == .created)
-
-            let store = Store(client: try await TestDatabase.client(), logger: testLogger)
-            let documents = PublishedDocuments(store: store, cacheBytes: 1 << 20)
-            #expect(!documents.isLoaded)
-            try await documents.reloadAll()
-            #expect(documents.isLoaded)
-            #expect(documents.cacheUsage.count == 0, "the index holds no documents")
-            let slug = api.app.slug
-            #expect(!documents.canServe(slug: slug, number: nil), "known, but not in memory yet")
-            #expect(documents.canServe(slug: "nothing-published-here", number: nil), "a 404 needs no database")
-            let first = try #require(try await documents.document(slug: slug, number: nil))
-            #expect(first.number == 1)
-            #expect(documents.canServe(slug: slug, number: nil))
-            #expect(documents.cacheUsage.count == 1)
-            #expect(try await documents.document(slug: "nothing-published-here", number: nil) == nil)
-
-            // Version 2 is published through the API (another process, for these documents).
-            _ = try await api.request(.patch, "screens/\(try await api.request(.get, "screens")["items"]!.arrayValue![0]["id"]!.stringValue!)", json: ["name": "Home 2"])
-            #expect(try await api.request(.post, "publish").status == .created)
-            #expect(try await documents.document(slug: slug, number: nil)?.number == 1, "until the index is checked")
-            try await documents.reloadAll()
-            #expect(try await documents.document(slug: slug, number: nil)?.number == 2)
-
-            // A notification refreshes one app; its previous document was hot, so the new one is
-            // read at once and stays served from memory.
-            _ = try await api.request(.patch, "screens/\(try await api.request(.get, "screens")["items"]!.arrayValue![0]["id"]!.stringValue!)", json: ["name": "Home 3"])
-            #expect(try await api.request(.post, "publish").status == .created)
-            try await documents.refresh(slug: slug)
-            #expect(documents.hasVersion(slug: slug, number: 3))
-            #expect(try await documents.document(slug: slug, number: nil)?.number == 3)
-        }
-    }
-
-    @Test("many requests for a document not in memory at once: one database read, whose answer they all get")
-    func concurrentMissesShareOneRead() async throws {
-        try await withAPI { api in
-            try await api.create("families", phoneFamily)
-            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")]))
-            #expect(try await api.request(.post, "publish").status == .created)
-            let versions = SlowVersions(store: Store(client: try await TestDatabase.client(), logger: testLogger))
-            let documents = PublishedDocuments(store: versions, cacheBytes: 1 << 20)
-            try await documents.reloadAll()
-            let slug = api.app.slug
-
-            let numbers = try await withThrowingTaskGroup(of: Int?.self) { group in
-                for _ in 0..<20 { group.addTask { try await documents.document(slug: slug, number: nil)?.number } }
-                return try await group.reduce(into: [Int?]()) { $0.append($1) }
-            }
-            #expect(numbers == Array(repeating: 1, count: 20))
-            #expect(versions.reads.withLockedValue { $0 } == 1)
-            #expect(documents.readsUnderWay == 0, "nothing left behind")
-
-            // Before the index is loaded the current document is asked of the database: once
-            // too; and a client that goes away does not take the read from the one waiting with it.
-            let cold = PublishedDocuments(store: versions, cacheBytes: 1 << 20)
-            versions.reads.withLockedValue { $0 = 0 }
-            let leaving = Task { try await cold.document(slug: slug, number: nil)?.number }
-            try await Task.sleep(for: .milliseconds(50))
-            let staying = Task { try await cold.document(slug: slug, number: nil)?.number }
-            leaving.cancel()
-            #expect(try await staying.value == 1)
-            #expect(versions.reads.withLockedValue { $0 } == 1)
-        }
-    }
-
     /// While the database is away, a document in the cache is served and one that is not answers
     /// 503 at once (it would need the database), never a wait or a 500.
     @Test func whileTheDatabaseIsAwayCachedDocumentsAreServedAndColdOnesAre503() async throws {
@@ -245,39 +173,23 @@ struct DocumentCacheTests {
     }
 }
 
-/// The store, with its document reads counted and slowed down so that requests overlap.
-final class SlowVersions: VersionRepository {
-    let store: Store
+/// A source of published documents with its document reads counted and slowed down so that
+/// requests overlap.
+final class SlowVersions: PublishedDocumentSource {
+    let source: any PublishedDocumentSource
     let reads = NIOLockedValueBox(0)
-    init(store: Store) { self.store = store }
+    init(source: any PublishedDocumentSource) { self.source = source }
 
     func document(slug: String, number: Int) async throws -> PublishedVersion? {
         reads.withLockedValue { $0 += 1 }
         try await Task.sleep(for: .milliseconds(200))
-        return try await store.document(slug: slug, number: number)
+        return try await source.document(slug: slug, number: number)
     }
     func currentDocument(slug: String) async throws -> PublishedVersion? {
         reads.withLockedValue { $0 += 1 }
         try await Task.sleep(for: .milliseconds(200))
-        return try await store.currentDocument(slug: slug)
+        return try await source.currentDocument(slug: slug)
     }
-    func problems(appId: String) async throws -> PublishReport { try await store.problems(appId: appId) }
-    func draftDocument(appId: String) async throws -> [UInt8] { try await store.draftDocument(appId: appId) }
-    func checkedDraft(appId: String) async throws -> (problems: [FieldError], document: [UInt8]?) { try await store.checkedDraft(appId: appId) }
-    func publish(appId: String, note: String, publishedBy: String, channel: String) async throws -> PublishOutcome {
-        try await store.publish(appId: appId, note: note, publishedBy: publishedBy)
-    }
-    func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome {
-        try await store.rollback(appId: appId, to: number, publishedBy: publishedBy, note: note)
-    }
-    func version(appId: String, number: Int) async throws -> PublishedVersion { try await store.version(appId: appId, number: number) }
-    func currentVersion(appId: String) async throws -> PublishedVersion? { try await store.currentVersion(appId: appId) }
-    func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int) {
-        try await store.listVersions(appId: appId, limit: limit, offset: offset)
-    }
-    func publishedIndex() async throws -> [PublishedIndexEntry] { try await store.publishedIndex() }
-    func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry? { try await store.publishedIndexEntry(slug: slug) }
-    func importDocument(appId: String, json: JSONValue, replacing: Bool) async throws -> Store.ImportResult {
-        try await store.importDocument(appId: appId, json: json, replacing: replacing)
-    }
+    func publishedIndex() async throws -> [PublishedIndexEntry] { try await source.publishedIndex() }
+    func publishedIndexEntry(slug: String) async throws -> PublishedIndexEntry? { try await source.publishedIndexEntry(slug: slug) }
 }

@@ -139,8 +139,8 @@ class MembersView {
         h('th', { scope: 'row', text: inv.email }),
         h('td', {}, h('span', { class: `badge role-${inv.role}`, text: inv.role })),
         h('td', { text: inv.created_by || '–' }),
-        h('td', { class: 'nowrap', text: formatDate(inv.created_at) }),
-        h('td', { class: 'nowrap', text: formatDate(inv.expires_at) }),
+        h('td', { class: 'when', text: formatDate(inv.created_at) }),
+        h('td', { class: 'when', text: formatDate(inv.expires_at) }),
         h('td', {}, h('button', {
           type: 'button', class: 'button small danger', 'aria-label': `Revoke the invitation of ${inv.email}`, text: 'Revoke', onclick: () => this.revoke(inv),
         })))))));

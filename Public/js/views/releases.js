@@ -727,7 +727,7 @@ class ReleasesView {
       h('caption', { class: 'visually-hidden', text: 'Scheduled promotions, pending first' }),
       h('thead', {}, h('tr', {}, ['When', 'Promotes', 'State', 'Scheduled by', admin ? '' : null].filter((t) => t !== null).map((t) => h('th', { scope: 'col', text: t })))),
       h('tbody', {}, this.schedules.map((s) => h('tr', { 'data-schedule-id': s.id, 'data-state': s.state },
-        h('th', { scope: 'row', class: 'nowrap', text: formatDate(s.at) }),
+        h('th', { scope: 'row', class: 'when', text: formatDate(s.at) }),
         h('td', {}, h('strong', { text: s.channel }), ` to version ${s.version}`),
         h('td', {},
           h('span', { class: `badge schedule-${s.state}`, text: s.state }),
@@ -872,9 +872,9 @@ class ReleasesView {
       h('tbody', {}, this.links.map((link) => h('tr', { 'data-preview-link-id': link.id, 'data-name': link.name },
         h('th', { scope: 'row', text: link.name }),
         h('td', { text: link.created_by || '–' }),
-        h('td', { class: 'nowrap', text: formatDate(link.created_at) }),
-        h('td', { class: 'nowrap' }, formatDate(link.expires_at), link.expired ? h('span', { class: 'badge expired', text: 'expired' }) : null),
-        h('td', { class: 'nowrap', text: link.last_used_at ? formatDate(link.last_used_at) : 'never' }),
+        h('td', { class: 'when', text: formatDate(link.created_at) }),
+        h('td', { class: 'when' }, formatDate(link.expires_at), link.expired ? h('span', { class: 'badge expired', text: 'expired' }) : null),
+        h('td', { class: 'when', text: link.last_used_at ? formatDate(link.last_used_at) : 'never' }),
         h('td', {}, editor ? h('button', {
           type: 'button', class: 'button small danger', 'aria-label': `Revoke preview link ${link.name}`, text: 'Revoke', onclick: () => this.revoke(link),
         }) : null))))));

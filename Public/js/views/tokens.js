@@ -88,9 +88,9 @@ class TokensView {
           h('th', { scope: 'row', text: t.name }),
           h('td', {}, h('span', { class: `badge role-${t.role}`, text: t.role })),
           h('td', { text: t.created_by || '–' }),
-          h('td', { class: 'nowrap', text: formatDate(t.created_at) }),
-          h('td', { class: 'nowrap' }, t.expires_at ? formatDate(t.expires_at) : 'never', expired ? h('span', { class: 'badge expired', text: 'expired' }) : null),
-          h('td', { class: 'nowrap', text: t.last_used_at ? formatDate(t.last_used_at) : 'never' }),
+          h('td', { class: 'when', text: formatDate(t.created_at) }),
+          h('td', { class: 'when' }, t.expires_at ? formatDate(t.expires_at) : 'never', expired ? h('span', { class: 'badge expired', text: 'expired' }) : null),
+          h('td', { class: 'when', text: t.last_used_at ? formatDate(t.last_used_at) : 'never' }),
           h('td', {}, h('button', {
             type: 'button', class: 'button small danger', 'aria-label': `Revoke token ${t.name}`, text: 'Revoke', onclick: () => this.revoke(t),
           })));

@@ -155,7 +155,7 @@ class WebhooksView {
         h('td', {}, h('span', { class: `badge state-${d.state}`, text: stateText(d) })),
         h('td', { text: String(d.attempts) }),
         h('td', { text: lastAnswer(d) }),
-        h('td', { class: 'nowrap', text: formatDate(d.created_at) }),
+        h('td', { class: 'when', text: formatDate(d.created_at) }),
         h('td', {}, admin ? h('button', {
           type: 'button', class: 'button small', text: 'Send again', 'aria-label': `Send ${EVENT_NAMES[d.event] || d.event} again`, onclick: () => this.redeliver(hook, d),
         }) : null)))));
