@@ -884,7 +884,9 @@ extension Store {
     }
 
     /// Archives an app: nothing is removed, but its API and tokens stop answering and its public
-    /// URLs answer 410 Gone until an instance admin restores it.
+    /// URLs answer 410 Gone until an instance admin restores it. Its pending schedules are
+    /// cancelled (audited): a promotion planned for an app that was then archived must not fire
+    /// the moment the app is restored, possibly weeks late.
     public func archiveApp(appId: String) async throws {
         try await setArchived(appId: appId, archived: true)
     }
@@ -907,6 +909,11 @@ extension Store {
                 """, logger: self.logger
             ).decode(String.self) { slug = s }
             guard let slug else { return false }
+            if archived {
+                try await connection.query(
+                    "UPDATE schedules SET cancelled_at = now() WHERE app_id = \(appId)::uuid AND fired_at IS NULL AND cancelled_at IS NULL",
+                    logger: self.logger)
+            }
             try await connection.query("SELECT pg_notify(\(publishedChannel), \(slug))", logger: self.logger)
             return true
         }

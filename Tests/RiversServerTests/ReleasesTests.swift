@@ -223,6 +223,27 @@ struct ReleasesTests {
         }
     }
 
+    @Test("archiving an app cancels its pending schedules: restored, it fires nothing it was planned to before")
+    func archivingCancelsSchedules() async throws {
+        try await withAPI { api in
+            _ = try await twoVersions(api)
+            let pending = try await api.request(.post, "schedules", json: ["channel": "production", "version": 1, "at": .string(Timestamp.format(Date().addingTimeInterval(1)))])
+            let id = try #require(pending["id"]?.stringValue)
+            try await api.store.archiveApp(appId: api.app.id)
+            try await Task.sleep(for: .milliseconds(1200))
+            #expect(try await api.store.restoreApp(api.app.id) != nil)
+            var fired: [FiredSchedule] = []
+            while let f = try await api.store.fireDueSchedule() { fired.append(f) }
+            #expect(!fired.contains { $0.schedule.id == id }, "a schedule of an archived app fired after its restore")
+            let list = try await api.request(.get, "schedules")
+            let mine = (list["items"]?.arrayValue ?? []).first { $0["id"]?.stringValue == id }
+            #expect(mine?["state"] == "cancelled", "\(list.text)")
+            #expect(version(try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false)) == "2")
+            let audit = try await api.request(.get, "audit?kind=schedule")
+            #expect((audit["items"]?.arrayValue ?? []).contains { $0["action"] == "cancel" && $0["resource_id"]?.stringValue == id }, "\(audit.text)")
+        }
+    }
+
     @Test("exactly once: many firers at once fire each due schedule one time")
     func exactlyOnce() async throws {
         try await withAPI { api in
