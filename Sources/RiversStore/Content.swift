@@ -60,12 +60,12 @@ extension Store {
         for try await (key, body, type, used) in try await connection.query(
             """
             SELECT s.key,
-                   CASE WHEN s.key = ANY(\(published.keys)) THEN NULL ELSE (s.body || jsonb_build_object('home', s.home))::text END,
-                   CASE WHEN s.key = ANY(\(published.keys)) THEN NULL ELSE s.body->>'type' END,
-                   CASE WHEN s.key = ANY(\(published.keys)) THEN NULL
-                        ELSE ARRAY(SELECT jsonb_path_query(s.body, '$.**.component_type') #>> '{}') END
-            FROM (SELECT id::text || ':' || revision || ':' || xmin::text AS key, body, home, position
-                  FROM screens WHERE app_id = \(appId)::uuid) AS s
+                   CASE WHEN s.kept THEN NULL ELSE (s.body || jsonb_build_object('home', s.home))::text END,
+                   CASE WHEN s.kept THEN NULL ELSE s.body->>'type' END,
+                   CASE WHEN s.kept THEN NULL ELSE ARRAY(SELECT jsonb_path_query(s.body, '$.**.component_type') #>> '{}') END
+            FROM (SELECT k.key, k.key = ANY(\(published.keys)) AS kept, k.body, k.home, k.position
+                  FROM (SELECT id::text || ':' || revision || ':' || xmin::text AS key, body, home, position
+                        FROM screens WHERE app_id = \(appId)::uuid) AS k) AS s
             ORDER BY s.position
             """, logger: logger
         ).decode((String, String?, String?, [String]?).self) {

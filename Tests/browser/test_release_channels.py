@@ -188,13 +188,16 @@ def test_a_rule_sends_an_old_app_version_to_a_pinned_version(browser, api):
     channel_row(browser, "staging")
 
     click(browser, css(browser, "#rules-panel h2"))
-    browser.set_window_size(1440, 900)
-    browser.execute_script("document.getElementById('rules-panel').scrollIntoView()")
-    shot(browser, "63-releases-rules-1440")
-    browser.set_window_size(1024, 768)
-    browser.execute_script("document.getElementById('rules-panel').scrollIntoView()")
-    shot(browser, "64-releases-rules-1024")
+    shoot_panel(browser, "rules-panel", "63-releases-rules-1440", "64-releases-rules-1024")
     assert unlabelled_controls(browser) == []
+
+
+def shoot_panel(browser, panel, wide, narrow):
+    """Screenshots of one panel at 1440 and at 1024 pixels."""
+    for (width, height), name in (((1440, 900), wide), ((1024, 768), narrow)):
+        browser.set_window_size(width, height)
+        browser.execute_script("document.getElementById(arguments[0]).scrollIntoView()", panel)
+        shot(browser, name)
 
 
 def test_a_promotion_scheduled_in_the_page_fires(browser, api):
@@ -233,12 +236,7 @@ def test_a_promotion_scheduled_in_the_page_fires(browser, api):
     assert "fired" in fired.text and "production" in fired.text and "late" not in fired.text
     wait_served(browser, "production", 1)
     assert served_version(f"/rivers/{api.app}/rivers.json") == 1
-    browser.set_window_size(1440, 900)
-    browser.execute_script("document.getElementById('schedules-panel').scrollIntoView()")
-    shot(browser, "65-releases-schedules-1440")
-    browser.set_window_size(1024, 768)
-    browser.execute_script("document.getElementById('schedules-panel').scrollIntoView()")
-    shot(browser, "66-releases-schedules-1024")
+    shoot_panel(browser, "schedules-panel", "65-releases-schedules-1440", "66-releases-schedules-1024")
 
 
 def test_rules_changed_by_someone_else_meanwhile_are_not_overwritten(browser, api):
