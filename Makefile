@@ -1,5 +1,5 @@
 # The two commands: `make run` (set up and serve) and `make test` (the whole suite).
-.PHONY: run test test-fast test-js test-faults test-contract stop bench-layout bench-publish bench-apps bench-api bench-together deploy-checks
+.PHONY: run test test-fast test-js test-faults test-contract stop bench-layout bench-publish bench-apps bench-api bench-together bench-memory deploy-checks
 
 run:
 	scripts/run.sh
@@ -44,6 +44,10 @@ bench-api:
 # Live streams (issue 28): 200 streams of one app over 3 processes, a save's delivery p50/p99.
 bench-together:
 	scripts/bench-together.sh
+
+# Memory (issue 26): peak RSS growth per stored byte while four clients read an app at the caps.
+bench-memory:
+	scripts/bench-memory.sh
 
 # The files of deploy/ (Kubernetes manifests, Dockerfile, nginx, compose), without a database.
 deploy-checks:

@@ -13,8 +13,13 @@ bench_install() {
 }
 
 bench_setup() {
-  swift build -c release --product rivers 2>&1 | tail -1
-  bin=$(swift build -c release --show-bin-path)
+  # BENCH_BIN=dir uses a `rivers` already built there instead of building a release one.
+  if [ -n "${BENCH_BIN:-}" ]; then
+    bin=$BENCH_BIN
+  else
+    swift build -c release --product rivers 2>&1 | tail -1
+    bin=$(swift build -c release --show-bin-path)
+  fi
   tmp=$(mktemp -d "/tmp/rivers-bench-$1.XXXXXX"); chmod 755 "$tmp"
   local db_port=$((41000 + RANDOM % 2000))
   app_port=$((43000 + RANDOM % 2000))

@@ -8,18 +8,7 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 scripts/install-deps.sh
 . scripts/bench-lib.sh
-if [ -n "${BENCH_BIN:-}" ]; then
-  # The same set-up as bench_setup, with the binary given.
-  bin=$BENCH_BIN
-  tmp=$(mktemp -d /tmp/rivers-bench-together.XXXXXX); chmod 755 "$tmp"
-  db_port=$((41000 + RANDOM % 2000)); app_port=$((43000 + RANDOM % 2000)); server_pid=
-  trap bench_cleanup EXIT
-  PG_FSYNC=off scripts/pg.sh start "$tmp/pg" "$db_port" rivers >/dev/null
-  export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$db_port" rivers)
-  "$bin/rivers" migrate >/dev/null
-else
-  bench_setup together
-fi
+bench_setup together
 token=$("$bin/rivers" app create bench --quiet)
 pids=()
 urls=()

@@ -384,6 +384,17 @@ public struct Component: Sendable, Hashable {
         }
     }
 
+    /// This component with no `extra` members at any depth (its data's, header's and footer's too).
+    public func droppingExtras() -> Component {
+        var c = self
+        c.extra = [:]
+        c.data?.extra = [:]
+        c.header.extra = [:]
+        c.footer.extra = [:]
+        c.uiComponents = uiComponents.map { $0.droppingExtras() }
+        return c
+    }
+
     /// A list of components (as JSON) with fresh ids throughout: a screen started from a layout
     /// gets components of its own.
     public static func withFreshIds(_ list: JSONValue) -> JSONValue {

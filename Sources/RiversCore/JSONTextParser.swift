@@ -121,6 +121,10 @@ struct JSONTextParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
         while true {
             skipWhitespace()
+            // A long array is sized once for the rest of its elements (counted by a scan of its
+            // text), not grown by doubling: at its last doubling, a growing array holds its old
+            // buffer and one twice its size, over three times what it needs.
+            if array.count == Self.countingFrom { array.reserveCapacity(array.count + elementsAhead()) }
             path.append(.index(array.count))
             array.append(try parseValue())
             path.removeLast()
@@ -130,6 +134,36 @@ struct JSONTextParser {
             if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(array) }
             throw error("expected ',' or ']' in an array")
         }
+    }
+
+    /// Elements an array has when its buffer is sized from a scan of the rest of it.
+    static let countingFrom = 1024
+
+    /// How many elements the array being parsed has from `index` (at an element) to its `]`: its
+    /// commas at its own level, outside strings, plus one. A scan, no values made; on malformed
+    /// text it is only an estimate (the parse then fails), never more than the bytes left.
+    func elementsAhead() -> Int {
+        var i = index
+        var level = 0
+        var commas = 0
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "\""):
+                i += 1
+                while i < bytes.count, bytes[i] != UInt8(ascii: "\"") {
+                    if bytes[i] == UInt8(ascii: "\\") { i += 1 }
+                    i += 1
+                }
+            case UInt8(ascii: "["), UInt8(ascii: "{"): level += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if level == 0 { return commas + 1 }
+                level -= 1
+            case UInt8(ascii: ","): if level == 0 { commas += 1 }
+            default: break
+            }
+            i += 1
+        }
+        return commas + 1
     }
 
     mutating func parseNumber() throws(JSONParseError) -> Double {

@@ -67,6 +67,14 @@ public struct Screen: Sendable, Hashable {
     /// that Rivers does not model, so no value a client reads is lost.
     public var extra: [String: JSONValue]
 
+    /// This screen with no `extra` members, its components' included: what a check reads.
+    public func droppingExtras() -> Screen {
+        var s = self
+        s.extra = [:]
+        s.uiComponents = uiComponents.map { $0.droppingExtras() }
+        return s
+    }
+
     public init(
         id: String = UUIDText.random(), name: String, type: String = Screen.generalContent, screenType: String = "",
         home: Bool = false, homeOffline: Bool = false, supportsOffline: Bool = false, connected: Bool = false,

@@ -3,18 +3,52 @@
 /// own: the caller's executor decides, and nothing blocks.
 public enum StoredScreens {
     public static func read(_ bodies: [[UInt8]], options: Screen.ReadOptions) async -> [Result<Screen, ValidationFailure>] {
-        let chunks = min(max(1, bodies.count / 16), 8)
-        if chunks == 1 { return bodies.map { decode($0, options: options) } }
-        return await withTaskGroup(of: [(Int, Result<Screen, ValidationFailure>)].self) { group in
-            for chunk in 0..<chunks {
-                group.addTask {
-                    stride(from: chunk, to: bodies.count, by: chunks).map { ($0, decode(bodies[$0], options: options)) }
-                }
+        await read(bodies, options: options) { screen, _ in screen }
+    }
+
+    /// Each screen read, passed with its text through `then` in the same task: what `then` keeps
+    /// of it is all that outlives the reading of that one screen. Each text is let go once its
+    /// screen is read (the caller hands them over: `consume`), so an app's texts are not all held
+    /// until the last is read.
+    public static func read<Kept: Sendable>(
+        _ bodies: consuming [[UInt8]], options: Screen.ReadOptions, then keep: @escaping @Sendable (Screen, [UInt8]) -> Kept
+    ) async -> [Result<Kept, ValidationFailure>] {
+        let count = bodies.count
+        let chunks = min(max(1, count / 16), 8)
+        // Each chunk's texts in a box of its own, emptied as they are read: a task's closure
+        // holds its box, not the texts, until the task ends.
+        let boxes = (0..<chunks).map { _ in TextsToRead() }
+        for i in 0..<count {
+            boxes[i % chunks].items.append((i, bodies[i]))
+            bodies[i] = []
+        }
+        _ = consume bodies
+        if chunks == 1 { return boxes[0].readAll(options: options, keep).map(\.1) }
+        return await withTaskGroup(of: [(Int, Result<Kept, ValidationFailure>)].self) { group in
+            for box in boxes {
+                group.addTask { box.readAll(options: options, keep) }
             }
-            var results = [Result<Screen, ValidationFailure>](repeating: .failure(ValidationFailure([])), count: bodies.count)
+            var results = [Result<Kept, ValidationFailure>](repeating: .failure(ValidationFailure([])), count: count)
             for await part in group {
                 for (index, result) in part { results[index] = result }
             }
+            return results
+        }
+    }
+
+    /// Texts one task reads, by their index in the whole; only that task touches them.
+    private final class TextsToRead: @unchecked Sendable {
+        var items: [(Int, [UInt8])] = []
+
+        func readAll<Kept>(options: Screen.ReadOptions, _ keep: (Screen, [UInt8]) -> Kept) -> [(Int, Result<Kept, ValidationFailure>)] {
+            var results: [(Int, Result<Kept, ValidationFailure>)] = []
+            results.reserveCapacity(items.count)
+            for n in items.indices {
+                let (index, text) = items[n]
+                items[n].1 = []
+                results.append((index, decode(text, options: options).map { keep($0, text) }))
+            }
+            items = []
             return results
         }
     }

@@ -94,10 +94,10 @@ print(String(format: "generate (read stored screens on all cores + check + write
 let rows = stored.enumerated().map { PublishedScreens.Row(key: "\(screens[$0.offset].id):1", text: $0.element) }
 func publish(_ rows: [PublishedScreens.Row], with cache: PublishedScreens) async -> ([UInt8], PublishedScreens) {
     var cache = cache
-    let read = try! await cache.read(rows, options: options).get()
+    let read = try! await cache.read(rows, options: options, screenPlugins: [:]).get()
     let problems = PublishCheck.problems(screens: read, families: ["FAMILY_1": family], knownScreenTypes: Screen.builtInTypes, catalog: .builtIn)
     precondition(problems.isEmpty, "\(problems.prefix(3))")
-    let bytes = await cache.document(keys: rows.map(\.key), screenPlugins: [:])
+    let bytes = cache.document(keys: rows.map(\.key))
     return (bytes, cache)
 }
 var fromNothing = Double.infinity, afterOneChange = Double.infinity

@@ -26,9 +26,23 @@ struct PublishController {
         }
         appRoutes.on(.get, "draft.json", need: .role(.viewer)) { _, context in
             let app = context.app
+            let document = try await helpers.wholeApp.run(app: app.id) { try await store.draftDocument(appId: app.id) }
+            // Written screen by screen from the bytes the store keeps: no copy of the whole
+            // document per request (an app may be megabytes; issue 26's memory target).
             return Response(
                 status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: try await helpers.wholeApp.run(app: app.id) { try await store.draftDocument(appId: app.id) })))
+                body: ResponseBody(contentLength: document.byteCount) { writer in
+                    try await writer.write(ByteBuffer(string: "["))
+                    for (i, screen) in document.screens.enumerated() {
+                        var buffer = ByteBuffer()
+                        buffer.reserveCapacity(screen.count + 1)
+                        if i > 0 { buffer.writeString(",") }
+                        buffer.writeBytes(screen)
+                        try await writer.write(buffer)
+                    }
+                    try await writer.write(ByteBuffer(string: "]"))
+                    try await writer.finish(nil)
+                })
         }
         appRoutes.on(.post, "publish", need: .role(.publisher)) { request, context in
             let app = context.app

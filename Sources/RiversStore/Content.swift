@@ -68,8 +68,9 @@ extension Store {
                         FROM screens WHERE app_id = \(appId)::uuid) AS k) AS s
             ORDER BY s.position
             """, logger: logger
-        ).decode((String, String?, String?, [String]?).self) {
-            rows.append(PublishedScreens.Row(key: key, text: body.map { Array($0.utf8) }))
+        ).decode((String, ByteBuffer?, String?, [String]?).self) {
+            // The text's bytes as they came (no String between them and the parser).
+            rows.append(PublishedScreens.Row(key: key, text: body.map { Array($0.readableBytesView) }))
             if let type { types.insert(type) }
             if let used { componentTypes.formUnion(used) }
         }
@@ -89,21 +90,25 @@ extension Store {
             known[t] = ComponentType(id: t, name: t, axis: .vertical, needsDataSource: false, holdsChildren: false, description: "unregistered")
         }
         options.catalog = ComponentCatalog(Array(known.values))
-        switch await published.read(rows, options: options) {
+        let keys = rows.map(\.key)
+        switch await published.read(consume rows, options: options, screenPlugins: registry.screenPluginInfo) {
         case .success(let screens):
             publishedScreens.keep(published, appId: appId)
-            return AppContent(screens: screens, families: families, registry: registry, published: published, keys: rows.map(\.key))
+            return AppContent(screens: screens, families: families, registry: registry, published: published, keys: keys)
         case .failure(let failure):
             throw StoreError.invalid(failure.errors)
         }
     }
 
-    /// The document of `content`, reusing the bytes of screens written by an earlier one; the
-    /// bytes written now are kept for the next.
-    func makeDocument(_ content: AppContent, appId: String) async -> [UInt8] {
-        var published = content.published
-        let bytes = await published.document(keys: content.keys, screenPlugins: content.registry.screenPluginInfo)
-        publishedScreens.keep(published, appId: appId)
-        return bytes
+    /// The document of `content`: its screens' bytes, written when they were read (now or by an
+    /// earlier read, and kept since).
+    func makeDocument(_ content: AppContent) -> [UInt8] {
+        content.published.document(keys: content.keys)
+    }
+
+    /// The same, as its screens' bytes (kept for the next read): what is served is written from
+    /// them with no copy of the whole.
+    func documentFragments(_ content: AppContent) -> DocumentFragments {
+        content.published.fragments(keys: content.keys)
     }
 }

@@ -78,7 +78,7 @@ public protocol PublishedDocumentSource: Sendable {
 /// `PublishedDocumentSource`) what the public URLs serve.
 public protocol VersionRepository: PublishedDocumentSource {
     func problems(appId: String) async throws -> PublishReport
-    func draftDocument(appId: String) async throws -> [UInt8]
+    func draftDocument(appId: String) async throws -> DocumentFragments
     /// The draft checked like a publish: its problems, and its bytes when there are none.
     func checkedDraft(appId: String) async throws -> (problems: [FieldError], document: [UInt8]?)
     func publish(appId: String, note: String, publishedBy: String, channel: String) async throws -> PublishOutcome

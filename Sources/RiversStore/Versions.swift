@@ -115,10 +115,11 @@ extension Store {
         }
     }
 
-    /// The document as it would be published now: the bytes a publish would store.
-    public func draftDocument(appId: String) async throws -> [UInt8] {
+    /// The document as it would be published now: the bytes a publish would store, as the bytes
+    /// of its screens.
+    public func draftDocument(appId: String) async throws -> DocumentFragments {
         try await client.reading { connection in
-            await makeDocument(try await self.content(appId: appId, on: connection), appId: appId)
+            documentFragments(try await self.content(appId: appId, on: connection))
         }
     }
 
@@ -128,7 +129,7 @@ extension Store {
         try await client.reading { connection in
             let content = try await self.content(appId: appId, on: connection)
             let problems = self.checkProblems(content, appId: appId)
-            return (problems, problems.isEmpty ? await self.makeDocument(content, appId: appId) : nil)
+            return (problems, problems.isEmpty ? self.makeDocument(content) : nil)
         }
     }
 
@@ -153,7 +154,7 @@ extension Store {
             let content = try await self.content(appId: appId, on: connection)
             let problems = checkProblems(content, appId: appId)
             if !problems.isEmpty { throw StoreError.invalid(problems) }
-            let bytes = await makeDocument(content, appId: appId)
+            let bytes = makeDocument(content)
             return try await storeVersion(appId: appId, bytes: bytes, note: note, publishedBy: publishedBy, rollbackOf: nil, channel: channel, on: connection)
         }
     }

@@ -40,6 +40,24 @@ struct ModelTests {
         }
     }
 
+    /// Issue 26 (memory): a long array is sized once from a scan of its text, not grown by
+    /// doubling; the scan counts only its own commas (not those in strings or nested values).
+    @Test("a long array is parsed into a buffer of its size, and the same values")
+    func longArrays() throws {
+        let tricky: [JSONValue] = ["a, b", "[{\"", [1, 2, [3]], ["k,": ["]": 1]], "\\", nil]
+        let elements: [JSONValue] = (0..<100_000).map { i in i % 1000 == 7 ? tricky[(i / 1000) % tricky.count] : .number(Double(i % 10)) }
+        let text = JSONValue.object(["blob": .array(elements)]).serialized()
+        let parsed = try JSONValue.parse(text)
+        #expect(parsed == .object(["blob": .array(elements)]))
+        let array = try #require(parsed["blob"]?.arrayValue)
+        // Grown by doubling, 100,000 elements would sit in 131,072 slots.
+        #expect(array.capacity < 100_000 + 100_000 / 20, "capacity \(array.capacity)")
+        // Short arrays and malformed long ones are unchanged: values, or an error.
+        #expect(try JSONValue.parse(Array("[1, [2, 3], \"]\"]".utf8)) == [1, [2, 3], "]"])
+        let unterminated = Array("[".utf8) + Array(repeating: Array("0,".utf8), count: 2000).joined() + Array("\"open".utf8)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(unterminated) }
+    }
+
     @Test("serialization is deterministic with sorted keys")
     func serialization() {
         let v: JSONValue = ["b": 1, "a": ["z": 2.5, "y": "q\"\n"], "c": [true, nil]]

@@ -8,9 +8,10 @@
 /// app's plugins: `stamp` names them, and another stamp starts afresh.
 public struct PublishedScreens: Sendable {
     public struct Entry: Sendable {
+        /// The screen as the publish check reads it: without its `extra` members (see `read`).
         public var screen: Screen
-        /// The screen's object in rivers.json, once a document was made.
-        public var fragment: [UInt8]?
+        /// The screen's object in rivers.json, written when it was read.
+        public var fragment: [UInt8]
         /// Every component type the screen uses, at any depth (what the read options must know).
         public var componentTypes: Set<String>
         /// Bytes of stored text it was read from (for the cache's budget).
@@ -43,27 +44,38 @@ public struct PublishedScreens: Sendable {
     /// The screens of `rows`, in order: the cached ones as they were, the others read from their
     /// text (on all cores) with `options`. Afterwards the entries are exactly those of `rows`.
     /// A row with neither a text nor an entry, or a text that no longer reads, is a failure.
-    public mutating func read(_ rows: [Row], options: Screen.ReadOptions) async -> Result<[Screen], ValidationFailure> {
+    ///
+    /// Each screen read is written to its rivers.json bytes at once (with `screenPlugins`, which
+    /// the stamp names), and kept and returned without its `extra` members: free-form values
+    /// imported as they were, which only the bytes need and which can be most of a screen's size
+    /// (the check reads none of them). So the parsed trees of a screen live only while it is read.
+    /// The rows' texts are handed over (`consume`) and let go one by one as they are read.
+    public mutating func read(
+        _ rows: consuming [Row], options: Screen.ReadOptions, screenPlugins: [String: ScreenPluginInfo]
+    ) async -> Result<[Screen], ValidationFailure> {
         var texts: [[UInt8]] = []
         var fresh: [Int] = []
-        for (i, row) in rows.enumerated() where entries[row.key] == nil {
-            guard let text = row.text else {
+        for i in rows.indices where entries[rows[i].key] == nil {
+            guard let text = rows[i].text else {
                 return .failure(ValidationFailure([FieldError("/screens/\(i)", "the stored screen was not read")]))
             }
+            rows[i].text = nil
             texts.append(text)
             fresh.append(i)
         }
-        let decoded = await StoredScreens.read(texts, options: options)
+        let decoded = await StoredScreens.read(consume texts, options: options) { screen, text in
+            var types: Set<String> = []
+            screen.uiComponents.walk(at: "") { component, _ in types.insert(component.componentType) }
+            return Entry(
+                screen: screen.droppingExtras(), fragment: RiversDocument.fragment(screen, screenPlugins: screenPlugins),
+                componentTypes: types, textBytes: text.count)
+        }
         var kept: [String: Entry] = [:]
         kept.reserveCapacity(rows.count)
         for (n, i) in fresh.enumerated() {
             switch decoded[n] {
-            case .success(let screen):
-                var types: Set<String> = []
-                screen.uiComponents.walk(at: "") { component, _ in types.insert(component.componentType) }
-                kept[rows[i].key] = Entry(screen: screen, fragment: nil, componentTypes: types, textBytes: texts[n].count)
-            case .failure(let failure):
-                return .failure(failure)
+            case .success(let entry): kept[rows[i].key] = entry
+            case .failure(let failure): return .failure(failure)
             }
         }
         var screens: [Screen] = []
@@ -77,30 +89,11 @@ public struct PublishedScreens: Sendable {
         return .success(screens)
     }
 
-    /// rivers.json of the screens under `keys` (as `read` returned them), writing the bytes of
-    /// those that have none yet (on all cores when there are many) and keeping them.
-    public mutating func document(keys: [String], screenPlugins: [String: ScreenPluginInfo]) async -> [UInt8] {
-        let missing = keys.filter { entries[$0] != nil && entries[$0]!.fragment == nil }
-        let screens = missing.map { entries[$0]!.screen }
-        let chunks = min(max(1, missing.count / 16), 8)
-        var written = [[UInt8]](repeating: [], count: missing.count)
-        if chunks == 1 {
-            for (i, screen) in screens.enumerated() { written[i] = RiversDocument.fragment(screen, screenPlugins: screenPlugins) }
-        } else {
-            written = await withTaskGroup(of: [(Int, [UInt8])].self) { group in
-                for chunk in 0..<chunks {
-                    group.addTask {
-                        stride(from: chunk, to: screens.count, by: chunks).map { ($0, RiversDocument.fragment(screens[$0], screenPlugins: screenPlugins)) }
-                    }
-                }
-                var all = [[UInt8]](repeating: [], count: screens.count)
-                for await part in group {
-                    for (i, bytes) in part { all[i] = bytes }
-                }
-                return all
-            }
-        }
-        for (i, key) in missing.enumerated() { entries[key]!.fragment = written[i] }
-        return RiversDocument.bytes(fragments: keys.compactMap { entries[$0]?.fragment })
+    /// rivers.json of the screens under `keys` (as `read` returned them).
+    public func document(keys: [String]) -> [UInt8] { fragments(keys: keys).joined }
+
+    /// The same document as the bytes of its screens, not joined.
+    public func fragments(keys: [String]) -> DocumentFragments {
+        DocumentFragments(keys.compactMap { entries[$0]?.fragment })
     }
 }

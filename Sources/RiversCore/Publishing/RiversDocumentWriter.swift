@@ -20,22 +20,43 @@ extension RiversDocument {
         var out: [UInt8] = []
         out.reserveCapacity(4096)
         writeScreen(screen, screenPlugins: screenPlugins, to: &out)
-        return out
+        // Kept (per app, for as long as the screen is unchanged): without the up to half of
+        // spare capacity that growing by doubling leaves.
+        guard out.capacity - out.count > out.count / 8 else { return out }
+        return out.withUnsafeBufferPointer { Array($0) }
     }
 
     /// The document of screens written already, in order.
     public static func bytes(fragments: [[UInt8]]) -> [UInt8] {
+        DocumentFragments(fragments).joined
+    }
+}
+
+/// A document as its screens' bytes, in order, not yet joined: what serves it can write them
+/// out one after another (they are the bytes `PublishedScreens` keeps) with no copy of the whole.
+public struct DocumentFragments: Sendable {
+    public let screens: [[UInt8]]
+
+    public init(_ screens: [[UInt8]]) { self.screens = screens }
+
+    /// The document's length in bytes: `[`, the screens with a comma between each two, `]`.
+    public var byteCount: Int { screens.reduce(2) { $0 + $1.count } + max(0, screens.count - 1) }
+
+    /// The document's bytes, joined.
+    public var joined: [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(fragments.reduce(2) { $0 + $1.count + 1 })
+        out.reserveCapacity(byteCount)
         out.append(UInt8(ascii: "["))
-        for (i, fragment) in fragments.enumerated() {
+        for (i, fragment) in screens.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
             out.append(contentsOf: fragment)
         }
         out.append(UInt8(ascii: "]"))
         return out
     }
+}
 
+extension RiversDocument {
     @inline(__always)
     static func key(_ name: StaticString, first: Bool = false, _ out: inout [UInt8]) {
         if !first { out.append(UInt8(ascii: ",")) }
