@@ -18,6 +18,8 @@ let package = Package(
         // a connection's channel handlers see (timeouts, connection cap, the public documents).
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Already in the graph through SwiftNIO; named here for the public documents' lock-free index.
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // /metrics: swift-metrics is in the graph through Hummingbird; Prometheus is its backend.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -60,6 +62,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             .product(name: "Logging", package: "swift-log"),

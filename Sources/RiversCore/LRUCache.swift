@@ -40,15 +40,21 @@ public struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Keeps `value` as the most recently used, dropping the least recently used until the
-    /// budget holds. A value costing more than the whole budget is not kept.
-    public mutating func insert(_ key: Key, _ value: Value, cost: Int) {
+    /// budget holds, and returns what it dropped. A value costing more than the whole budget is
+    /// not kept. `usedSince` gives an entry about to be dropped a second chance: when it says
+    /// the value was used since it was last asked (by readers the cache does not see, such as a
+    /// lock-free path), the entry becomes the most recently used instead, once per entry and call.
+    @discardableResult
+    public mutating func insert(_ key: Key, _ value: Value, cost: Int, usedSince: (Value) -> Bool = { _ in false }) -> [Value] {
+        var dropped: [Value] = []
         if let slot = slots[key] {
             self.cost += cost - nodes[slot].cost
+            if let replaced = nodes[slot].value { dropped.append(replaced) }
             nodes[slot].value = value
             nodes[slot].cost = cost
             moveToFront(slot)
         } else {
-            guard cost <= budget else { return }
+            guard cost <= budget else { return [] }
             let node = Node(key: key, value: value, cost: cost, newer: -1, older: newest)
             let slot: Int
             if let reused = free.popLast() {
@@ -64,9 +70,17 @@ public struct LRUCache<Key: Hashable, Value> {
             slots[key] = slot
             self.cost += cost
         }
+        var chances = slots.count
         while self.cost > budget, oldest >= 0, oldest != newest {
+            if chances > 0, let value = nodes[oldest].value, usedSince(value) {
+                chances -= 1
+                moveToFront(oldest)
+                continue
+            }
+            if let value = nodes[oldest].value { dropped.append(value) }
             remove(at: oldest)
         }
+        return dropped
     }
 
     /// Drops `key`'s entry, if any.

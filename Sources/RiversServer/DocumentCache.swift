@@ -45,8 +45,11 @@ struct DocumentCache {
     mutating func get(_ key: Key) -> ServedDocument? { entries.get(key) }
 
     /// Keeps `document` as the most recently used, dropping the least recently used until the
-    /// budget holds. A document larger than the whole budget is not kept.
-    mutating func insert(_ key: Key, _ document: ServedDocument) {
-        entries.insert(key, document, cost: Self.cost(document))
+    /// budget holds, and returns the documents dropped. A document larger than the whole budget
+    /// is not kept. One served without the lock since it was last looked at (`takeUse`) gets a
+    /// second chance: lock-free hits do not move it to the front themselves.
+    @discardableResult
+    mutating func insert(_ key: Key, _ document: ServedDocument) -> [ServedDocument] {
+        entries.insert(key, document, cost: Self.cost(document)) { $0.takeUse() }
     }
 }

@@ -1,3 +1,4 @@
+import Atomics
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -30,6 +31,17 @@ final class ServedDocument: Sendable {
     let notModifiedHeaders: [[HTTPFields]]
     let okHeadBytes: [[ByteBuffer]]
     let notModifiedHeadBytes: [[ByteBuffer]]
+    /// Served without the lock since the cache last looked (its second chance; see `HotIndex`).
+    private let used = ManagedAtomic(false)
+
+    /// Notes a hit the cache does not see. Written only when not set yet, so the cores serving
+    /// a hot document share its cache line instead of taking it in turn.
+    func markUsed() {
+        if !used.load(ordering: .relaxed) { used.store(true, ordering: .relaxed) }
+    }
+
+    /// Whether it was served without the lock since the last call (under the cache's lock).
+    func takeUse() -> Bool { used.exchange(false, ordering: .relaxed) }
 
     init(_ version: PublishedVersion) {
         appId = version.appId
@@ -76,6 +88,35 @@ final class ServedDocument: Sendable {
         okHeadBytes = ok.map { $0.map(bytes("HTTP/1.1 200 OK\r\n")) }
         notModifiedHeadBytes = notModified.map { $0.map(bytes("HTTP/1.1 304 Not Modified\r\n")) }
     }
+}
+
+extension ServedDocument: AtomicReference {}
+
+/// What the public byte path reads without a lock (issue 26): every slug's index entry and,
+/// when in memory, the app's current document. Immutable once published: a change of the index
+/// makes a new one, swapped in atomically under the documents' lock (a publish or a notification
+/// changes one slug: the dictionary is copied, a few microseconds for ten thousand apps). A
+/// document read into the cache or dropped from it changes only its app's slot.
+final class HotIndex: AtomicReference, Sendable {
+    let loaded: Bool
+    let slots: [String: HotSlot]
+    /// The slot of each app's serving slug (not a former slug's 301 or an archived app's 410).
+    let serving: [String: HotSlot]
+
+    init(loaded: Bool, slots: [String: HotSlot], serving: [String: HotSlot]) {
+        self.loaded = loaded
+        self.slots = slots
+        self.serving = serving
+    }
+}
+
+/// One slug's entry and, when the cache holds it, the current document it names (set and
+/// cleared only under the documents' lock, with the cache; read without it).
+final class HotSlot: Sendable {
+    let entry: PublishedIndexEntry
+    let current = ManagedAtomic<ServedDocument?>(nil)
+
+    init(entry: PublishedIndexEntry) { self.entry = entry }
 }
 
 /// The tags a CDN purges public answers by (`Surrogate-Key` for Fastly and others, `Cache-Tag`
@@ -127,6 +168,9 @@ public final class PublishedDocuments: Sendable {
         /// already asked for, so a cold app that turns hot at once (an app launch, a CDN
         /// purge) costs the database one read, not one per request.
         var reading: [Miss: Task<PublishedVersion?, any Error>] = [:]
+        /// The lock-free view of `index`, `loaded` and the current documents: kept equal to them
+        /// by every change of them below.
+        let hot: ManagedAtomic<HotIndex>
 
         /// The cached document for `key`, now the most recently used of its cache; nil when the
         /// index expects another hash (`sha256`, known for an app's current version).
@@ -136,6 +180,7 @@ public final class PublishedDocuments: Sendable {
                 // Never served: the index says this version of this app has other bytes.
                 current.remove(key)
                 older.remove(key)
+                unslot(document)
                 return nil
             }
             return document
@@ -150,6 +195,7 @@ public final class PublishedDocuments: Sendable {
         mutating func drop(appId: String) {
             current.removeAll(appId: appId)
             older.removeAll(appId: appId)
+            hot.load(ordering: .relaxed).serving[appId]?.current.store(nil, ordering: .releasing)
         }
 
         /// Sets the index entry of `slug`, dropping the documents of the app it named before when
@@ -159,10 +205,75 @@ public final class PublishedDocuments: Sendable {
             // keeps the app's documents (they are kept by app id, served under the new slug).
             if let previous = index[slug], previous.serves, previous.appId != entry?.appId { drop(appId: previous.appId) }
             index[slug] = entry
+            publishHot(slug: slug)
+        }
+
+        /// Sets the whole index (read from the database), loaded from now on.
+        mutating func setIndex(_ entries: [String: PublishedIndexEntry]) {
+            index = entries
+            loaded = true
+            publishHot()
         }
 
         mutating func insert(_ key: DocumentCache.Key, _ document: ServedDocument, isCurrent: Bool) {
-            if isCurrent { current.insert(key, document) } else { older.insert(key, document) }
+            let dropped = isCurrent ? current.insert(key, document) : older.insert(key, document)
+            for gone in dropped { unslot(gone) }
+            // An app's current document goes in its slot, once the cache has kept it.
+            if isCurrent, let slot = hot.load(ordering: .relaxed).serving[key.appId], slot.entry.number == key.number,
+                slot.entry.sha256 == document.sha256, current.peek(key) === document
+            {
+                slot.current.store(document, ordering: .releasing)
+            }
+        }
+
+        /// Takes a document the cache let go of out of its slot (so the budget holds).
+        func unslot(_ document: ServedDocument) {
+            guard let slot = hot.load(ordering: .relaxed).serving[document.appId] else { return }
+            if slot.current.load(ordering: .relaxed) === document { slot.current.store(nil, ordering: .releasing) }
+        }
+
+        /// A slot for `entry`, holding its current document if the cache has it.
+        func slot(for entry: PublishedIndexEntry) -> HotSlot {
+            let slot = HotSlot(entry: entry)
+            if entry.serves, let document = current.peek(.init(appId: entry.appId, number: entry.number)),
+                document.sha256 == entry.sha256
+            {
+                slot.current.store(document, ordering: .relaxed)
+            }
+            return slot
+        }
+
+        /// A new lock-free view of the whole index (slots whose entry is unchanged are reused).
+        func publishHot() {
+            let old = hot.load(ordering: .relaxed)
+            var slots: [String: HotSlot] = [:]
+            var serving: [String: HotSlot] = [:]
+            slots.reserveCapacity(index.count)
+            serving.reserveCapacity(index.count)
+            for (slug, entry) in index {
+                let slot = old.slots[slug].flatMap { $0.entry == entry ? $0 : nil } ?? self.slot(for: entry)
+                slots[slug] = slot
+                if entry.serves { serving[entry.appId] = slot }
+            }
+            hot.store(HotIndex(loaded: loaded, slots: slots, serving: serving), ordering: .releasing)
+        }
+
+        /// A new lock-free view with one slug's entry changed.
+        func publishHot(slug: String) {
+            let old = hot.load(ordering: .relaxed)
+            var slots = old.slots
+            var serving = old.serving
+            if let previous = old.slots[slug], previous.entry.serves, serving[previous.entry.appId] === previous {
+                serving[previous.entry.appId] = nil
+            }
+            if let entry = index[slug] {
+                let slot = old.slots[slug].flatMap { $0.entry == entry ? $0 : nil } ?? self.slot(for: entry)
+                slots[slug] = slot
+                if entry.serves { serving[entry.appId] = slot }
+            } else {
+                slots[slug] = nil
+            }
+            hot.store(HotIndex(loaded: loaded, slots: slots, serving: serving), ordering: .releasing)
         }
 
         /// What answers for version `number` (or the current one): `.known(key)` when it exists,
@@ -245,6 +356,8 @@ public final class PublishedDocuments: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
+    /// The same as the state's `hot`, read without the lock.
+    private let hot: ManagedAtomic<HotIndex>
     let store: any PublishedDocumentSource
     /// The default budget of the document caches: 128 MiB.
     public static let defaultCacheBytes = 128 * 1024 * 1024
@@ -252,7 +365,9 @@ public final class PublishedDocuments: Sendable {
     public init(store: any PublishedDocumentSource, cacheBytes: Int = PublishedDocuments.defaultCacheBytes) {
         self.store = store
         let total = max(0, cacheBytes)
-        self.state = NIOLockedValueBox(State(current: DocumentCache(budget: total - total / 8), older: DocumentCache(budget: total / 8)))
+        let hot = ManagedAtomic(HotIndex(loaded: false, slots: [:], serving: [:]))
+        self.hot = hot
+        self.state = NIOLockedValueBox(State(current: DocumentCache(budget: total - total / 8), older: DocumentCache(budget: total / 8), hot: hot))
     }
 
     /// The published index has been loaded (and is kept current from then on).
@@ -302,8 +417,19 @@ public final class PublishedDocuments: Sendable {
 
     /// The document if it is in memory: the current one (`number` nil) or a numbered version;
     /// nil when answering needs the database or a 404. No I/O: the public fast path uses it.
+    /// An app's current document is found without a lock (`HotIndex`); other versions, and a
+    /// current one the slot does not hold, under the lock.
     func cached(slug: String, number: Int?) -> ServedDocument? {
-        state.withLockedValue { state in
+        let hot = self.hot.load(ordering: .acquiring)
+        guard hot.loaded, let slot = hot.slots[slug] else { return nil }
+        if number == nil || number == slot.entry.number {
+            guard slot.entry.serves else { return nil }
+            if let document = slot.current.load(ordering: .acquiring) {
+                document.markUsed()
+                return document
+            }
+        }
+        return state.withLockedValue { state in
             switch state.lookup(slug: slug, number: number) {
             case .known(let key, _, let sha256): return state.get(key, sha256: sha256)
             case .ask, .absent: return nil
@@ -388,6 +514,11 @@ public final class PublishedDocuments: Sendable {
         return try await task.value
     }
 
+    /// Runs `body` while this process's documents' lock is held (for tests of what needs none).
+    func whileLocked<T>(_ body: () -> T) -> T {
+        state.withLockedValue { _ in body() }
+    }
+
     /// Reads of documents under way (for tests).
     var readsUnderWay: Int { state.withLockedValue { $0.reading.count } }
 
@@ -436,8 +567,7 @@ public final class PublishedDocuments: Sendable {
                     if entry.serves, fresh[slug]?.appId != entry.appId { state.drop(appId: entry.appId) }
                 }
             }
-            state.index = fresh
-            state.loaded = true
+            state.setIndex(fresh)
         }
     }
 

@@ -19,7 +19,7 @@ final class RegistryCache: Sendable {
     }
 
     func store(_ registry: PluginRegistry, appId: String, stamp: String) {
-        entries.withLockedValue { $0.insert(appId, Entry(stamp: stamp, registry: registry), cost: 1) }
+        entries.withLockedValue { _ = $0.insert(appId, Entry(stamp: stamp, registry: registry), cost: 1) }
     }
 }
 

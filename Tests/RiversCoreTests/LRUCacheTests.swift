@@ -14,6 +14,26 @@ struct LRUCacheTests {
         #expect(cache.cost == 3 && cache.count == 3)
     }
 
+    /// Issue 26: hits the cache does not see (the public documents' lock-free path) are told at
+    /// eviction; such an entry is kept once more, as the most recently used.
+    @Test("an entry used unseen gets a second chance; what is dropped is returned")
+    func secondChance() {
+        var cache = LRUCache<String, Int>(budget: 3)
+        for (i, key) in ["a", "b", "c"].enumerated() { cache.insert(key, i, cost: 1) }
+        var usedUnseen: Set<Int> = [0]
+        let dropped = cache.insert("d", 3, cost: 1) { value in usedUnseen.remove(value) != nil }
+        #expect(dropped == [1], "a (0) was used since it was last asked: b goes instead")
+        #expect(cache.keysByRecency == ["a", "d", "c"])
+        // Asked once, the use is spent: a is dropped in its turn.
+        #expect(cache.insert("e", 4, cost: 1) { value in usedUnseen.remove(value) != nil } == [2])
+        #expect(cache.insert("f", 5, cost: 1) { value in usedUnseen.remove(value) != nil } == [0])
+        // Every entry used unseen: each gets its chance, then the oldest goes all the same.
+        #expect(cache.insert("g", 6, cost: 1) { _ in true }.count == 1)
+        #expect(cache.count == 3 && cache.cost == 3)
+        // A replaced value is returned too.
+        #expect(cache.insert("g", 7, cost: 1) == [6])
+    }
+
     @Test("costs: a bigger value pushes out as many as it needs; one above the budget is not kept; a new value replaces its cost")
     func costs() {
         var cache = LRUCache<Int, String>(budget: 10)

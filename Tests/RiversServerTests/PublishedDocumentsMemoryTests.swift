@@ -47,6 +47,69 @@ struct PublishedDocumentsMemoryTests {
         #expect(third.number == 3 && String(buffer: third.body) == #"[{"name":"Home 3"}]"#)
     }
 
+    /// Issue 26: an app's current document is found without the lock (the lock-free index),
+    /// follows every publish, and leaves memory when the cache drops it.
+    @Test("a hit on a current document takes no lock; the index and the cache's budget still hold")
+    func currentDocumentsAreServedWithoutTheLock() async throws {
+        let source = InMemoryPublishedVersions()
+        source.publish(slug: slug, appId: appId, document: Array(#"[{"name":"Home"}]"#.utf8))
+        let documents = PublishedDocuments(store: source, cacheBytes: 1 << 20)
+        #expect(documents.cached(slug: slug, number: nil) == nil, "nothing before the index is loaded")
+        try await documents.reloadAll()
+        #expect(documents.cached(slug: slug, number: nil) == nil, "known, not in memory yet")
+        let first = try #require(try await documents.document(slug: slug, number: nil))
+
+        // Asked from another thread while the lock is held here: answered, so it took no lock
+        // (one that did would wait until the lock is let go, and the wait below would time out).
+        let answered = DispatchSemaphore(value: 0)
+        let found = NIOLockedValueBox<ServedDocument?>(nil)
+        documents.whileLocked {
+            Thread.detachNewThread {
+                found.withLockedValue { $0 = documents.cached(slug: self.slug, number: nil) }
+                answered.signal()
+            }
+            #expect(answered.wait(timeout: .now() + 5) == .success, "the hit waited for the lock")
+        }
+        #expect(found.withLockedValue { $0 } === first)
+        #expect(documents.cached(slug: slug, number: 1) === first, "its number is the same document")
+
+        // A new version: the index moves on, the lock-free answer with it.
+        let second = source.publish(slug: slug, appId: appId, document: Array(#"[{"name":"Home 2"}]"#.utf8))
+        documents.update(slug: slug, version: second)
+        #expect(documents.cached(slug: slug, number: nil)?.number == 2)
+        #expect(documents.cached(slug: slug, number: 1)?.number == 1, "the older one, under the lock")
+        documents.update(slug: slug, version: nil)
+        #expect(documents.cached(slug: slug, number: nil) == nil, "a slug that serves nothing any more")
+    }
+
+    @Test("a document the cache drops is no longer held for the lock-free path; one hit there gets a second chance")
+    func droppedDocumentsLeaveTheLockFreeIndex() async throws {
+        let source = InMemoryPublishedVersions()
+        let body = Array(repeating: UInt8(ascii: " "), count: 40_000)
+        let apps = (0..<4).map { i in (slug: "app-\(i)", appId: "0b5c6f5e-0000-4000-8000-00000000010\(i)") }
+        let versions = apps.map { app in source.publish(slug: app.slug, appId: app.appId, document: Array("[\"\(app.slug)\"]".utf8) + body) }
+        // Room for two and a half documents (body, gzip and headers each) among the current ones
+        // (seven eighths of the whole budget).
+        let each = DocumentCache.cost(ServedDocument(versions[0]))
+        let documents = PublishedDocuments(store: source, cacheBytes: each * 5 / 2 * 8 / 7 + 8)
+        #expect(documents.cacheBudgets.current / each == 2)
+        try await documents.reloadAll()
+        for app in apps.prefix(2) { _ = try await documents.document(slug: app.slug, number: nil) }
+        #expect(documents.cacheUsage.count == 2)
+        // app-0 is hit on the lock-free path only: it stays when app-2 comes, app-1 goes.
+        #expect(documents.cached(slug: apps[0].slug, number: nil) != nil)
+        _ = try await documents.document(slug: apps[2].slug, number: nil)
+        #expect(documents.cached(slug: apps[1].slug, number: nil) == nil, "dropped by the cache, gone from the index's slot")
+        #expect(documents.cached(slug: apps[0].slug, number: nil) != nil)
+        // Not hit since: its chance is spent, and it goes when app-3 comes.
+        _ = try await documents.document(slug: apps[3].slug, number: nil)
+        _ = try await documents.document(slug: apps[1].slug, number: nil)
+        #expect(documents.cacheUsage.count == 2)
+        #expect(documents.cacheUsage.bytes <= documents.cacheBudgets.current + documents.cacheBudgets.older)
+        let held = apps.filter { documents.cached(slug: $0.slug, number: nil) != nil }.map(\.slug)
+        #expect(held.count == 2, "only what the cache holds is served from memory: \(held)")
+    }
+
     @Test("many requests for a document not in memory at once: one read, whose answer they all get")
     func concurrentMissesShareOneRead() async throws {
         let source = InMemoryPublishedVersions()
