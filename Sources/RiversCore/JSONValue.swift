@@ -117,6 +117,7 @@ extension JSONValue {
     /// Parses a complete JSON text. Errors give the line and column, in words a user can act on.
     public static func parse(_ data: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         var parser = JSONTextParser(bytes: Array(data))
+        JSONWork.count?.parsed(parser.bytes.count)
         return try parser.parseDocument()
     }
 
@@ -125,6 +126,7 @@ extension JSONValue {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         write(to: &out)
+        JSONWork.count?.serialized(out.count)
         return out
     }
 
@@ -241,4 +243,28 @@ public enum JSONPointer {
     public static func join(_ base: String, _ index: Int) -> String {
         base + "/" + String(index)
     }
+}
+
+/// The JSON texts parsed and written in a task, when a test asks (issue 26: a write of a screen
+/// parses its body once and writes its stored form once, and a test counts them). Nil, and
+/// nothing counted, otherwise.
+public enum JSONWork {
+    @TaskLocal public static var count: JSONWorkCount?
+}
+
+/// Bytes of each text parsed (`JSONValue.parse`) and written (`JSONValue.serialized`), in order.
+public final class JSONWorkCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var parsedBytes: [Int] = []
+    private var writtenBytes: [Int] = []
+
+    public init() {}
+
+    public var parses: [Int] { lock.withLock { parsedBytes } }
+    public var serializations: [Int] { lock.withLock { writtenBytes } }
+
+    public func reset() { lock.withLock { parsedBytes = []; writtenBytes = [] } }
+
+    func parsed(_ bytes: Int) { lock.withLock { parsedBytes.append(bytes) } }
+    func serialized(_ bytes: Int) { lock.withLock { writtenBytes.append(bytes) } }
 }

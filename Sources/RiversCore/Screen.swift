@@ -325,25 +325,9 @@ public enum References {
     /// The parent and every target (components, nav items, hook screens) must be screens of the
     /// app; parents must not form a cycle. `parents` maps each screen id to its parent.
     public static func checkScreenLinks(json body: JSONValue, id: String, parents: [String: String?]) -> [FieldError] {
-        var errors: [FieldError] = []
         func exists(_ target: String) -> Bool { target == id || parents[target] != nil }
         func screenId(_ value: JSONValue?) -> String? { value?.stringValue.flatMap(UUIDText.normalize) }
-        if let parent = screenId(body["parent"]) {
-            if !exists(parent) {
-                errors.append(FieldError("/parent", "no screen \(parent) in this app"))
-            } else {
-                var seen: Set<String> = [id]
-                var current: String? = parent
-                while let c = current {
-                    if seen.contains(c) {
-                        errors.append(FieldError("/parent", "would make a cycle of parents through \(c)"))
-                        break
-                    }
-                    seen.insert(c)
-                    current = parents[c] ?? nil
-                }
-            }
-        }
+        var errors = checkParent(screenId(body["parent"]), id: id, parents: parents)
         func visitComponents(_ list: JSONValue?, at pointer: String) {
             for (i, component) in (list?.arrayValue ?? []).enumerated() {
                 let p = JSONPointer.join(pointer, i)
@@ -376,8 +360,51 @@ public enum References {
         return errors
     }
 
+    /// The same check on a typed screen (what a write and a publish read), with the same pointers
+    /// and messages, and no JSON made of it.
     public static func checkScreenLinks(_ screen: Screen, parents: [String: String?]) -> [FieldError] {
-        checkScreenLinks(json: screen.json, id: screen.id, parents: parents)
+        let id = screen.id
+        func exists(_ target: String) -> Bool { target == id || parents[target] != nil }
+        var errors = checkParent(screen.parent, id: id, parents: parents)
+        screen.uiComponents.walk(at: "/ui_components") { component, place in
+            if let target = component.data?.target, !exists(target) {
+                errors.append(FieldError(place.pointer("data") + "/target", "no screen \(target) in this app"))
+            }
+        }
+        func visitItems(_ items: [NavItem], at pointer: String) {
+            for (i, item) in items.enumerated() {
+                let p = JSONPointer.join(pointer, i)
+                if let target = item.data.target, !exists(target) {
+                    errors.append(FieldError(p + "/data/target", "no screen \(target) in this app"))
+                }
+                visitItems(item.navItems, at: p + "/nav_items")
+            }
+        }
+        for (i, navigation) in screen.navigations.enumerated() {
+            visitItems(navigation.navItems, at: "/navigations/\(i)/nav_items")
+        }
+        for (key, hooks) in [("preload_plugins", screen.hooks.preloadPlugins), ("postload_plugins", screen.hooks.postloadPlugins)] {
+            for (i, hook) in hooks.enumerated() {
+                if let target = hook.screenId, !exists(target) {
+                    errors.append(FieldError("/hooks/\(key)/\(i)/screen_id", "no screen \(target) in this app"))
+                }
+            }
+        }
+        return errors
+    }
+
+    /// The parent must be a screen of the app, and parents must not form a cycle.
+    static func checkParent(_ parent: String?, id: String, parents: [String: String?]) -> [FieldError] {
+        guard let parent else { return [] }
+        guard parent == id || parents[parent] != nil else { return [FieldError("/parent", "no screen \(parent) in this app")] }
+        var seen: Set<String> = [id]
+        var current: String? = parent
+        while let c = current {
+            if seen.contains(c) { return [FieldError("/parent", "would make a cycle of parents through \(c)")] }
+            seen.insert(c)
+            current = parents[c] ?? nil
+        }
+        return []
     }
 }
 

@@ -20,6 +20,11 @@ extension Record {
 }
 
 extension RecordText {
+    /// A record's body written as the text a table would keep (its bookkeeping apart).
+    init(_ record: Record) {
+        self.init(body: ByteBuffer(bytes: record.body.serialized()), revision: record.revision, createdAt: record.createdAt, updatedAt: record.updatedAt)
+    }
+
     /// What `Record.json` shows, written around the stored text without parsing it: the body's
     /// members as the database keeps them, then `created_at`, `revision` and `updated_at`.
     var json: ByteBuffer {

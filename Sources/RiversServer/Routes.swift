@@ -105,7 +105,8 @@ struct ResourceEndpoints: Sendable {
     var list: @Sendable (_ appId: String, _ limit: Int, _ offset: Int) async throws -> TextPage
     var get: @Sendable (_ appId: String, _ id: String) async throws -> RecordText
     var create: @Sendable (_ appId: String, _ body: JSONValue) async throws -> Record
-    var update: @Sendable (_ appId: String, _ id: String, RevisionPrecondition, @escaping Transform) async throws -> Record
+    /// The resource as written: its stored text (a screen's), or what a `Record` makes of it.
+    var update: @Sendable (_ appId: String, _ id: String, RevisionPrecondition, @escaping Transform) async throws -> RecordText
     var delete: @Sendable (_ appId: String, _ id: String, RevisionPrecondition) async throws -> Void
 
     func register(on routes: RouteRegistrar<AppContext>, helpers: APIHelpers) {

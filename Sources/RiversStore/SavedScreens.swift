@@ -61,6 +61,15 @@ final class SavedScreenCache: Sendable {
         }
     }
 
+    /// The screen kept at row version `screen` with the plugins `plugins`, whatever its family's
+    /// row version (a write reads the family it names itself), with the family's it was kept at.
+    func screen(for key: Key, screen: String, plugins: String) -> (value: SavedScreen, familyStamp: String?)? {
+        entries.withLockedValue { entries in
+            guard let entry = entries.get(key), entry.stamp.screen == screen, entry.stamp.plugins == plugins else { return nil }
+            return (entry.value, entry.stamp.family)
+        }
+    }
+
     /// Keeps a parsed screen; one that would take more than a quarter of the budget is not kept
     /// (a few huge screens must not push out everyone else's).
     func keep(_ value: SavedScreen, for key: Key, at stamp: Stamp, textBytes: Int) {

@@ -41,7 +41,7 @@ extension Store {
             do {
                 screen = try await readScreen(body, options: registry.readOptions, registry: registry, appId: appId, parents: parents, on: connection) {
                     registry.fillingComponentStyles(registry.preparingNew($0))
-                }
+                }.screen
             } catch StoreError.invalid(let errors) where !layoutProblems.isEmpty {
                 let filled = ["/family", "/ui_components"]
                 throw StoreError.invalid(layoutProblems + errors.filter { e in !filled.contains { e.pointer == $0 || e.pointer.hasPrefix($0 + "/") } })
@@ -71,61 +71,127 @@ extension Store {
         }
     }
 
+    /// Replaces a screen with what `transform` makes of it (a merge patch, a body, a new order).
+    /// The current screen comes typed from the process's cache when its row version is the one
+    /// kept (an editor's saves after the first), else from its stored text; the body sent is the
+    /// only JSON text parsed then, and the stored form the only one written (the answer is the
+    /// stored text PostgreSQL returns). Issue 26; `ScreenWriteTests` count them.
     public func updateScreen(
         appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform
-    ) async throws -> Record {
+    ) async throws -> RecordText {
         try await client.transaction(logger: logger) { connection in
             _ = try await lockApp(appId, on: connection)
-            let current = try await fetch(.screens, appId: appId, id: id, on: connection, lock: .update)
-            try precondition.check(current.revision)
-            var body = try bodyKeepingId(try transform(current.body).removingBookkeeping(), id: id, normalize: UUIDText.normalize)
+            let (registry, pluginStamp) = try await registryAndStamp(appId: appId, on: connection)
+            let (current, revision) = try await currentScreen(appId: appId, id: id, registry: registry, pluginStamp: pluginStamp, on: connection)
+            try precondition.check(revision)
+            let currentScreen = current.value.screen
+            var body = try bodyKeepingId(try transform(currentScreen.json).removingBookkeeping(), id: id, normalize: UUIDText.normalize)
             // The home flag is the app's: a replacing body that leaves it out keeps it as it is.
             if var o = body.objectValue, o["home"] == nil || o["home"]!.isNull {
-                o["home"] = current.body["home"] ?? false
+                o["home"] = .bool(currentScreen.home)
                 body = .object(o)
             }
-            let registry = try await registry(appId: appId, on: connection)
             var options = registry.readOptions
             // A screen keeps reading while its plugin is gone; the check below says so.
-            if let type = current.body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
+            options.pluginScreenTypes.insert(currentScreen.type)
             let parents = try await screenParents(appId: appId, on: connection)
-            let currentType = current.body["type"]?.stringValue
-            let currentVersion = current.body["plugin_version"]?.stringValue
-            var screen = try await readScreen(body, options: options, registry: registry, appId: appId, parents: parents, on: connection) { read in
+            // The family the screen names now, from the kept screen's when it is the same row version.
+            let known = current.familyStamp.flatMap { stamp in
+                if case .found(let family) = current.value.family { return KnownFamily(id: family.id, stamp: stamp, family: family) }
+                return nil
+            }
+            let (read, family) = try await readScreen(
+                body, options: options, registry: registry, appId: appId, parents: parents, knownFamily: known, on: connection
+            ) { read in
                 var screen = read
-                if screen.type != currentType {
+                if screen.type != currentScreen.type {
                     screen.pluginVersion = nil
                     screen = registry.preparingNew(screen)
                 } else if screen.pluginVersion == nil {
-                    screen.pluginVersion = currentVersion
+                    screen.pluginVersion = currentScreen.pluginVersion
                 }
                 return registry.fillingComponentStyles(screen)
             }
-            let currentScreenType = current.body["screen_type"]?.stringValue ?? ""
-            if !screen.screenType.isEmpty, screen.screenType != currentScreenType {
-                throw StoreError.invalid([FieldError("/screen_type", "was generated when the screen was created and cannot change (it is \(currentScreenType))")])
+            var screen = read
+            if !screen.screenType.isEmpty, screen.screenType != currentScreen.screenType {
+                throw StoreError.invalid([FieldError("/screen_type", "was generated when the screen was created and cannot change (it is \(currentScreen.screenType))")])
             }
-            screen.screenType = currentScreenType
-            let wasHome = current.body["home"]?.boolValue ?? false
-            if wasHome, !screen.home {
+            screen.screenType = currentScreen.screenType
+            if currentScreen.home, !screen.home {
                 throw StoreError.invalid([FieldError("/home", "an app has exactly one home screen: make another screen home instead")])
             }
-            if screen.json == current.body.removingBookkeeping() { return current }
+            if screen == currentScreen, let text = try await fetchText(.screens, appId: appId, id: id, on: connection, lock: .none) {
+                return text
+            }
             let stored = Self.storedBody(screen)
-            if screen.home, !wasHome { try await clearHome(appId: appId, except: screen.id, on: connection) }
-            let record = try await returnedRecord(
-                connection.query(
-                    """
-                    UPDATE screens SET home = \(screen.home), parent = \(screen.parent)::uuid, family = \(screen.family),
-                        targets = \(screen.targets.sorted())::uuid[], body = \(stored)::jsonb,
-                        revision = revision + 1, updated_at = now()
-                    WHERE app_id = \(appId)::uuid AND id = \(screen.id)::uuid
-                    RETURNING revision, created_at, updated_at
-                    """, logger: logger), body: screen.json)
+            if screen.home, !currentScreen.home { try await clearHome(appId: appId, except: screen.id, on: connection) }
+            var written: (text: RecordText, stamp: String)?
+            for try await (text, revision, created, updated, stamp) in try await connection.query(
+                """
+                UPDATE screens SET home = \(screen.home), parent = \(screen.parent)::uuid, family = \(screen.family),
+                    targets = \(screen.targets.sorted())::uuid[], body = \(stored)::jsonb,
+                    revision = revision + 1, updated_at = now()
+                WHERE app_id = \(appId)::uuid AND id = \(screen.id)::uuid
+                RETURNING \(unescaped: DocumentTable.screens.selectBody), revision, created_at, updated_at, revision || ':' || xmin::text
+                """, logger: logger
+            ).decode((ByteBuffer, Int, Date, Date, String).self) {
+                written = (RecordText(body: text, revision: revision, createdAt: created, updatedAt: updated), stamp)
+            }
+            guard let written else { throw StoreError.notFound("the row vanished during the write") }
             try await checkScreenSizes(appId: appId, ids: [screen.id], on: connection)
             try await checkAppSize(appId: appId, on: connection)
-            return record
+            // Kept as written, under the row version just made (should the transaction not commit,
+            // no row will ever have that version, and the entry is never used).
+            options.pluginScreenTypes.insert(screen.type)
+            savedScreens.keep(
+                SavedScreen(screen: screen, family: family.lookup, options: options), for: current.key,
+                at: SavedScreenCache.Stamp(screen: written.stamp, family: family.stamp, plugins: pluginStamp),
+                textBytes: written.text.body.readableBytes)
+            return written.text
         }
+    }
+
+    /// A family already read, at the row version `stamp` (`revision:xmin`).
+    struct KnownFamily {
+        var id: String
+        var stamp: String
+        var family: Family
+    }
+
+    /// The screen `id` locked for update, typed: from the process's cache when its row version,
+    /// its family's and the app's plugins' are those kept, else read from its stored text.
+    func currentScreen(
+        appId: String, id: String, registry: PluginRegistry, pluginStamp: String, on connection: PostgresConnection
+    ) async throws -> (current: (value: SavedScreen, key: SavedScreenCache.Key, familyStamp: String?), revision: Int) {
+        guard UUIDText.normalize(id) != nil else { throw StoreError.notFound("no screen \(id) in this app") }
+        var row: (revision: Int, stamp: String, familyStamp: String?)?
+        for try await (revision, stamp, familyStamp) in try await connection.query(
+            """
+            SELECT s.revision, s.revision || ':' || s.xmin::text, f.revision || ':' || f.xmin::text
+            FROM screens s LEFT JOIN families f ON f.app_id = s.app_id AND f.id = s.family
+            WHERE s.app_id = \(appId)::uuid AND s.id = \(id)::uuid
+            FOR UPDATE OF s
+            """, logger: logger
+        ).decode((Int, String, String?).self) {
+            row = (revision, stamp, familyStamp)
+        }
+        guard let row else { throw StoreError.notFound("no screen \(id) in this app") }
+        let key = SavedScreenCache.Key(appId: appId, screenId: id.lowercased())
+        if let kept = savedScreens.screen(for: key, screen: row.stamp, plugins: pluginStamp) {
+            // Its family as kept only if that row version is still the current one.
+            return ((kept.value, key, kept.familyStamp == row.familyStamp ? kept.familyStamp : nil), row.revision)
+        }
+        guard let text = try await fetchText(.screens, appId: appId, id: id, on: connection, lock: .none) else {
+            throw StoreError.notFound("no screen \(id) in this app")
+        }
+        let body = try JSONValue.parse(text.body.readableBytesView)
+        // A stored screen was valid when saved; read it as it is.
+        var options = registry.readOptions
+        if let type = body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
+        let problems = Problems()
+        guard let screen = Screen.read(body, options: options, problems: problems) else { throw StoreError.invalid(problems.errors) }
+        // Its family is not read here: the write reads the family it names then.
+        return ((SavedScreen(screen: screen, family: .missing, options: options), key, nil), row.revision)
     }
 
     /// Deletes a screen nothing points at. Deleting the home screen makes the first remaining
@@ -167,28 +233,41 @@ extension Store {
     /// once. `prepare` turns the screen as read into the screen as it will be stored.
     func readScreen(
         _ body: JSONValue, options: Screen.ReadOptions, registry: PluginRegistry, appId: String, parents: [String: String?],
-        on connection: PostgresConnection, prepare: (Screen) -> Screen
-    ) async throws -> Screen {
+        knownFamily: KnownFamily? = nil, on connection: PostgresConnection, prepare: (Screen) -> Screen
+    ) async throws -> (screen: Screen, family: (lookup: SavedScreen.FamilyLookup, stamp: String?)) {
         let problems = Problems()
         let screen = Screen.read(body, options: options, problems: problems).map(prepare)
         var errors = problems.errors
-        // References are checked on the screen as it will be stored or, if it could not be read,
-        // on the body as sent, so they are reported with its other problems.
-        let json = screen?.json ?? body
-        if let familyId = json["family"]?.stringValue, !familyId.isEmpty {
-            let family = try await loadFamily(appId, id: familyId, on: connection)
-            errors += References.checkCellStyles(json: json["ui_components"], family: family, familyId: familyId)
+        var family: (lookup: SavedScreen.FamilyLookup, stamp: String?) = (.missing, nil)
+        if let screen {
+            // The screen as it will be stored, checked typed.
+            if !screen.family.isEmpty {
+                family = try await loadFamily(appId, id: screen.family, known: knownFamily, on: connection)
+                var found: Family?
+                if case .found(let f) = family.lookup { found = f }
+                errors += References.checkCellStyles(screen.uiComponents, family: found, familyId: screen.family)
+            }
+            var known = parents
+            known[screen.id] = .some(screen.parent)
+            errors += References.checkScreenLinks(screen, parents: known)
+            errors += registry.check(screen)
+        } else {
+            // A body that does not read: its references are checked on it as sent, so they are
+            // reported with its other problems.
+            if let familyId = body["family"]?.stringValue, !familyId.isEmpty {
+                let found = try await loadFamily(appId, id: familyId, on: connection)
+                errors += References.checkCellStyles(json: body["ui_components"], family: found, familyId: familyId)
+            }
+            let id = body["id"]?.stringValue.flatMap(UUIDText.normalize) ?? ""
+            var known = parents
+            known[id] = .some(body["parent"]?.stringValue.flatMap(UUIDText.normalize))
+            errors += References.checkScreenLinks(json: body, id: id, parents: known)
         }
-        let id = screen?.id ?? json["id"]?.stringValue.flatMap(UUIDText.normalize) ?? ""
-        var known = parents
-        known[id] = .some(json["parent"]?.stringValue.flatMap(UUIDText.normalize))
-        errors += References.checkScreenLinks(json: json, id: id, parents: known)
-        if let screen { errors += registry.check(screen) }
         // One problem a place: a malformed value is not also reported as a missing reference.
         var seen: Set<String> = []
         errors = errors.filter { seen.insert($0.pointer).inserted }
         guard let screen, errors.isEmpty else { throw StoreError.invalid(errors) }
-        return screen
+        return (screen, family)
     }
 
     /// The body as stored: everything but `home`, which lives in its own column.

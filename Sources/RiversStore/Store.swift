@@ -380,9 +380,24 @@ extension Store {
     }
 
     func loadFamily(_ appId: String, id: String, on connection: PostgresConnection) async throws -> Family? {
-        // A share lock: a family update that would drop a cell style waits for this write to finish.
-        guard let record = try await fetchIfPresent(.families, appId: appId, id: id, on: connection, lock: .share) else { return nil }
-        return Family.read(record.body, problems: Problems())
+        if case .found(let family) = try await loadFamily(appId, id: id, known: nil, on: connection).lookup { return family }
+        return nil
+    }
+
+    /// The family `id` and its row version (`revision:xmin`), share-locked: a family update that
+    /// would drop a cell style waits for this write to finish. `known` is used as it is when it
+    /// is that row version (its text is then neither read nor parsed).
+    func loadFamily(
+        _ appId: String, id: String, known: KnownFamily?, on connection: PostgresConnection
+    ) async throws -> (lookup: SavedScreen.FamilyLookup, stamp: String?) {
+        var stamp: String?
+        for try await s in try await connection.query(
+            "SELECT revision || ':' || xmin::text FROM families WHERE app_id = \(appId)::uuid AND id = \(id) FOR SHARE", logger: logger
+        ).decode(String.self) { stamp = s }
+        guard let stamp else { return (.missing, nil) }
+        if let known, known.id == id, known.stamp == stamp { return (.found(known.family), stamp) }
+        guard let text = try await fetchText(.families, appId: appId, id: id, on: connection, lock: .none) else { return (.missing, nil) }
+        return (SavedScreen.FamilyLookup(stored: try JSONValue.parse(text.body.readableBytesView)), stamp)
     }
 }
 

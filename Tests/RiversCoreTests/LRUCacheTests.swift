@@ -24,14 +24,15 @@ struct LRUCacheTests {
         let dropped = cache.insert("d", 3, cost: 1) { value in usedUnseen.remove(value) != nil }
         #expect(dropped == [1], "a (0) was used since it was last asked: b goes instead")
         #expect(cache.keysByRecency == ["a", "d", "c"])
-        // Asked once, the use is spent: a is dropped in its turn.
         #expect(cache.insert("e", 4, cost: 1) { value in usedUnseen.remove(value) != nil } == [2])
-        #expect(cache.insert("f", 5, cost: 1) { value in usedUnseen.remove(value) != nil } == [0])
-        // Every entry used unseen: each gets its chance, then the oldest goes all the same.
-        #expect(cache.insert("g", 6, cost: 1) { _ in true }.count == 1)
+        #expect(cache.insert("f", 5, cost: 1) { value in usedUnseen.remove(value) != nil } == [3], "d is older than a since a's second chance")
+        // Asked once, the use is spent: a is dropped in its turn.
+        #expect(cache.insert("g", 6, cost: 1) { value in usedUnseen.remove(value) != nil } == [0])
+        // Every entry used unseen: each gets its chance, then one goes all the same.
+        #expect(cache.insert("h", 7, cost: 1) { _ in true }.count == 1)
         #expect(cache.count == 3 && cache.cost == 3)
         // A replaced value is returned too.
-        #expect(cache.insert("g", 7, cost: 1) == [6])
+        #expect(cache.insert("h", 8, cost: 1) == [7])
     }
 
     @Test("costs: a bigger value pushes out as many as it needs; one above the budget is not kept; a new value replaces its cost")

@@ -96,6 +96,39 @@ struct ModelTests {
         #expect(References.checkScreenLinks(screen, parents: [a: nil]).map(\.message).first?.hasPrefix("no screen") == true)
     }
 
+    /// Issue 26: a write checks the typed screen, not a JSON copy of it; both checks give the same
+    /// problems at the same pointers (the JSON one stays for a body that does not read).
+    @Test("the typed link check says what the JSON one says, everywhere a screen links")
+    func typedLinksAsJSON() {
+        let a = UUIDText.random(), b = UUIDText.random(), known = UUIDText.random()
+        let missing = (0..<8).map { _ in UUIDText.random() }
+        var child = Component(componentType: "list", data: ComponentData(source: "s", type: "t", target: missing[0]))
+        child.uiComponents = [Component(componentType: "list", data: ComponentData(source: "s", type: "t", target: missing[1]))]
+        var screen = Screen(id: a, name: "A", parent: b, family: "F", uiComponents: [
+            Component(componentType: "list", data: ComponentData(source: "s", type: "t", target: known)),
+            Component(componentType: "group", uiComponents: [child]),
+        ])
+        screen.navigations = [Navigation(id: "n", category: .menu, navigationType: "m", navItems: [
+            NavItem(id: "i1", title: "One", type: "button", data: NavItemData(target: missing[2]), navItems: [
+                NavItem(id: "i2", title: "Two", type: "button", data: NavItemData(target: missing[3])),
+                NavItem(id: "i3", title: "Three", type: "button", data: NavItemData(target: known)),
+            ]),
+        ])]
+        screen.hooks = ScreenHooks(
+            preloadPlugins: [Hook(identifier: "h", type: "general", screenId: missing[4]), Hook(identifier: "k", type: "login")],
+            postloadPlugins: [Hook(identifier: "p", type: "general", screenId: missing[5])])
+        for parents: [String: String?] in [[known: nil], [known: nil, b: .some(a)], [known: nil, b: nil], [:]] {
+            let typed = References.checkScreenLinks(screen, parents: parents)
+            #expect(typed == References.checkScreenLinks(json: screen.json, id: a, parents: parents))
+            #expect(typed.count >= 6)
+        }
+        #expect(References.checkScreenLinks(screen, parents: [known: nil, b: nil]).map(\.pointer) == [
+            "/ui_components/1/ui_components/0/data/target", "/ui_components/1/ui_components/0/ui_components/0/data/target",
+            "/navigations/0/nav_items/0/data/target", "/navigations/0/nav_items/0/nav_items/0/data/target",
+            "/hooks/preload_plugins/0/screen_id", "/hooks/postload_plugins/0/screen_id",
+        ])
+    }
+
     @Test("UUID text: normalised to lower case, rejected when malformed")
     func uuids() {
         #expect(UUIDText.normalize("65878854-9119-4E26-83F1-8F02C9769CA2") == "65878854-9119-4e26-83f1-8f02c9769ca2")

@@ -162,8 +162,9 @@ func testConfiguration() -> ServerConfiguration {
     return c
 }
 
-/// Runs `body` against a live server with a fresh app; `routeLog` collects the routes.
-func withAPI(routeLog: RouteLog = RouteLog(), _ body: @Sendable (TestAPI) async throws -> Void) async throws {
+/// Runs `body` against a live server with a fresh app; `routeLog` collects the routes, and
+/// `jsonWork`, when given, counts the JSON texts each request parses and writes in the server.
+func withAPI(routeLog: RouteLog = RouteLog(), jsonWork: JSONWorkCount? = nil, _ body: @Sendable (TestAPI) async throws -> Void) async throws {
     let client = try await TestDatabase.client()
     let store = Store(client: client, logger: testLogger)
     let app = try await store.createApp(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
@@ -173,10 +174,22 @@ func withAPI(routeLog: RouteLog = RouteLog(), _ body: @Sendable (TestAPI) async 
     let router = buildRouter(store: store, configuration: configuration, documents: documents, routeLog: routeLog)
     // The server `rivers serve` runs, public document handler included.
     let application = Application(
-        router: router, server: RiversHTTP1Channel.server(documents: documents, limits: configuration.connections),
+        responder: CountingJSONWork(inner: router.buildResponder(), count: jsonWork),
+        server: RiversHTTP1Channel.server(documents: documents, limits: configuration.connections),
         configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: testLogger)
     try await application.test(.live) { client in
         try await body(TestAPI(client: client, store: store, app: app, token: token))
+    }
+}
+
+/// The router's responder, with the JSON work of each request counted in `count` (when given).
+struct CountingJSONWork<Inner: HTTPResponder>: HTTPResponder where Inner.Context == RiversContext {
+    let inner: Inner
+    let count: JSONWorkCount?
+
+    func respond(to request: Request, context: RiversContext) async throws -> Response {
+        guard let count else { return try await inner.respond(to: request, context: context) }
+        return try await JSONWork.$count.withValue(count) { try await inner.respond(to: request, context: context) }
     }
 }
 

@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import RiversCore
+import RiversStore
+import Testing
+
+@testable import RiversServer
+
+/// Issue 26: a write of a screen decodes once. The JSON texts the server parses and writes for
+/// one PATCH are counted (`JSONWork`, bound around each request): the body is parsed once, the
+/// stored form written once, and the answer is the text PostgreSQL returns (no JSON written for
+/// it). The current screen and its family come typed from the process's cache when their row
+/// versions are the ones kept, as they are for an editor's saves after the first.
+@Suite("A screen write parses its body once and writes its stored form once")
+struct ScreenWriteTests {
+    func components() -> [JSONValue] {
+        (0..<12).map { i in component(i % 2 == 0 ? "list" : "grid", i % 2 == 0 ? ["LIST_1"] : ["GRID_1"], source: "feed-\(i)") }
+    }
+
+    @Test func aPatchParsesItsBodyOnceAndWritesOnce() async throws {
+        let count = JSONWorkCount()
+        try await withAPI(jsonWork: count) { api in
+            try await api.create("families", phoneFamily)
+            let made = try await api.create("screens", screenBody("Home", components: components()))
+            let id = try #require(made.json["id"]?.stringValue)
+
+            // The first save reads the stored screen and its family (kept from then on).
+            count.reset()
+            let first = try await api.request(.patch, "screens/\(id)", json: ["name": "Start"])
+            #expect(first.status == .ok, "\(first.text)")
+            #expect(count.parses.count == 3, "the body, the stored screen, its family: \(count.parses)")
+            #expect(count.serializations.count == 1, "the stored form only: \(count.serializations)")
+
+            // The next: only the body is parsed, only the stored form written.
+            let patch: JSONValue = ["name": "Start again", "styles": ["background_color": "#101010FF"]]
+            count.reset()
+            let second = try await api.request(.patch, "screens/\(id)", json: patch)
+            #expect(second.status == .ok, "\(second.text)")
+            #expect(count.parses == [patch.serialized().count], "one parse, of the body sent: \(count.parses)")
+            #expect(count.serializations.count == 1, "one serialization, to storage: \(count.serializations)")
+            #expect(second.json["name"] == "Start again" && second.json["revision"] == 3)
+
+            // The answer is the stored text, as a read of the screen gives it.
+            let read = try await api.request(.get, "screens/\(id)")
+            #expect(second.text == read.text)
+            #expect(second.headers[.eTag] == read.headers[.eTag])
+
+            // The family changed in between: read again (its row version differs), and used.
+            var family = phoneFamily.objectValue ?? [:]
+            family["cell_styles"] = .array((phoneFamily["cell_styles"]?.arrayValue ?? []) + [["id": "HERO_1", "columns": 1, "height": 300]])
+            #expect(try await api.request(.put, "families/FAMILY_1", json: .object(family)).status == .ok)
+            count.reset()
+            let hero = try await api.request(.patch, "screens/\(id)", json: ["ui_components": .array([component("hero", ["HERO_1"], source: "feed-h")])])
+            #expect(hero.status == .ok, "\(hero.text)")
+            #expect(count.parses.count == 2, "the body and the changed family: \(count.parses)")
+            count.reset()
+            let missing = try await api.request(.patch, "screens/\(id)", json: ["ui_components": .array([component("list", ["NOPE"])])])
+            #expect(missing.status == .unprocessableContent)
+            #expect(missing.json.at("errors", 0, "pointer") == "/ui_components/0/cell_styles/0")
+            #expect(count.parses.count == 1, "a refused write parses only its body too: \(count.parses)")
+        }
+    }
+
+    /// What a write keeps for the next one is what a read of the stored text gives: a preview
+    /// served from the kept screen equals one read afresh by a process that never saw the write.
+    @Test func theScreenKeptAfterAWriteIsTheStoredOne() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let made = try await api.create("screens", screenBody("Home", components: components()))
+            let id = try #require(made.json["id"]?.stringValue)
+            let patches: [JSONValue] = [["name": "One"], ["rules": ["pull_to_refresh": true]], ["extra": ["legacy": [1.5, "x", nil]]]]
+            for (i, patch) in patches.enumerated() {
+                let answer = try await api.request(.patch, "screens/\(id)", json: patch)
+                #expect(answer.status == .ok, "patch \(i): \(answer.text)")
+                let kept = try await api.store.savedScreen(appId: api.app.id, id: id)
+                let fresh = try await Store(client: try await TestDatabase.client(), logger: testLogger).savedScreen(appId: api.app.id, id: id)
+                #expect(kept.screen == fresh.screen, "patch \(i)")
+                #expect(kept.options.pluginScreenTypes == fresh.options.pluginScreenTypes)
+            }
+        }
+    }
+}
