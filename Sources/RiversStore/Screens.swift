@@ -35,13 +35,14 @@ extension Store {
             if let given = body["screen_type"], !given.isNull {
                 throw StoreError.invalid([FieldError("/screen_type", "is generated when the screen is created; leave it out")])
             }
-            let registry = try await registry(appId: appId, on: connection)
+            let (registry, pluginStamp) = try await registryAndStamp(appId: appId, on: connection)
             let parents = try await screenParents(appId: appId, on: connection)
             var screen: Screen
+            var family: (lookup: SavedScreen.FamilyLookup, stamp: String?)
             do {
-                screen = try await readScreen(body, options: registry.readOptions, registry: registry, appId: appId, parents: parents, on: connection) {
+                (screen, family) = try await readScreen(body, options: registry.readOptions, registry: registry, appId: appId, parents: parents, on: connection) {
                     registry.fillingComponentStyles(registry.preparingNew($0))
-                }.screen
+                }
             } catch StoreError.invalid(let errors) where !layoutProblems.isEmpty {
                 let filled = ["/family", "/ui_components"]
                 throw StoreError.invalid(layoutProblems + errors.filter { e in !filled.contains { e.pointer == $0 || e.pointer.hasPrefix($0 + "/") } })
@@ -57,17 +58,28 @@ extension Store {
             if screen.home { try await clearHome(appId: appId, except: screen.id, on: connection) }
             try await connection.query(
                 "UPDATE apps SET next_screen_number = next_screen_number + 1 WHERE id = \(appId)::uuid", logger: logger)
-            let record = try await returnedRecord(
-                connection.query(
-                    """
-                    INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
-                    VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(screen.parent)::uuid,
-                            \(screen.family), \(screen.targets.sorted())::uuid[], \(stored)::jsonb)
-                    RETURNING revision, created_at, updated_at
-                    """, logger: logger), body: screen.json)
+            var written: (record: Record, stamp: String, bytes: Int)?
+            for try await (revision, created, updated, stamp, bytes) in try await connection.query(
+                """
+                INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
+                VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(screen.parent)::uuid,
+                        \(screen.family), \(screen.targets.sorted())::uuid[], \(stored)::jsonb)
+                RETURNING revision, created_at, updated_at, revision || ':' || xmin::text, body_bytes
+                """, logger: logger
+            ).decode((Int, Date, Date, String, Int).self) {
+                written = (Record(body: screen.json, revision: revision, createdAt: created, updatedAt: updated), stamp, bytes)
+            }
+            guard let written else { throw StoreError.notFound("the row vanished during the write") }
             try await checkScreenSizes(appId: appId, ids: [screen.id], on: connection)
             try await checkAppSize(appId: appId, on: connection)
-            return record
+            // Kept as written, so that the first save after it reads no stored text either.
+            var options = registry.readOptions
+            options.pluginScreenTypes.insert(screen.type)
+            savedScreens.keep(
+                SavedScreen(screen: screen, family: family.lookup, options: options),
+                for: SavedScreenCache.Key(appId: appId, screenId: screen.id.lowercased()),
+                at: SavedScreenCache.Stamp(screen: written.stamp, family: family.stamp, plugins: pluginStamp), textBytes: written.bytes)
+            return written.record
         }
     }
 
