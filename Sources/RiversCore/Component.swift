@@ -307,7 +307,7 @@ public struct Component: Sendable, Hashable {
 
         var data: ComponentData?
         if let d = ObjectReader(r.object["data"], at: r.at("data"), problems: problems, required: false) {
-            let dataExtra = d.extras(documentKeys: ComponentData.documentKeys, apiKeys: ComponentData.documentKeys.union(["extra"]))
+            let dataExtra = d.extras(documentKeys: ComponentData.documentKeys)
             var source = d.string("source", acceptNumber: true) ?? ""
             var sourceType = d.string("type") ?? ""
             if context.connected, !source.isEmpty || !sourceType.isEmpty {
@@ -343,7 +343,7 @@ public struct Component: Sendable, Hashable {
 
     static func readDecoration(_ r: ObjectReader, _ key: String) -> SectionDecoration {
         guard let d = ObjectReader(r.object[key], at: r.at(key), problems: r.problems, required: false) else { return .init() }
-        let extra = d.extras(documentKeys: SectionDecoration.keys, apiKeys: SectionDecoration.keys.union(["extra"]))
+        let extra = d.extras(documentKeys: SectionDecoration.keys)
         return SectionDecoration(visible: d.bool("visible") ?? false, style: d.string("style"), extra: extra)
     }
 

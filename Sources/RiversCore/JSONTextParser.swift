@@ -73,12 +73,15 @@ struct JSONTextParser {
         }
     }
 
-    mutating func literal(_ word: String) throws(JSONParseError) {
-        let w = Array(word.utf8)
-        guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else {
-            throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
+    /// `true`, `false` or `null` at `index` (compared in place: no arrays made per value).
+    mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let count = word.utf8CodeUnitCount
+        let start = index
+        let matches = word.withUTF8Buffer { w in
+            start + count <= bytes.count && (0..<count).allSatisfy { bytes[start + $0] == w[$0] }
         }
-        index += w.count
+        guard matches else { throw error("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'") }
+        index += count
     }
 
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
@@ -187,10 +190,21 @@ struct JSONTextParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let text = string(start, index, ascii: true)!
         guard let value = Double(text) else { throw error("invalid number") }
         guard value.isFinite else { throw refused("\(text) is too large a number") }
         return value
+    }
+
+    /// The bytes from `start` to `end` as a string; nil when they are not UTF-8. ASCII (`ascii`:
+    /// no byte of 0x80 or above, known from the scan) needs no check. Made from the buffer, not
+    /// from a slice of the array: for a slice the runtime looked up generic metadata on every
+    /// string (a tenth of the time reading stored screens took).
+    func string(_ start: Int, _ end: Int, ascii: Bool) -> String? {
+        bytes.withUnsafeBufferPointer { buffer in
+            let run = UnsafeBufferPointer(rebasing: buffer[start..<end])
+            return ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+        }
     }
 
     mutating func parseString() throws(JSONParseError) -> String {
@@ -198,14 +212,16 @@ struct JSONTextParser {
         stringHadNUL = false
         // Most strings have no escapes: find the closing quote and take the bytes whole.
         var end = index
+        var ascii = true
         while end < bytes.count {
             let b = bytes[end]
             if b == UInt8(ascii: "\"") {
-                guard let text = String(validating: bytes[index..<end], as: UTF8.self) else { throw invalidUTF8(from: index) }
+                guard let text = string(index, end, ascii: ascii) else { throw invalidUTF8(from: index) }
                 index = end + 1
                 return text
             }
             if b == UInt8(ascii: "\\") || b < 0x20 { break }
+            if b >= 0x80 { ascii = false }
             end += 1
         }
         var scalars = String.UnicodeScalarView()
@@ -213,7 +229,7 @@ struct JSONTextParser {
         var result = ""
         func flush(_ end: Int) throws(JSONParseError) {
             guard end > runStart else { return }
-            guard let run = String(validating: bytes[runStart..<end], as: UTF8.self) else { throw invalidUTF8(from: runStart) }
+            guard let run = string(runStart, end, ascii: false) else { throw invalidUTF8(from: runStart) }
             result += run
         }
         while index < bytes.count {

@@ -89,10 +89,11 @@ public struct ObjectReader {
     /// The members whose names are not in `allowed`: errors when reading for the API (and none
     /// returned); when reading a document, returned as they are with a warning each, so nothing a
     /// client may read is lost.
-    public func unknownMembers(_ allowed: Set<String>, keep: Bool = true) -> [String: JSONValue] {
-        if object.keys.allSatisfy(allowed.contains) { return [:] }  // the common case, without sorting
+    public func unknownMembers(_ allowed: Set<String>, also: String? = nil, keep: Bool = true) -> [String: JSONValue] {
+        func known(_ key: String) -> Bool { key == also || allowed.contains(key) }
+        if object.keys.allSatisfy(known) { return [:] }  // the common case, without sorting
         var kept: [String: JSONValue] = [:]
-        for key in object.keys.sorted() where !allowed.contains(key) {
+        for key in object.keys.sorted() where !known(key) {
             switch problems.mode {
             case .api: problems.add(at(key), "is not a known field")
             case .document where keep:
@@ -111,6 +112,13 @@ public struct ObjectReader {
     public func extras(documentKeys: Set<String>, apiKeys: Set<String>) -> [String: JSONValue] {
         if problems.mode == .document { return unknownMembers(documentKeys) }
         rejectUnknownKeys(apiKeys)
+        return extraMembers(modelled: documentKeys)
+    }
+
+    /// The same, where the API takes the document's keys and `extra` (no set made per object).
+    public func extras(documentKeys: Set<String>) -> [String: JSONValue] {
+        if problems.mode == .document { return unknownMembers(documentKeys) }
+        _ = unknownMembers(documentKeys, also: "extra", keep: false)
         return extraMembers(modelled: documentKeys)
     }
 

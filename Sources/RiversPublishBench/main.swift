@@ -42,6 +42,17 @@ let screens = makeScreens(count: 200, components: 20)
 let stored = screens.map { $0.json.serialized() }
 let options = Screen.ReadOptions()
 
+// `--profile-read`: only parse and read the stored screens, over and over, on one thread (for
+// `perf record`: the part of a publish from nothing that costs the most).
+if arguments.contains("--profile-read") {
+    var screensRead = 0
+    for _ in 0..<40 {
+        for text in stored { if Screen.read(try! JSONValue.parse(text), options: options, problems: Problems()) != nil { screensRead += 1 } }
+    }
+    print("read \(screensRead) screens")
+    exit(0)
+}
+
 func generate() async -> [UInt8] {
     let read = await StoredScreens.read(stored, options: options).map { try! $0.get() }
     let problems = PublishCheck.problems(screens: read, families: ["FAMILY_1": family], knownScreenTypes: Screen.builtInTypes, catalog: .builtIn)

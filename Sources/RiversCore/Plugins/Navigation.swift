@@ -39,7 +39,7 @@ public struct Hook: Sendable, Hashable {
     public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> Hook? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
-        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let extra = r.extras(documentKeys: keys)
         let identifier = r.string("identifier", required: true, nonEmpty: true)
         let type = r.string("type", required: true, nonEmpty: true)
         let weight = r.number("weight", minimum: -Double(Limits.maxInteger)) ?? 0
@@ -76,7 +76,7 @@ public struct ScreenHooks: Sendable, Hashable {
     public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> ScreenHooks? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
-        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let extra = r.extras(documentKeys: keys)
         let pre = r.list("preload_plugins") { Hook.read($0, at: $1, problems: problems) }
         let post = r.list("postload_plugins") { Hook.read($0, at: $1, problems: problems) }
         guard problems.count == before else { return nil }
@@ -143,7 +143,7 @@ public struct Navigation: Sendable, Hashable {
     public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> Navigation? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
-        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let extra = r.extras(documentKeys: keys)
         let id = r.idOrGenerated()
         let name = r.string("name", maxLength: Limits.maxNameLength)
         var category: NavigationCategory?
@@ -252,7 +252,7 @@ public struct NavItemData: Sendable, Hashable {
     public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> NavItemData? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
-        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let extra = r.extras(documentKeys: keys)
         let source = r.string("source", acceptNumber: true)
         let type = r.string("type")
         let connected = r.bool("connected")
@@ -317,7 +317,7 @@ public struct NavItem: Sendable, Hashable {
     public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> NavItem? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
-        let extra = r.extras(documentKeys: keys, apiKeys: keys.union(["extra"]))
+        let extra = r.extras(documentKeys: keys)
         let id = r.idOrGenerated()
         // `position` is accepted as sent back, but the order of the list decides it.
         _ = r.integer("position", minimum: 1)
