@@ -52,6 +52,14 @@ if arguments.contains("--profile-read") {
     print("read \(screensRead) screens")
     exit(0)
 }
+// `--profile-write`: only write the document of the screens read, over and over, on one thread.
+if arguments.contains("--profile-write") {
+    let screensRead = stored.map { Screen.read(try! JSONValue.parse($0), options: options, problems: Problems())! }
+    var bytes = 0
+    for _ in 0..<60 { bytes += RiversDocument.bytes(screens: screensRead, screenPlugins: [:]).count }
+    print("wrote \(bytes) bytes")
+    exit(0)
+}
 
 func generate() async -> [UInt8] {
     let read = await StoredScreens.read(stored, options: options).map { try! $0.get() }
