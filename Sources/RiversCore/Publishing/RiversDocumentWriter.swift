@@ -78,10 +78,7 @@ extension RiversDocument {
             JSONValue.writeString(screen.parent ?? "", to: &out)
             out.append(UInt8(ascii: "}"))
         } else if isPlugin {
-            var values = screen.data
-            values.removeValue(forKey: "connected")
-            values.removeValue(forKey: "parent")
-            JSONValue.object(values).write(to: &out)
+            writeObject(screen.data, leaving: ["connected", "parent"], setting: [], to: &out)
         } else {
             // A root screen's data is `{}` (docs/spec/rivers-format.md).
             out.append(contentsOf: [UInt8(ascii: "{"), UInt8(ascii: "}")])
@@ -105,9 +102,7 @@ extension RiversDocument {
         key("screen_type", &out)
         JSONValue.writeString(screen.screenType, to: &out)
         key("styles", &out)
-        var styles = screen.styles
-        styles["family"] = .string(screen.family)
-        JSONValue.object(styles).write(to: &out)
+        writeObject(screen.styles, setting: [("family", .string(screen.family))], to: &out)
         key("supports_offline", &out)
         out.append(contentsOf: Array((screen.supportsOffline ? "true" : "false").utf8))
         key("type", &out)
@@ -181,16 +176,41 @@ extension RiversDocument {
         JSONValue.writeNumber(Double(position), to: &out)
         key("rules", &out)
         // The item limit is a string in every real document; other rules go out as they came in.
-        var rules = component.rules
-        if let limit = component.itemLimit { rules["item_limit"] = .string(String(limit)) }
-        JSONValue.object(rules).write(to: &out)
+        writeObject(component.rules, setting: component.itemLimit.map { [("item_limit", .string(String($0)))] } ?? [], to: &out)
         key("styles", &out)
-        JSONValue.object(componentStyles(component, screen: screen)).write(to: &out)
+        // What `componentStyles` makes, written without copying the styles.
+        var set: [(String, JSONValue)] = [
+            ("family", .string(screen.family)), ("cell_styles", .array(component.cellStyles.map(JSONValue.string))),
+            ("header", component.header.json(document: true)), ("footer", component.footer.json(document: true)),
+        ]
+        if let layout = component.layout { set.append(("layout", .string(layout))) }
+        writeObject(component.styles, leaving: reservedComponentStyles, setting: set, to: &out)
         if holdsChildren(component) {
             key("ui_components", &out)
             writeComponents(component.uiComponents, screen: screen, to: &out)
         }
         writeExtra(component.extra, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// The object `members` would be with `leaving` removed and `setting` added or replaced, keys
+    /// sorted as `JSONValue.write` sorts them, without copying the dictionary (a copy and a
+    /// rehash per component had been a good part of writing one).
+    static func writeObject(
+        _ members: [String: JSONValue], leaving: Set<String> = [], setting: [(String, JSONValue)], to out: inout [UInt8]
+    ) {
+        var keys: [(key: String, set: Int)] = []
+        keys.reserveCapacity(members.count + setting.count)
+        for key in members.keys where !leaving.contains(key) && !setting.contains(where: { $0.0 == key }) { keys.append((key, -1)) }
+        for (i, member) in setting.enumerated() { keys.append((member.0, i)) }
+        keys.sort { $0.key < $1.key }
+        out.append(UInt8(ascii: "{"))
+        for (n, entry) in keys.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(entry.key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            if entry.set >= 0 { setting[entry.set].1.write(to: &out) } else { members[entry.key]?.write(to: &out) }
+        }
         out.append(UInt8(ascii: "}"))
     }
 
