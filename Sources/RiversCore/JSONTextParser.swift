@@ -190,7 +190,7 @@ struct JSONTextParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        let text = string(start, index, ascii: true)!
+        let text = asciiString(start, index)
         guard let value = Double(text) else { throw error("invalid number") }
         guard value.isFinite else { throw refused("\(text) is too large a number") }
         return value
@@ -201,10 +201,13 @@ struct JSONTextParser {
     /// from a slice of the array: for a slice the runtime looked up generic metadata on every
     /// string (a tenth of the time reading stored screens took).
     func string(_ start: Int, _ end: Int, ascii: Bool) -> String? {
-        bytes.withUnsafeBufferPointer { buffer in
-            let run = UnsafeBufferPointer(rebasing: buffer[start..<end])
-            return ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
-        }
+        if ascii { return asciiString(start, end) }
+        return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+    }
+
+    /// Bytes known to be ASCII (a number, a string scanned without a byte of 0x80 or above).
+    func asciiString(_ start: Int, _ end: Int) -> String {
+        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
     }
 
     mutating func parseString() throws(JSONParseError) -> String {

@@ -84,6 +84,17 @@ final class SavedScreenCache: Sendable {
 }
 
 extension Store {
+    /// A stored screen's text read as it is (it was valid when saved), with the options it was
+    /// read with: the app's, and its own type, which reads even when its plugin is gone.
+    static func readStoredScreen(_ text: ByteBuffer, registry: PluginRegistry) throws -> (screen: Screen, options: Screen.ReadOptions) {
+        let body = try JSONValue.parse(text.readableBytesView)
+        var options = registry.readOptions
+        if let type = body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
+        let problems = Problems()
+        guard let screen = Screen.read(body, options: options, problems: problems) else { throw StoreError.invalid(problems.errors) }
+        return (screen, options)
+    }
+
     /// A saved screen parsed for its preview; parsed again only when it, its family or the app's
     /// plugins changed since the last time.
     public func savedScreen(appId: String, id: String) async throws -> SavedScreen {
@@ -109,12 +120,7 @@ extension Store {
             guard let text = try await self.fetchText(.screens, appId: appId, id: id, on: connection, lock: .none) else {
                 throw StoreError.notFound("no screen \(id) in this app")
             }
-            let body = try JSONValue.parse(text.body.readableBytesView)
-            // A stored screen was valid when saved; read it as it is.
-            var options = try await self.registry(appId: appId, on: connection).readOptions
-            if let type = body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
-            let problems = Problems()
-            guard let screen = Screen.read(body, options: options, problems: problems) else { throw StoreError.invalid(problems.errors) }
+            let (screen, options) = try Self.readStoredScreen(text.body, registry: try await self.registry(appId: appId, on: connection))
             let stored = try await self.fetchText(.families, appId: appId, id: screen.family, on: connection, lock: .none)
             let family = SavedScreen.FamilyLookup(stored: stored.map { (try? JSONValue.parse($0.body.readableBytesView)) ?? .null })
             let familyBytes = stored?.body.readableBytes ?? 0

@@ -85,7 +85,7 @@ extension Store {
 
     /// Replaces a screen with what `transform` makes of it (a merge patch, a body, a new order).
     /// The current screen comes typed from the process's cache when its row version is the one
-    /// kept (an editor's saves after the first), else from its stored text; the body sent is the
+    /// kept (this process made or last saved it), else from its stored text; the body sent is the
     /// only JSON text parsed then, and the stored form the only one written (the answer is the
     /// stored text PostgreSQL returns). Issue 26; `ScreenWriteTests` count them.
     public func updateScreen(
@@ -196,12 +196,7 @@ extension Store {
         guard let text = try await fetchText(.screens, appId: appId, id: id, on: connection, lock: .none) else {
             throw StoreError.notFound("no screen \(id) in this app")
         }
-        let body = try JSONValue.parse(text.body.readableBytesView)
-        // A stored screen was valid when saved; read it as it is.
-        var options = registry.readOptions
-        if let type = body["type"]?.stringValue { options.pluginScreenTypes.insert(type) }
-        let problems = Problems()
-        guard let screen = Screen.read(body, options: options, problems: problems) else { throw StoreError.invalid(problems.errors) }
+        let (screen, options) = try Self.readStoredScreen(text.body, registry: registry)
         // Its family is not read here: the write reads the family it names then.
         return ((SavedScreen(screen: screen, family: .missing, options: options), key, nil), row.revision)
     }

@@ -390,14 +390,22 @@ extension Store {
     func loadFamily(
         _ appId: String, id: String, known: KnownFamily?, on connection: PostgresConnection
     ) async throws -> (lookup: SavedScreen.FamilyLookup, stamp: String?) {
-        var stamp: String?
-        for try await s in try await connection.query(
-            "SELECT revision || ':' || xmin::text FROM families WHERE app_id = \(appId)::uuid AND id = \(id) FOR SHARE", logger: logger
-        ).decode(String.self) { stamp = s }
-        guard let stamp else { return (.missing, nil) }
-        if let known, known.id == id, known.stamp == stamp { return (.found(known.family), stamp) }
-        guard let text = try await fetchText(.families, appId: appId, id: id, on: connection, lock: .none) else { return (.missing, nil) }
-        return (SavedScreen.FamilyLookup(stored: try JSONValue.parse(text.body.readableBytesView)), stamp)
+        // One query: the text comes back only when the row version is not the one known.
+        let knownStamp = known.flatMap { $0.id == id ? $0.stamp : nil }
+        var row: (stamp: String, text: ByteBuffer?)?
+        for try await (stamp, text) in try await connection.query(
+            """
+            SELECT f.stamp, CASE WHEN f.stamp = \(knownStamp) THEN NULL ELSE f.body::text END
+            FROM (SELECT revision || ':' || xmin::text AS stamp, body FROM families
+                  WHERE app_id = \(appId)::uuid AND id = \(id) FOR SHARE) AS f
+            """, logger: logger
+        ).decode((String, ByteBuffer?).self) { row = (stamp, text) }
+        guard let row else { return (.missing, nil) }
+        guard let text = row.text else {
+            if let known { return (.found(known.family), row.stamp) }
+            return (.missing, nil)
+        }
+        return (SavedScreen.FamilyLookup(stored: try JSONValue.parse(text.readableBytesView)), row.stamp)
     }
 }
 
