@@ -7,8 +7,8 @@ import RiversCore
 // needs a height that follows from what it holds; containers offered a height take it.
 //
 // The engine lays out a cell style's tree once per section (every cell of a style has the same
-// size), as unrounded frames relative to the cell (`ContentPlan`), then each cell only adds its
-// origin and rounds the edges to the pixel grid as it rounds cells.
+// size), as unrounded frames relative to the cell (`ContentPlan`); each cell only adds its
+// origin, and the pixel-grid pass (`PixelGrid`) rounds them with the rest of the screen.
 
 /// What a laid-out node is, for drawing and for JSON.
 public struct ContentNodeInfo: Sendable, Hashable {
@@ -28,7 +28,7 @@ public struct ContentPlan: Sendable, Hashable {
     /// Frames relative to the cell's top left corner, before rounding.
     public var frames: [LayoutFrame]
     /// The height the content needs at the cell's width (compared with the cell's height, for the
-    /// overflow warning).
+    /// overflow warning); for a `fit` plan, the cell's height.
     public var neededHeight: Double
 }
 
@@ -38,11 +38,16 @@ public enum ContentLayout {
     public static func fitHeight(_ content: ContentNode, width: Double, m: Double) -> Double {
         let sizer = Sizer(m: m)
         let w = sizer.width(content, offered: width)
-        return min(sizer.height(content, width: w, offered: nil), Limits.maxCellHeight * max(1, m))
+        return min(sizer.height(content, width: w, offered: nil), maxFitHeight(m: m))
     }
 
-    /// Lays `content` out in a cell of `width` × `height`.
-    public static func plan(_ content: ContentNode, width: Double, height: Double, m: Double) -> ContentPlan {
+    /// The tallest a `fit` cell gets: `Limits.maxCellHeight`, scaled.
+    public static func maxFitHeight(m: Double) -> Double { Limits.maxCellHeight * max(1, m) }
+
+    /// Lays `content` out in a cell `width` wide and `height` tall; with no `height` (a `fit`
+    /// height), the cell is as tall as the content needs (at most `fitHeight`'s cap), measured and
+    /// laid out in the same pass (the cell's height is `fitHeight`'s, `min(neededHeight, maxFitHeight)`).
+    public static func plan(_ content: ContentNode, width: Double, height: Double?, m: Double) -> ContentPlan {
         let sizer = Sizer(m: m)
         var plan = ContentPlan(nodes: [], frames: [], neededHeight: 0)
         let count = content.nodeCount
@@ -50,11 +55,23 @@ public enum ContentLayout {
         plan.frames.reserveCapacity(count)
         // The root sits in the cell like an overlay's child placed at the top left.
         let w = sizer.width(content, offered: width)
-        plan.neededHeight = sizer.height(content, width: w, offered: nil)
-        let h = sizer.takesOfferedHeight(content) ? sizer.clampHeight(content, height) : sizer.height(content, width: w, offered: height)
+        let needed = sizer.height(content, width: w, offered: nil)
+        plan.neededHeight = needed
+        let cellHeight: Double
+        let h: Double
+        if let height {
+            cellHeight = height
+            h = sizer.takesOfferedHeight(content) ? sizer.clampHeight(content, height) : sizer.height(content, width: w, offered: height)
+        } else {
+            // A leaf's height ignores the offer, and a container's needed height is already
+            // clamped: unless the cap cuts it, the root is exactly as tall as it needs, with no
+            // second measure.
+            cellHeight = min(needed, maxFitHeight(m: m))
+            h = cellHeight == needed || !sizer.takesOfferedHeight(content) ? needed : sizer.clampHeight(content, cellHeight)
+        }
         let a = content.align ?? .topLeading
         let x = (width - w) * Double(a.horizontal + 1) / 2
-        let y = (height - h) * Double(a.vertical + 1) / 2
+        let y = (cellHeight - h) * Double(a.vertical + 1) / 2
         sizer.place(content, pointer: "", x: x, y: y, width: w, height: h, into: &plan)
         return plan
     }

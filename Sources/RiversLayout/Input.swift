@@ -1,8 +1,7 @@
-// Inputs of the layout engine. Plain values (sharing only the domain's `Insets`): the caller
-// (the preview endpoint) translates a screen, its family and its cell styles into a `LayoutRequest`.
-//
-// Every type is Codable with snake_case keys (explicit `CodingKeys`, so no key strategy is needed;
-// do not decode with `.convertFromSnakeCase`, which would rewrite the keys before they are matched).
+// Inputs of the layout engine: the domain's own values (`Family`, `CellStyle`, `Component`), no
+// look-alike engine types, plus the device and the preview's sample data. `Device` and `Sample`
+// are Codable with snake_case keys (explicit `CodingKeys`; do not decode with
+// `.convertFromSnakeCase`, which would rewrite the keys before they are matched).
 
 import RiversCore
 
@@ -16,193 +15,6 @@ public struct Device: Sendable, Hashable, Codable {
         self.width = width
         self.height = height
         self.scale = scale
-    }
-}
-
-/// Section insets in points (at the family's reference size when part of `FamilyMetrics`): the
-/// domain's own insets, with the same keys.
-public typealias LayoutInsets = Insets
-
-/// The flow-layout values of a family, all at the reference size; scalable lengths scale with the
-/// device by `m = min(W / referenceWidth, H / referenceHeight)`, fixed ones do not.
-public struct FamilyMetrics: Sendable, Hashable, Codable {
-    public var referenceWidth: Double
-    public var referenceHeight: Double
-    public var insets: LayoutInsets
-    /// `s`: the minimum space between items of a line.
-    public var interitemSpacing: Length
-    /// `l`: the space between lines.
-    public var lineSpacing: Length
-
-    public init(
-        referenceWidth: Double, referenceHeight: Double, insets: LayoutInsets = LayoutInsets(),
-        interitemSpacing: Length = .zero, lineSpacing: Length = .zero
-    ) {
-        self.referenceWidth = referenceWidth
-        self.referenceHeight = referenceHeight
-        self.insets = insets
-        self.interitemSpacing = interitemSpacing
-        self.lineSpacing = lineSpacing
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case referenceWidth = "reference_width"
-        case referenceHeight = "reference_height"
-        case insets
-        case interitemSpacing = "interitem_spacing"
-        case lineSpacing = "line_spacing"
-    }
-}
-
-/// A cell style's size rules. JSON: `{"id": "GRID_1", "width": {"columns": 2}, "height": {"points": 100}}`,
-/// `"height": {"aspect_ratio": 1.7778}` or `"height": {"fit": true}` (with `content`). Points are
-/// lengths: a number (scalable) or `{"fixed": n}`.
-public struct CellStyleSpec: Sendable, Hashable, Codable {
-    public enum Width: Sendable, Hashable, Codable {
-        /// `n` items per line: `(W − left·m − right·m − (n−1)·s·m) / n`.
-        case columns(Int)
-        /// A width at the reference size (scaled by `m` unless fixed).
-        case points(Length)
-    }
-
-    public enum Height: Sendable, Hashable, Codable {
-        /// A height at the reference size (scaled by `m` unless fixed).
-        case points(Length)
-        /// Width ÷ height (16:9 → 1.7778): height = width / ratio.
-        case aspectRatio(Double)
-        /// What `content` needs at the cell's width.
-        case fit
-    }
-
-    public var id: String
-    public var width: Width
-    public var height: Height
-    /// What is inside the cell; nil = an empty cell.
-    public var content: ContentNode?
-
-    public init(id: String, width: Width, height: Height, content: ContentNode? = nil) {
-        self.id = id
-        self.width = width
-        self.height = height
-        self.content = content
-    }
-}
-
-extension CellStyleSpec.Width {
-    enum CodingKeys: String, CodingKey { case columns, points }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        if let n = try c.decodeIfPresent(Int.self, forKey: .columns) {
-            self = .columns(n)
-        } else if let w = try c.decodeIfPresent(Length.self, forKey: .points) {
-            self = .points(w)
-        } else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "a cell width needs `columns` or `points`"))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        switch self {
-        case .columns(let n): try c.encode(n, forKey: .columns)
-        case .points(let w): try c.encode(w, forKey: .points)
-        }
-    }
-}
-
-extension CellStyleSpec.Height {
-    enum CodingKeys: String, CodingKey {
-        case points
-        case aspectRatio = "aspect_ratio"
-        case fit
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        if let h = try c.decodeIfPresent(Length.self, forKey: .points) {
-            self = .points(h)
-        } else if let r = try c.decodeIfPresent(Double.self, forKey: .aspectRatio) {
-            self = .aspectRatio(r)
-        } else if try c.decodeIfPresent(Bool.self, forKey: .fit) == true {
-            self = .fit
-        } else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "a cell height needs `points`, `aspect_ratio` or `fit`"))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        switch self {
-        case .points(let h): try c.encode(h, forKey: .points)
-        case .aspectRatio(let r): try c.encode(r, forKey: .aspectRatio)
-        case .fit: try c.encode(true, forKey: .fit)
-        }
-    }
-}
-
-/// One component of the screen: one section of the flow layout.
-public struct SectionSpec: Sendable, Hashable, Codable {
-    public enum Axis: String, Sendable, Hashable, Codable {
-        /// Lines broken greedily and stacked downwards (list, grid, vertical hero).
-        case vertical
-        /// One line scrolling sideways (horizontal_list, carousels, tab bars).
-        case horizontal
-        /// A container: its `children` stack vertically inside it; it has no cells of its own.
-        case group
-    }
-
-    /// The component's position in the screen (reported back in the layout and in warnings).
-    public var componentIndex: Int
-    public var componentType: String
-    public var axis: Axis
-    /// Item *i* uses `cellStyles[i]`; the last style repeats for the rest.
-    public var cellStyles: [CellStyleSpec]
-    /// Header height at the reference size; nil = no header.
-    public var header: Length?
-    /// Footer height at the reference size; nil = no footer.
-    public var footer: Length?
-    /// The component's item limit (`rules.item_limit`); nil = none.
-    public var itemLimit: Int?
-    /// Nested components of a group (ignored, with a warning, on other axes).
-    public var children: [SectionSpec]
-
-    public init(
-        componentIndex: Int, componentType: String, axis: Axis, cellStyles: [CellStyleSpec] = [],
-        header: Length? = nil, footer: Length? = nil, itemLimit: Int? = nil, children: [SectionSpec] = []
-    ) {
-        self.componentIndex = componentIndex
-        self.componentType = componentType
-        self.axis = axis
-        self.cellStyles = cellStyles
-        self.header = header
-        self.footer = footer
-        self.itemLimit = itemLimit
-        self.children = children
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case componentIndex = "component_index"
-        case componentType = "component_type"
-        case axis
-        case cellStyles = "cell_styles"
-        case header, footer
-        case itemLimit = "item_limit"
-        case children
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        componentIndex = try c.decode(Int.self, forKey: .componentIndex)
-        componentType = try c.decode(String.self, forKey: .componentType)
-        axis = try c.decode(Axis.self, forKey: .axis)
-        cellStyles = try c.decodeIfPresent([CellStyleSpec].self, forKey: .cellStyles) ?? []
-        header = try c.decodeIfPresent(Length.self, forKey: .header)
-        footer = try c.decodeIfPresent(Length.self, forKey: .footer)
-        itemLimit = try c.decodeIfPresent(Int.self, forKey: .itemLimit)
-        children = try c.decodeIfPresent([SectionSpec].self, forKey: .children) ?? []
     }
 }
 
@@ -239,35 +51,74 @@ public enum Sample: Sendable, Hashable, Codable {
     }
 }
 
-/// Everything the engine needs to lay out one screen.
-public struct LayoutRequest: Sendable, Hashable, Codable {
+/// Everything the engine needs to lay out one screen, in the domain's own terms: the family's
+/// flow-layout rules and cell styles, the screen's components (a group's children nested in it),
+/// and the catalog that says which way each component type flows.
+public struct LayoutRequest: Sendable {
     public var device: Device
-    public var family: FamilyMetrics
+    public var family: Family
     /// The screen's components in display order.
-    public var sections: [SectionSpec]
+    public var components: [Component]
+    public var catalog: ComponentCatalog
     /// A connected screen: its components are filled by the children of the sender (`Sample.children`).
     public var connected: Bool
     public var sample: Sample?
 
     public init(
-        device: Device, family: FamilyMetrics, sections: [SectionSpec], connected: Bool = false,
-        sample: Sample? = nil
+        device: Device, family: Family, components: [Component], catalog: ComponentCatalog = .builtIn,
+        connected: Bool = false, sample: Sample? = nil
     ) {
         self.device = device
         self.family = family
-        self.sections = sections
+        self.components = components
+        self.catalog = catalog
         self.connected = connected
         self.sample = sample
     }
 
-    enum CodingKeys: String, CodingKey { case device, family, sections, connected, sample }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        device = try c.decode(Device.self, forKey: .device)
-        family = try c.decode(FamilyMetrics.self, forKey: .family)
-        sections = try c.decode([SectionSpec].self, forKey: .sections)
-        connected = try c.decodeIfPresent(Bool.self, forKey: .connected) ?? false
-        sample = try c.decodeIfPresent(Sample.self, forKey: .sample)
+    /// A screen of the app.
+    public init(screen: Screen, family: Family, catalog: ComponentCatalog, device: Device, sample: Sample? = nil) {
+        self.init(device: device, family: family, components: screen.uiComponents, catalog: catalog, connected: screen.connected, sample: sample)
     }
+
+    /// One cell of `style` (a cell style of `family`): how the cell designer lays out a single cell.
+    public static func cell(_ style: CellStyle, family: Family, device: Device) -> LayoutRequest {
+        LayoutRequest(device: device, family: family, components: [Component(id: "cell", componentType: "cell", cellStyles: [style.id], itemLimit: 1)])
+    }
+}
+
+extension Family {
+    /// The size of a cell of `style` at the reference size (where `m` = 1), a `fit` height
+    /// measured from its content.
+    public func referenceCellSize(_ style: CellStyle) -> Size {
+        let width = width(of: style)
+        let height: Double
+        switch style.height {
+        case .points(let h): height = h.value
+        case .aspectRatio(let r): height = width / r
+        case .fit: height = style.content.map { ContentLayout.fitHeight($0, width: width, m: 1) } ?? 0
+        }
+        return Size(width: width, height: height)
+    }
+
+    /// The family as it is stored and shown, with each cell style's `computed` size at the
+    /// reference size.
+    public var json: JSONValue { json(computed: referenceCellSize) }
+}
+
+/// Devices the editor offers, in points.
+public struct DevicePreset: Sendable, Hashable, Codable {
+    public var id: String
+    public var name: String
+    public var kind: String
+    public var device: Device
+
+    public static let all: [DevicePreset] = [
+        DevicePreset(id: "phone-320x568", name: "Small phone (320×568)", kind: "phone", device: Device(width: 320, height: 568, scale: 2)),
+        DevicePreset(id: "phone-375x667", name: "Phone (375×667)", kind: "phone", device: Device(width: 375, height: 667, scale: 2)),
+        DevicePreset(id: "phone-390x844", name: "Large phone (390×844)", kind: "phone", device: Device(width: 390, height: 844, scale: 3)),
+        DevicePreset(id: "tablet-768x1024", name: "Tablet, portrait (768×1024)", kind: "tablet", device: Device(width: 768, height: 1024, scale: 2)),
+        DevicePreset(id: "tablet-1024x768", name: "Tablet, landscape (1024×768)", kind: "tablet", device: Device(width: 1024, height: 768, scale: 2)),
+        DevicePreset(id: "tv-1920x1080", name: "TV (1920×1080)", kind: "tv", device: Device(width: 1920, height: 1080, scale: 1)),
+    ]
 }

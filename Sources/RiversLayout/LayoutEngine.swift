@@ -26,8 +26,16 @@ import RiversCore
 //   real extent (left inset + items + gaps + right inset), which may be more or less than `W`.
 // - Groups: children are laid out in the group's inner box (its left/right insets removed, below
 //   its header and top inset), stacked with no gaps; the group's own cell styles are ignored.
-// - Rounding: every edge is rounded to the nearest multiple of 1/scale (ties away from zero), and
-//   sizes are differences of rounded edges, so neighbours that touch still touch.
+// - Axis: a component type the catalog marks as holding children is a group; one whose axis is
+//   horizontal is a horizontal section; any other (or an unknown type) is vertical. A component
+//   is numbered by its position among its siblings (a group's children from 0).
+// - Headers and footers: a visible one whose style names a cell style of the family is as tall as
+//   that style (a points height keeps being scalable or fixed; others are measured at the
+//   reference size); a visible one with no such style is `defaultDecorationHeight` (44) tall.
+// - Rounding is a pass of its own (`PixelGrid`, yoga's pixel-grid rule), after every frame is
+//   computed: every edge is rounded to the nearest multiple of 1/scale (ties away from zero), and
+//   sizes are differences of rounded edges, so neighbours that touch still touch. A text is never
+//   made smaller by rounding: its far edges move to the next pixel when the nearest would cut it.
 
 public enum LayoutEngine {
     /// Items per component when neither an item limit nor a sample count is given.
@@ -37,23 +45,32 @@ public enum LayoutEngine {
     /// are cut with a warning.
     public static let maximumItemCount = 1_000_000
 
+    /// Header and footer height (at the reference size) when their style names no cell style of
+    /// the family.
+    public static let defaultDecorationHeight = 44.0
+
     /// The cells `request` would lay out in all, counted as `layout` counts them (item limits,
     /// sample counts, a sender's children), without laying anything out: a caller checks it
     /// against its budget before the work.
     public static func itemCount(_ request: LayoutRequest) -> Int {
-        var builder = Builder(metrics: Metrics(scale: 1, m: 1, top: 0, left: 0, bottom: 0, right: 0, spacing: 0, lineSpacing: 0), warnings: [])
+        var builder = Builder(
+            metrics: Metrics(scale: 1, m: 1, top: 0, left: 0, bottom: 0, right: 0, spacing: 0, lineSpacing: 0),
+            family: request.family, catalog: request.catalog, warnings: [])
         builder.use(request.sample, connected: request.connected)
-        func count(_ spec: SectionSpec) -> Int {
-            spec.axis == .group ? spec.children.reduce(0) { $0 + count($1) } : builder.itemCount(spec)
+        func count(_ component: Component, index: Int) -> Int {
+            builder.axis(component) == .group
+                ? component.uiComponents.enumerated().reduce(0) { $0 + count($1.element, index: $1.offset) }
+                : builder.itemCount(component, index: index)
         }
-        return request.sections.reduce(0) { $0 + count($1) }
+        return request.components.enumerated().reduce(0) { $0 + count($1.element, index: $1.offset) }
     }
 
     /// The factor `m` scalable lengths are multiplied by: `min(W / reference width, H / reference
     /// height)`; 1 when the reference size is not positive or the factor is not finite.
-    public static func scaleFactor(device: Device, family: FamilyMetrics) -> Double {
-        guard family.referenceWidth.isFinite, family.referenceHeight.isFinite, family.referenceWidth > 0, family.referenceHeight > 0 else { return 1 }
-        let m = min(device.width / family.referenceWidth, device.height / family.referenceHeight)
+    public static func scaleFactor(device: Device, family: Family) -> Double {
+        let reference = family.referenceSize
+        guard reference.width.isFinite, reference.height.isFinite, reference.width > 0, reference.height > 0 else { return 1 }
+        let m = min(device.width / reference.width, device.height / reference.height)
         return m.isFinite ? m : 1
     }
 
@@ -79,17 +96,16 @@ public enum LayoutEngine {
         }
 
         let family = request.family
+        let reference = family.referenceSize
         let m = scaleFactor(device: Device(width: width, height: height, scale: scale), family: family)
-        if family.referenceWidth.isFinite, family.referenceHeight.isFinite, family.referenceWidth > 0,
-            family.referenceHeight > 0
-        {
-            if !min(width / family.referenceWidth, height / family.referenceHeight).isFinite {
+        if reference.width.isFinite, reference.height.isFinite, reference.width > 0, reference.height > 0 {
+            if !min(width / reference.width, height / reference.height).isFinite {
                 warnings.append(.init(componentIndex: nil, message: "the scale factor overflows; not scaling"))
             }
         } else {
             warnings.append(.init(
                 componentIndex: nil,
-                message: "reference size \(fmt(family.referenceWidth))×\(fmt(family.referenceHeight)) is not positive; not scaling"))
+                message: "reference size \(fmt(reference.width))×\(fmt(reference.height)) is not positive; not scaling"))
         }
 
         func length(_ l: Length, _ what: String) -> Double {
@@ -105,27 +121,29 @@ public enum LayoutEngine {
             spacing: length(family.interitemSpacing, "interitem spacing"),
             lineSpacing: length(family.lineSpacing, "line spacing"))
 
-        var builder = Builder(metrics: metrics, warnings: warnings)
+        var builder = Builder(metrics: metrics, family: family, catalog: request.catalog, warnings: warnings)
         builder.use(request.sample, connected: request.connected)
 
         var sections: [SectionLayout] = []
-        sections.reserveCapacity(request.sections.count)
+        sections.reserveCapacity(request.components.count)
         var y = 0.0
-        for spec in request.sections {
-            let (section, end) = builder.section(spec, x0: 0, y0: y, width: width)
+        for (index, component) in request.components.enumerated() {
+            let (section, end) = builder.section(component, index: index, x0: 0, y0: y, width: width)
             sections.append(section)
             y = end
         }
 
-        return ScreenLayout(
+        var screen = ScreenLayout(
             device: Device(width: width, height: height, scale: scale),
-            contentSize: LayoutSize(width: metrics.px(width), height: metrics.px(y)),
+            contentSize: LayoutSize(width: width, height: y),
             warnings: builder.warnings,
             sections: sections)
+        PixelGrid(scale: scale).round(&screen)
+        return screen
     }
 }
 
-/// Family lengths already multiplied by `m`, and the pixel grid.
+/// Family lengths already multiplied by `m`.
 struct Metrics {
     let scale: Double
     let m: Double
@@ -137,39 +155,6 @@ struct Metrics {
     let spacing: Double
     /// `l·m`
     let lineSpacing: Double
-
-    /// Rounds a coordinate to the nearest device pixel (ties away from zero, like C's `round`).
-    @inline(__always)
-    func px(_ v: Double) -> Double { roundToNearest(v * scale) / scale }
-
-    /// A frame from unrounded edges: each edge is rounded to a whole pixel, the size is the number
-    /// of pixels between the rounded edges; both are then converted to points.
-    @inline(__always)
-    func frame(minX: Double, minY: Double, maxX: Double, maxY: Double) -> LayoutFrame {
-        let x0 = roundToNearest(minX * scale)
-        let y0 = roundToNearest(minY * scale)
-        let x1 = roundToNearest(maxX * scale)
-        let y1 = roundToNearest(maxY * scale)
-        return LayoutFrame(x: x0 / scale, y: y0 / scale, width: (x1 - x0) / scale, height: (y1 - y0) / scale)
-    }
-
-    /// The rounded distance from `a` to `b`.
-    @inline(__always)
-    func length(from a: Double, to b: Double) -> Double {
-        (roundToNearest(b * scale) - roundToNearest(a * scale)) / scale
-    }
-}
-
-/// `Double.rounded()` (ties away from zero) without a call into libm, which is most of the cost of a
-/// frame on CPUs without SSE4.1's `roundsd`. Exact: for |t| < 2^52, `t − trunc(t)` is exact.
-@inline(__always)
-func roundToNearest(_ t: Double) -> Double {
-    guard abs(t) < 4.0e15 else { return t.rounded() }  // huge, infinite or NaN
-    let whole = Double(Int64(t))  // truncates toward zero
-    let fraction = t - whole
-    if fraction >= 0.5 { return whole + 1 }
-    if fraction <= -0.5 { return whole - 1 }
-    return whole
 }
 
 /// Width tolerance for "fits on the line", so that `n` columns computed in floating point fit `n`
@@ -178,6 +163,8 @@ private let fitTolerance = 1e-7
 
 struct Builder {
     let metrics: Metrics
+    let family: Family
+    let catalog: ComponentCatalog
     var warnings: [LayoutWarning]
     /// `Sample.counts`, by component index.
     var counts: [Int: Int]?
@@ -186,9 +173,37 @@ struct Builder {
     /// How many non-group components have been given a child of the sender so far.
     var leafPosition = 0
 
-    init(metrics: Metrics, warnings: [LayoutWarning]) {
+    init(metrics: Metrics, family: Family, catalog: ComponentCatalog, warnings: [LayoutWarning]) {
         self.metrics = metrics
+        self.family = family
+        self.catalog = catalog
         self.warnings = warnings
+    }
+
+    enum Axis: String {
+        /// Lines broken greedily and stacked downwards (list, grid, banner).
+        case vertical
+        /// One line scrolling sideways (horizontal_list, hero carousels, tab bars).
+        case horizontal
+        /// A container: its children stack vertically inside it; it has no cells of its own.
+        case group
+    }
+
+    /// How a component flows, from its type in the catalog.
+    func axis(_ component: Component) -> Axis {
+        guard let type = catalog.types[component.componentType] else { return .vertical }
+        if type.holdsChildren { return .group }
+        return type.axis == .horizontal ? .horizontal : .vertical
+    }
+
+    /// A visible header's or footer's height at the reference size; nil when it is not shown.
+    func decorationHeight(_ decoration: SectionDecoration) -> Length? {
+        guard decoration.visible else { return nil }
+        if let id = decoration.style, let style = family.cellStyle(id) {
+            if case .points(let h) = style.height { return h }
+            return Length(family.referenceCellSize(style).height)
+        }
+        return Length(LayoutEngine.defaultDecorationHeight)
     }
 
     mutating func use(_ sample: Sample?, connected: Bool) {
@@ -208,10 +223,17 @@ struct Builder {
         warnings.append(LayoutWarning(componentIndex: component, message: message))
     }
 
+    /// `l` scaled by `m`; 0, with a warning naming `what`, when that is not a length.
+    mutating func length(_ l: Length, _ what: @autoclosure () -> String, component: Int?) -> Double {
+        let v = l.resolved(metrics.m)
+        if v.isFinite && v >= 0 { return v }
+        warn(component, "\(what()) \(fmt(l.value)) is not a length; using 0")
+        return 0
+    }
+
     /// The number of items of a non-group component.
-    mutating func itemCount(_ spec: SectionSpec) -> Int {
-        let index = spec.componentIndex
-        var limit = spec.itemLimit
+    mutating func itemCount(_ component: Component, index: Int) -> Int {
+        var limit = component.itemLimit
         if let l = limit, l < 0 {
             warn(index, "item limit \(l) is negative; using 0")
             limit = 0
@@ -245,25 +267,19 @@ struct Builder {
 
     /// Lays out one section with its top left corner at (x0, y0) in a container `width` wide.
     /// Returns the section and the unrounded y where the next section starts.
-    mutating func section(_ spec: SectionSpec, x0: Double, y0: Double, width: Double) -> (SectionLayout, Double) {
+    mutating func section(_ component: Component, index: Int, x0: Double, y0: Double, width: Double) -> (SectionLayout, Double) {
         let mt = metrics
-        let index = spec.componentIndex
+        let axis = axis(component)
+        let header = decorationHeight(component.header)
+        let footer = decorationHeight(component.footer)
         let available = max(0, width - mt.left - mt.right)
         if width - mt.left - mt.right < 0 {
             warn(index, "the insets (\(fmt(mt.left + mt.right))) are wider than the section (\(fmt(width)))")
         }
         let left = x0 + mt.left
 
-        var headerHeight = 0.0
-        if let l = spec.header {
-            let h = l.resolved(mt.m)
-            if h.isFinite && h >= 0 { headerHeight = h } else { warn(index, "header height \(fmt(l.value)) is not a length; using 0") }
-        }
-        var footerHeight = 0.0
-        if let l = spec.footer {
-            let h = l.resolved(mt.m)
-            if h.isFinite && h >= 0 { footerHeight = h } else { warn(index, "footer height \(fmt(l.value)) is not a length; using 0") }
-        }
+        let headerHeight = header.map { length($0, "header height", component: index) } ?? 0
+        let footerHeight = footer.map { length($0, "footer height", component: index) } ?? 0
 
         let contentTop = y0 + headerHeight + mt.top
         var linesEnd = contentTop
@@ -271,29 +287,31 @@ struct Builder {
         var children: [SectionLayout] = []
         var contentWidth = width
 
-        switch spec.axis {
+        switch axis {
         case .group:
-            children.reserveCapacity(spec.children.count)
+            children.reserveCapacity(component.uiComponents.count)
             var y = contentTop
-            for child in spec.children {
-                let (layout, end) = section(child, x0: left, y0: y, width: available)
+            for (i, child) in component.uiComponents.enumerated() {
+                let (layout, end) = section(child, index: i, x0: left, y0: y, width: available)
                 children.append(layout)
                 y = end
             }
             linesEnd = y
 
         case .vertical, .horizontal:
-            if !spec.children.isEmpty {
-                warn(index, "a \(spec.axis.rawValue) component cannot hold components; \(spec.children.count) ignored")
+            if !component.uiComponents.isEmpty {
+                warn(index, "a \(axis.rawValue) component cannot hold components; \(component.uiComponents.count) ignored")
             }
-            var count = itemCount(spec)
-            if count > 0 && spec.cellStyles.isEmpty {
+            // Ids the family does not know are left out (saving a screen refuses them).
+            let cellStyles = component.cellStyles.compactMap { family.cellStyle($0) }
+            var count = itemCount(component, index: index)
+            if count > 0 && cellStyles.isEmpty {
                 warn(index, "no cell styles; \(count) items not laid out")
                 count = 0
             }
             if count > 0 {
-                let styles = resolveStyles(spec, used: min(count, spec.cellStyles.count), width: width, available: available)
-                if spec.axis == .vertical {
+                let styles = resolveStyles(cellStyles.prefix(min(count, cellStyles.count)), index: index, width: width, available: available)
+                if axis == .vertical {
                     linesEnd = Self.layOutLines(
                         styles, count: count, left: left, top: contentTop, available: available, metrics: mt, into: &cells)
                 } else {
@@ -301,36 +319,36 @@ struct Builder {
                     linesEnd = end
                     contentWidth = maxX + mt.right - x0
                 }
-            } else if spec.axis == .horizontal {
+            } else if axis == .horizontal {
                 contentWidth = mt.left + mt.right
             }
         }
 
+        // Unrounded: the pixel-grid pass rounds every frame of the screen afterwards.
         let bottom = linesEnd + mt.bottom
         let end = bottom + footerHeight
-        let frame = mt.frame(minX: x0, minY: y0, maxX: x0 + width, maxY: end)
-        let header = spec.header == nil ? nil : mt.frame(minX: left, minY: y0, maxX: left + available, maxY: y0 + headerHeight)
-        let footer = spec.footer == nil ? nil : mt.frame(minX: left, minY: bottom, maxX: left + available, maxY: end)
         let layout = SectionLayout(
-            componentIndex: index, componentType: spec.componentType, frame: frame, header: header, footer: footer,
-            contentSize: LayoutSize(width: mt.length(from: x0, to: x0 + contentWidth), height: frame.height),
+            componentIndex: index, componentType: component.componentType,
+            frame: LayoutFrame(x: x0, y: y0, width: width, height: end - y0),
+            header: header == nil ? nil : LayoutFrame(x: left, y: y0, width: available, height: headerHeight),
+            footer: footer == nil ? nil : LayoutFrame(x: left, y: bottom, width: available, height: footerHeight),
+            contentSize: LayoutSize(width: contentWidth, height: end - y0),
             items: cells.items, contentFrames: cells.contentFrames, sections: children)
         return (layout, end)
     }
 
     /// Cell sizes per style (only the styles the items use), after scaling and clamping.
-    mutating func resolveStyles(_ spec: SectionSpec, used: Int, width: Double, available: Double) -> ResolvedStyles {
+    mutating func resolveStyles(_ used: ArraySlice<CellStyle>, index: Int, width: Double, available: Double) -> ResolvedStyles {
         let mt = metrics
-        let index = spec.componentIndex
         var widths: [Double] = []
         var heights: [Double] = []
         var ids: [String] = []
         var plans: [ContentPlan?] = []
-        widths.reserveCapacity(used)
-        heights.reserveCapacity(used)
-        ids.reserveCapacity(used)
-        plans.reserveCapacity(used)
-        for style in spec.cellStyles.prefix(used) {
+        widths.reserveCapacity(used.count)
+        heights.reserveCapacity(used.count)
+        ids.reserveCapacity(used.count)
+        plans.reserveCapacity(used.count)
+        for style in used {
             var w: Double
             switch style.width {
             case .columns(var n):
@@ -344,31 +362,23 @@ struct Builder {
                     w = 0
                 }
             case .points(let l):
-                let p = l.resolved(mt.m)
-                if p.isFinite && p >= 0 {
-                    w = p
-                } else {
-                    warn(index, "cell style \(style.id): width \(fmt(l.value)) is not a length; using 0")
-                    w = 0
-                }
+                w = length(l, "cell style \(style.id): width", component: index)
             }
             if w > available + fitTolerance {
                 warn(index, "cell style \(style.id): \(fmt(w)) points wide, clamped to the available width \(fmt(available))")
                 w = available
             }
             var h: Double
+            var plan: ContentPlan?
             switch style.height {
             case .points(let l):
-                let p = l.resolved(mt.m)
-                if p.isFinite && p >= 0 {
-                    h = p
-                } else {
-                    warn(index, "cell style \(style.id): height \(fmt(l.value)) is not a length; using 0")
-                    h = 0
-                }
+                h = length(l, "cell style \(style.id): height", component: index)
             case .fit:
                 if let content = style.content {
-                    h = ContentLayout.fitHeight(content, width: w, m: mt.m)
+                    // Measured and laid out at once: the cell is as tall as the content needs.
+                    let fitted = ContentLayout.plan(content, width: w, height: nil, m: mt.m)
+                    plan = fitted
+                    h = min(fitted.neededHeight, ContentLayout.maxFitHeight(m: mt.m))
                 } else {
                     warn(index, "cell style \(style.id): a fit height without content; height 0")
                     h = 0
@@ -381,9 +391,11 @@ struct Builder {
                     h = 0
                 }
             }
-            if !(h.isFinite && h >= 0) { h = 0 }
-            var plan: ContentPlan?
-            if let content = style.content {
+            if !(h.isFinite && h >= 0) {
+                h = 0
+                plan = nil
+            }
+            if plan == nil, let content = style.content {
                 plan = ContentLayout.plan(content, width: w, height: h, m: mt.m)
                 if let needed = plan?.neededHeight, needed > h + 1e-6 {
                     warn(index, "cell style \(style.id): the content needs \(fmt(needed)) points, the cell is \(fmt(h)) tall")
@@ -449,10 +461,9 @@ struct Builder {
                 let w = widths[k]
                 let h = heights[k]
                 let itemY = y + (lineHeight - h) * 0.5
-                let maxX = x + w
                 let maxY = min(itemY + h, lineEnd)
-                cells.append(index, styles: styles, style: k, minX: x, minY: itemY, maxX: maxX, maxY: maxY, metrics: mt)
-                x = maxX + gap
+                cells.append(index, styles: styles, style: k, frame: LayoutFrame(x: x, y: itemY, width: w, height: maxY - itemY))
+                x = x + w + gap
             }
             y = lineEnd
             i = j
@@ -482,7 +493,7 @@ struct Builder {
             let itemY = top + (lineHeight - h) * 0.5
             maxX = x + w
             let maxY = min(itemY + h, lineEnd)
-            cells.append(index, styles: styles, style: k, minX: x, minY: itemY, maxX: maxX, maxY: maxY, metrics: mt)
+            cells.append(index, styles: styles, style: k, frame: LayoutFrame(x: x, y: itemY, width: w, height: maxY - itemY))
             x = maxX + mt.spacing
         }
         return (lineEnd, maxX)
@@ -519,19 +530,16 @@ struct Cells {
         if most > 0 { contentFrames.reserveCapacity(n * most) }
     }
 
-    /// One cell: its frame and its content's frames, each edge rounded as cells round.
+    /// One cell: its frame and its content's frames moved to the cell, all unrounded.
     @inline(__always)
-    mutating func append(_ index: Int, styles: ResolvedStyles, style k: Int, minX: Double, minY: Double, maxX: Double, maxY: Double, metrics mt: Metrics) {
-        let frame = mt.frame(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+    mutating func append(_ index: Int, styles: ResolvedStyles, style k: Int, frame: LayoutFrame) {
         guard let plan = styles.plans[k] else {
             items.append(ItemLayout(index: index, cellStyle: styles.ids[k], frame: frame, contentNodes: nil, contentStart: 0))
             return
         }
         let start = contentFrames.count
         for r in plan.frames {
-            let x = minX + r.x
-            let y = minY + r.y
-            contentFrames.append(mt.frame(minX: x, minY: y, maxX: x + r.width, maxY: y + r.height))
+            contentFrames.append(LayoutFrame(x: frame.x + r.x, y: frame.y + r.y, width: r.width, height: r.height))
         }
         items.append(ItemLayout(index: index, cellStyle: styles.ids[k], frame: frame, contentNodes: styles.nodeLists[k], contentStart: start))
     }

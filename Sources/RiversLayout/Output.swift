@@ -4,8 +4,8 @@ import RiversCore
 // of the scrollable content, y downwards). Encodes to JSON with exactly these snake_case keys;
 // optional frames are written as `null`, never left out.
 
-/// A rectangle in points. In a layout's output its edges are multiples of 1/scale (a content
-/// plan's frames are not rounded yet).
+/// A rectangle in points. In a layout's output its edges are multiples of 1/scale (the engine's
+/// frames before `PixelGrid`, and a content plan's, are not rounded yet).
 public struct LayoutFrame: Sendable, Hashable, Codable {
     public var x: Double
     public var y: Double
@@ -23,15 +23,8 @@ public struct LayoutFrame: Sendable, Hashable, Codable {
     public var maxY: Double { y + height }
 }
 
-public struct LayoutSize: Sendable, Hashable, Codable {
-    public var width: Double
-    public var height: Double
-
-    public init(width: Double, height: Double) {
-        self.width = width
-        self.height = height
-    }
-}
+/// A size in points: the domain's own (`{"width", "height"}` in JSON).
+public typealias LayoutSize = Size
 
 /// Something the preview wants the editor to know; never an error.
 public struct LayoutWarning: Sendable, Hashable, Codable {
@@ -128,7 +121,12 @@ struct ItemJSON: Codable {
 /// The content nodes of a cell style, as laid out: one list shared by every cell of the style.
 public final class ContentNodeList: Sendable, Hashable {
     public let nodes: [ContentNodeInfo]
-    public init(_ nodes: [ContentNodeInfo]) { self.nodes = nodes }
+    /// Which nodes are texts (the pixel grid never makes a text smaller), read once per style.
+    let isText: [Bool]
+    public init(_ nodes: [ContentNodeInfo]) {
+        self.nodes = nodes
+        self.isText = nodes.map { $0.kind == .text }
+    }
     public static func == (a: ContentNodeList, b: ContentNodeList) -> Bool { a === b || a.nodes == b.nodes }
     public func hash(into hasher: inout Hasher) { hasher.combine(nodes) }
 }

@@ -14,17 +14,28 @@
 import RiversCore
 import RiversLayout
 
-let family = FamilyMetrics(
-    referenceWidth: 320, referenceHeight: 568, insets: LayoutInsets(top: 10, left: 10, bottom: 10, right: 10),
-    interitemSpacing: 10, lineSpacing: 10)
 let device = Device(width: 375, height: 667, scale: 3)
 
-let list = CellStyleSpec(id: "LIST_1", width: .columns(1), height: .points(80))
-let grid2 = CellStyleSpec(id: "GRID_2", width: .columns(2), height: .aspectRatio(16.0 / 9.0))
-let grid3 = CellStyleSpec(id: "GRID_3", width: .columns(3), height: .aspectRatio(2.0 / 3.0))
-let hero = CellStyleSpec(id: "HERO_1", width: .columns(1), height: .aspectRatio(16.0 / 9.0))
-let card = CellStyleSpec(id: "CARD_1", width: .points(140), height: .points(120))
-let chip = CellStyleSpec(id: "CHIP_1", width: .points(90), height: .points(40))
+let list = CellStyle(id: "LIST_1", width: .columns(1), height: .points(80))
+let grid2 = CellStyle(id: "GRID_2", width: .columns(2), height: .aspectRatio(16.0 / 9.0))
+let grid3 = CellStyle(id: "GRID_3", width: .columns(3), height: .aspectRatio(2.0 / 3.0))
+let hero = CellStyle(id: "HERO_1", width: .columns(1), height: .aspectRatio(16.0 / 9.0))
+let card = CellStyle(id: "CARD_1", width: .points(140), height: .points(120))
+let chip = CellStyle(id: "CHIP_1", width: .points(90), height: .points(40))
+// Headers 30 points tall, footers 20.
+let header = CellStyle(id: "HEADER_1", width: .columns(1), height: .points(30))
+let footer = CellStyle(id: "FOOTER_1", width: .columns(1), height: .points(20))
+
+func family(content: ContentNode? = nil) -> Family {
+    Family(
+        id: "FAMILY_1", name: "Phones", referenceSize: Size(width: 320, height: 568), insets: Insets(all: 10),
+        interitemSpacing: 10, lineSpacing: 10,
+        cellStyles: [list, grid2, grid3, hero, card, chip].map { style in
+            var style = style
+            style.content = content
+            return style
+        } + [header, footer])
+}
 
 /// Five nodes: a poster with a title, a spacer and a subtitle under it.
 let content = ContentNode(
@@ -38,38 +49,36 @@ let content = ContentNode(
     padding: .init(all: 8))
 let contentNodes = content.nodeCount
 
+/// The same screen with every cell holding `content`.
 func withContent(_ request: LayoutRequest) -> LayoutRequest {
     var request = request
-    for i in request.sections.indices {
-        request.sections[i].cellStyles = request.sections[i].cellStyles.map { style in
-            var style = style
-            style.content = content
-            return style
-        }
-    }
+    request.family = family(content: content)
     return request
 }
 
+func component(_ type: String, _ styles: [CellStyle], header: Bool = false, footer: Bool = false, cells: Int) -> Component {
+    Component(
+        id: "", componentType: type, cellStyles: styles.map(\.id),
+        header: SectionDecoration(visible: header, style: "HEADER_1"), footer: SectionDecoration(visible: footer, style: "FOOTER_1"),
+        itemLimit: cells)
+}
+
 func screen(sections: Int, cells: Int) -> LayoutRequest {
-    var specs: [SectionSpec] = []
-    for i in 0..<sections {
-        let spec: SectionSpec
+    let components = (0..<sections).map { i in
         switch i % 5 {
-        case 0: spec = SectionSpec(componentIndex: i, componentType: "hero", axis: .vertical, cellStyles: [hero, grid2], header: 30, itemLimit: cells)
-        case 1: spec = SectionSpec(componentIndex: i, componentType: "grid", axis: .vertical, cellStyles: [grid3], header: 30, itemLimit: cells)
-        case 2: spec = SectionSpec(componentIndex: i, componentType: "horizontal_list", axis: .horizontal, cellStyles: [card], header: 30, itemLimit: cells)
-        case 3: spec = SectionSpec(componentIndex: i, componentType: "list", axis: .vertical, cellStyles: [list], footer: 20, itemLimit: cells)
-        default: spec = SectionSpec(componentIndex: i, componentType: "grid", axis: .vertical, cellStyles: [card, chip, grid2], itemLimit: cells)
+        case 0: component("list", [hero, grid2], header: true, cells: cells)
+        case 1: component("grid", [grid3], header: true, cells: cells)
+        case 2: component("horizontal_list", [card], header: true, cells: cells)
+        case 3: component("list", [list], footer: true, cells: cells)
+        default: component("grid", [card, chip, grid2], cells: cells)
         }
-        specs.append(spec)
     }
-    return LayoutRequest(device: device, family: family, sections: specs)
+    return LayoutRequest(device: device, family: family(), components: components)
 }
 
 /// One big vertical section: a hero, then a 3-column grid with a mixed-width style now and then.
 func bigSection(cells: Int) -> LayoutRequest {
-    let spec = SectionSpec(componentIndex: 0, componentType: "grid", axis: .vertical, cellStyles: [hero, grid3], header: 30, itemLimit: cells)
-    return LayoutRequest(device: device, family: family, sections: [spec])
+    LayoutRequest(device: device, family: family(), components: [component("grid", [hero, grid3], header: true, cells: cells)])
 }
 
 func seconds(_ d: Duration) -> Double {

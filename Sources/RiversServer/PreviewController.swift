@@ -94,7 +94,7 @@ struct PreviewController {
             throw Problem.invalid([FieldError("/cell_style", "the family has no cell style \(styleId.prefix(200))")])
         }
         let chosen = device ?? Device(width: family.referenceSize.width, height: family.referenceSize.height, scale: 2)
-        let input = LayoutRequest(device: chosen, family: ScreenLayoutInput.metrics(family), sections: [ScreenLayoutInput.cellSection(style)])
+        let input = LayoutRequest.cell(style, family: family, device: chosen)
         let layout = LayoutEngine.layout(input)
         guard let section = layout.sections.first, let cell = section.items.first else {
             throw Problem.invalid([FieldError("/cell_style", "the cell cannot be laid out")])
@@ -163,7 +163,7 @@ struct PreviewController {
         }
         let unknown = References.checkCellStyles(screen.uiComponents, family: family, familyId: family.id)
         if !unknown.isEmpty { throw Problem.invalid(unknown.map { FieldError(pointerPrefix + $0.pointer, $0.message) }) }
-        let input = ScreenLayoutInput.request(screen: screen, family: family, catalog: options.catalog, device: device, sample: sample)
+        let input = LayoutRequest(screen: screen, family: family, catalog: options.catalog, device: device, sample: sample)
         // The work budget is checked before the work: the cells to lay out, over all components.
         let items = LayoutEngine.itemCount(input)
         if items > Limits.maxPreviewItems {

@@ -44,7 +44,7 @@ struct ContentTests {
     @Test(arguments: [1.0, 2, 3])
     func workedExampleRoundsLikeCells(scale: Double) {
         let screen = layout(
-            [vertical(0, [CellStyleSpec(id: "GRID_1", width: .columns(2), height: .fit, content: posterContent())], limit: 2)],
+            [vertical([CellStyle(id: "GRID_1", width: .columns(2), height: .fit, content: posterContent())], limit: 2)],
             device: Device(width: 320, height: 568, scale: scale))
         let section = screen.sections[0]
         let items = section.items
@@ -63,14 +63,14 @@ struct ContentTests {
     }
 
     @Test func exactFramesAtScale2And3() {
-        let at2 = layout([vertical(0, [CellStyleSpec(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 1)])
+        let at2 = layout([vertical([CellStyle(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 1)])
         #expect(firstCellContent(at2).map(\.frame) == [
             LayoutFrame(x: 10, y: 10, width: 145, height: 109.5),
             LayoutFrame(x: 18, y: 18, width: 129, height: 72.5),
             LayoutFrame(x: 18, y: 94.5, width: 129, height: 17),
         ])
         let at3 = layout(
-            [vertical(0, [CellStyleSpec(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 1)],
+            [vertical([CellStyle(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 1)],
             device: Device(width: 320, height: 568, scale: 3))
         #expect(firstCellContent(at3).map(\.frame) == [
             LayoutFrame(x: 10, y: 10, width: 145, height: (359 - 30) / 3.0),
@@ -106,7 +106,7 @@ struct ContentTests {
 
         // Through the engine at 2×: the first cell at (10m, 10m) = (11.71875, 11.71875).
         let screen = layout(
-            [vertical(0, [CellStyleSpec(id: "G", width: .columns(2), height: .fit, content: fixed)], limit: 1)],
+            [vertical([CellStyle(id: "G", width: .columns(2), height: .fit, content: fixed)], limit: 1)],
             device: Device(width: 375, height: 667, scale: 2))
         let o = 11.71875
         #expect(firstCellContent(screen).map(\.frame) == [
@@ -118,9 +118,9 @@ struct ContentTests {
 
     /// Fixed family lengths do not scale: a 1-column cell between fixed 16-point insets.
     @Test func fixedInsetsAndSpacingDoNotScale() {
-        let family = referenceFamily(insets: LayoutInsets(top: .fixed(4), left: .fixed(16), bottom: 10, right: .fixed(16)), spacing: .fixed(10))
+        let family = referenceFamily(insets: Insets(top: .fixed(4), left: .fixed(16), bottom: 10, right: .fixed(16)), spacing: .fixed(10))
         let device = Device(width: 640, height: 1136, scale: 1)  // m = 2
-        let screen = layout([vertical(0, [style("ONE", columns: 1, height: .fixed(50)), style("TWO", columns: 2, height: 50)], limit: 3)], device: device, family: family)
+        let screen = layout([vertical([style("ONE", columns: 1, height: .fixed(50)), style("TWO", columns: 2, height: 50)], limit: 3)], device: device, family: family)
         let items = screen.sections[0].items
         #expect(items[0].frame == LayoutFrame(x: 16, y: 4, width: 608, height: 50))
         // Two columns: (608 − 10) / 2 = 299 wide; line spacing 10 scales to 20.
@@ -175,14 +175,14 @@ struct ContentTests {
     }
 
     @Test func contentTallerThanAFixedCellIsAWarning() {
-        let screen = layout([vertical(0, [CellStyleSpec(id: "SHORT", width: .columns(2), height: .points(50), content: posterContent())], limit: 1)])
+        let screen = layout([vertical([CellStyle(id: "SHORT", width: .columns(2), height: .points(50), content: posterContent())], limit: 1)])
         #expect(screen.warnings.map(\.message) == ["cell style SHORT: the content needs 109.56 points, the cell is 50 tall"])
     }
 
     @Test func previewJSONListsContentOnlyWhereThereIsSome() throws {
         let screen = layout([
-            vertical(0, [CellStyleSpec(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 1),
-            vertical(1, [style("PLAIN", columns: 1, height: 40)], limit: 1),
+            vertical([CellStyle(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 1),
+            vertical([style("PLAIN", columns: 1, height: 40)], limit: 1),
         ])
         let json = try JSONValue.parse(Array(JSONEncoder().encode(screen)))
         let sections = json["sections"]?.arrayValue ?? []
@@ -198,7 +198,7 @@ struct ContentTests {
         let content = posterContent()
         var twoLines = content
         twoLines.children[1] = ContentNode(.text(.init(role: .title, lineHeight: 17, maxLines: 2)))
-        let svg = SVGRenderer.render(layout([vertical(0, [CellStyleSpec(id: "G", width: .columns(2), height: .fit, content: twoLines)], limit: 2)]))
+        let svg = SVGRenderer.render(layout([vertical([CellStyle(id: "G", width: .columns(2), height: .fit, content: twoLines)], limit: 2)]))
         #expect(svg.components(separatedBy: "class=\"content-image poster\"").count - 1 == 2)
         #expect(svg.components(separatedBy: "class=\"content-text-line title\"").count - 1 == 4, "two lines in each of two cells")
     }
@@ -211,13 +211,13 @@ struct LayoutJSONTests {
     @Test func theWriterAgreesWithJSONEncoder() throws {
         var generator = ScreenGenerator(rng: SeededGenerator(seed: 77))
         var requests = (0..<20).map { _ in generator.request() }
-        requests.append(LayoutRequest(
-            device: Device(width: 375, height: 667, scale: 3), family: referenceFamily(),
-            sections: [
-                vertical(0, [CellStyleSpec(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 3),
-                vertical(1, [CellStyleSpec(id: "TOO_WIDE", width: .points(900), height: .points(40))], header: 30, footer: 20, limit: 2),
-            ]))
-        requests.append(LayoutRequest(device: Device(width: -1, height: 500, scale: 2), family: referenceFamily(), sections: []))
+        requests.append(request(
+            [
+                vertical([CellStyle(id: "G", width: .columns(2), height: .fit, content: posterContent())], limit: 3),
+                vertical([CellStyle(id: "TOO_WIDE", width: .points(900), height: .points(40))], header: 30, footer: 20, limit: 2),
+            ],
+            device: Device(width: 375, height: 667, scale: 3)))
+        requests.append(LayoutRequest(device: Device(width: -1, height: 500, scale: 2), family: referenceFamily(), components: []))
         for request in requests {
             let screen = LayoutEngine.layout(request)
             let encoder = JSONEncoder()
@@ -225,6 +225,71 @@ struct LayoutJSONTests {
             let expected = try JSONValue.parse(Array(encoder.encode(screen)))
             let written = try JSONValue.parse(screen.jsonBytes())
             #expect(written == expected)
+        }
+    }
+}
+
+/// Rounding is a pass of its own (`PixelGrid`), and a `fit` cell is measured and laid out at once.
+@Suite("Pixel grid and fit")
+struct PixelGridTests {
+    /// Side by side at the same fractional offsets, an image rounds to the nearest pixels and a
+    /// text does not lose its last part of a pixel: its far edge goes to the next pixel up.
+    @Test func aTextIsNeverRoundedDown() {
+        let content = ContentNode(
+            .stack(.init(axis: .horizontal, alignment: .leading)),
+            children: [
+                ContentNode(.image(.init(placeholder: .poster)), frame: .init(height: .fixed(10.2))),
+                ContentNode(.text(.init(role: .title, lineHeight: .fixed(10.2), maxLines: 1))),
+            ],
+            padding: .init(top: .fixed(0.6)))
+        let screen = layout(
+            [vertical([CellStyle(id: "ROW", width: .columns(1), height: .points(30), content: content)], limit: 1)],
+            device: Device(width: 320, height: 568, scale: 1))
+        let nodes = firstCellContent(screen)
+        #expect(nodes.map(\.info.kind) == [.stack, .image, .text])
+        // Both span 10.6 to 20.8: the image is 11 to 21, the text 11 to 22.
+        #expect(nodes[1].frame == rect(10, 11, 150, 10))
+        #expect(nodes[2].frame == rect(160, 11, 150, 11))
+    }
+
+    @Test func noTextIsSmallerThanItsLinesAtAnyScale() {
+        let twoLines = ContentNode(
+            .stack(.init(axis: .vertical, spacing: 3.3)),
+            children: [
+                ContentNode(.image(.init(aspectRatio: .init(width: 16, height: 9), placeholder: .poster))),
+                ContentNode(.text(.init(role: .title, lineHeight: 17.3, maxLines: 2))),
+                ContentNode(.text(.init(role: .subtitle, lineHeight: 13.1, maxLines: 1)), padding: .init(left: .fixed(2.2))),
+            ],
+            padding: .init(all: 7.7))
+        var texts = 0
+        for (width, height) in [(320.0, 568.0), (375, 667), (390, 844), (411, 731), (768, 1024)] {
+            for scale in [1.0, 1.5, 2, 2.625, 3] {
+                let device = Device(width: width, height: height, scale: scale)
+                let m = LayoutEngine.scaleFactor(device: device, family: referenceFamily())
+                let screen = layout([vertical([CellStyle(id: "G", width: .columns(3), height: .fit, content: twoLines)], limit: 7)], device: device)
+                for item in screen.sections[0].items {
+                    for node in screen.sections[0].content(of: item) where node.info.kind == .text {
+                        texts += 1
+                        let needed = (node.info.lineHeight ?? 0) * Double(node.info.lines ?? 0)
+                        #expect(node.frame.height >= needed - 1e-9, "\(node.frame) at \(width)×\(height)@\(scale), m \(m), needs \(needed)")
+                        #expect(onGrid(node.frame.y, scale) && onGrid(node.frame.maxY, scale))
+                    }
+                }
+            }
+        }
+        #expect(texts == 5 * 5 * 7 * 2)
+    }
+
+    /// A `fit` plan gives the frames of a plan at the height `fitHeight` measures.
+    @Test func aFitCellIsMeasuredAndLaidOutAtOnce() {
+        let contents = [posterContent(), posterContent(padding: .fixed(3)), ContentNode(.text(.init(lineHeight: 20, maxLines: 3)))]
+        for content in contents {
+            for (width, m) in [(145.0, 1.0), (169.921875, 1.171875), (300, 2.5)] {
+                let fit = ContentLayout.plan(content, width: width, height: nil, m: m)
+                let height = ContentLayout.fitHeight(content, width: width, m: m)
+                #expect(fit == ContentLayout.plan(content, width: width, height: height, m: m))
+                #expect(fit.neededHeight == height)
+            }
         }
     }
 }

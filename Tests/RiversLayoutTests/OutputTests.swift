@@ -50,11 +50,9 @@ func parseSVG(_ svg: String) -> (SVGCounter, Bool) {
 struct SVGTests {
     @Test func wellFormedWithOneRectPerCell() {
         let screen = layout([
-            vertical(0, type: "grid <&> \"quoted\"", [style("GRID_1", columns: 2, height: 100)], header: 30, footer: 10, limit: 5),
-            horizontal(1, [style("CARD & <1>", width: 140, height: 80)], limit: 6),
-            SectionSpec(componentIndex: 2, componentType: "group", axis: .group, children: [
-                vertical(3, [CellStyleSpec(id: "WIDE", width: .points(900), height: .points(20))], limit: 2),
-            ]),
+            vertical(type: "grid <&> \"quoted\"", [style("GRID_1", columns: 2, height: 100)], header: 30, footer: 10, limit: 5),
+            horizontal([style("CARD & <1>", width: 140, height: 80)], limit: 6),
+            group([vertical([CellStyle(id: "WIDE", width: .points(900), height: .points(20))], limit: 2)]),
         ])
         let svg = SVGRenderer.render(screen)
         let (counter, ok) = parseSVG(svg)
@@ -75,11 +73,11 @@ struct SVGTests {
         #expect(counter.dimmedCells == 4)
         // The clamping warning is listed.
         #expect(counter.classes["text.warning"] == screen.warnings.count && screen.warnings.count == 1)
-        #expect(counter.texts.contains { $0.contains("component 3") && $0.contains("clamped") })
+        #expect(counter.texts.contains { $0.contains("component 0") && $0.contains("clamped") })
     }
 
     @Test func largeLayoutRenders() {
-        let screen = layout([vertical(0, [style("G", columns: 3, height: 40)], limit: 3_000)])
+        let screen = layout([vertical([style("G", columns: 3, height: 40)], limit: 3_000)])
         let (counter, ok) = parseSVG(SVGRenderer.render(screen))
         #expect(ok)
         #expect(counter.classes["rect.cell"] == 3_000)
@@ -90,7 +88,7 @@ struct SVGTests {
 struct JSONTests {
     @Test func encodesSnakeCaseKeysAndNulls() throws {
         let screen = layout(
-            [vertical(7, [style("GRID_1", columns: 2, height: 100)], header: 20, limit: 1)], connected: true,
+            [vertical([style("GRID_1", columns: 2, height: 100)], header: 20, limit: 1)], connected: true,
             sample: .children([]))
         let data = try JSONEncoder().encode(screen)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -107,7 +105,7 @@ struct JSONTests {
         #expect(Set(try #require(section["header"] as? [String: Any]).keys) == ["x", "y", "width", "height"])
         #expect(Set(try #require(section["content_size"] as? [String: Any]).keys) == ["width", "height"])
 
-        let withItems = layout([vertical(0, [style("GRID_1", columns: 2, height: 100)], limit: 1)])
+        let withItems = layout([vertical([style("GRID_1", columns: 2, height: 100)], limit: 1)])
         let itemObject = try #require(
             ((try JSONSerialization.jsonObject(with: JSONEncoder().encode(withItems)) as? [String: Any])?["sections"] as? [[String: Any]])?
                 .first?["items"] as? [[String: Any]])
@@ -115,50 +113,83 @@ struct JSONTests {
         #expect(itemObject[0]["cell_style"] as? String == "GRID_1")
 
         // A screen-level warning has a null component index.
-        let screenWarning = layout([vertical(0, [style("G", columns: 1, height: 1)])], sample: .children([1]))
+        let screenWarning = layout([vertical([style("G", columns: 1, height: 1)])], sample: .children([1]))
         let w = try #require((try JSONSerialization.jsonObject(with: JSONEncoder().encode(screenWarning)) as? [String: Any])?["warnings"] as? [[String: Any]])
         #expect(w[0]["component_index"] is NSNull)
     }
 
     @Test func roundTrips() throws {
         let screen = layout([
-            vertical(0, [style("A", columns: 2, height: 10)], header: 5, footer: 5),
-            SectionSpec(componentIndex: 1, componentType: "group", axis: .group, children: [horizontal(2, [style("H", width: 50, height: 10)])]),
+            vertical([style("A", columns: 2, height: 10)], header: 5, footer: 5),
+            group([horizontal([style("H", width: 50, height: 10)])]),
         ], sample: .children([1]))
         let decoded = try JSONDecoder().decode(ScreenLayout.self, from: JSONEncoder().encode(screen))
         #expect(decoded == screen)
     }
 
-    @Test func decodesARequest() throws {
-        let json = """
-            {"device": {"width": 375, "height": 667, "scale": 3},
-             "family": {"reference_width": 320, "reference_height": 568,
-                        "insets": {"top": 10, "left": 10, "bottom": 10, "right": 10},
-                        "interitem_spacing": 10, "line_spacing": 10},
-             "sections": [
-               {"component_index": 0, "component_type": "hero", "axis": "vertical",
-                "cell_styles": [{"id": "HERO_1", "width": {"columns": 1}, "height": {"aspect_ratio": 1.7778}}],
-                "header": 30, "item_limit": 3},
-               {"component_index": 1, "component_type": "group", "axis": "group",
-                "children": [{"component_index": 2, "component_type": "horizontal_list", "axis": "horizontal",
-                              "cell_styles": [{"id": "CARD", "width": {"points": 140}, "height": {"points": 80}}]}]}
-             ],
-             "connected": true,
-             "sample": {"children": [2, 9]}}
-            """
-        let request = try JSONDecoder().decode(LayoutRequest.self, from: Data(json.utf8))
-        #expect(request.connected)
-        #expect(request.sample == .children([2, 9]))
-        #expect(request.sections[0].cellStyles[0].height == .aspectRatio(1.7778))
-        #expect(request.sections[1].children[0].cellStyles[0].width == .points(140))
-        #expect(request.sections[0].footer == nil && request.sections[0].header == 30)
-        let again = try JSONDecoder().decode(LayoutRequest.self, from: JSONEncoder().encode(request))
-        #expect(again == request)
+    @Test func decodesSamplesAndDevices() throws {
         let counts = try JSONDecoder().decode(Sample.self, from: Data(#"{"counts": {"0": 4, "3": 1}}"#.utf8))
         #expect(counts == .counts([0: 4, 3: 1]))
-        let screen = LayoutEngine.layout(request)
-        #expect(screen.sections[0].items.count == 2)
-        #expect(screen.sections[1].sections[0].items.count == 9)
+        let children = try JSONDecoder().decode(Sample.self, from: Data(#"{"children": [2, 9]}"#.utf8))
+        #expect(children == .children([2, 9]))
+        let device = try JSONDecoder().decode(Device.self, from: Data(#"{"width": 375, "height": 667, "scale": 3}"#.utf8))
+        #expect(device == Device(width: 375, height: 667, scale: 3))
+    }
+}
+
+/// The engine reads the domain's own values: a screen's components, its family's cell styles and
+/// rules, the catalog's axes, headers sized by their style.
+@Suite("One vocabulary")
+struct DomainInputTests {
+    @Test func aScreenIsLaidOutFromItsComponentsFamilyAndCatalog() throws {
+        let family = Family(
+            id: "FAMILY_1", name: "Phones", referenceSize: Size(width: 320, height: 568), insets: Insets(all: 10),
+            interitemSpacing: 10, lineSpacing: 10,
+            cellStyles: [
+                CellStyle(id: "HERO_1", width: .columns(1), height: .aspectRatio(16.0 / 9.0)),
+                CellStyle(id: "CARD", width: .points(140), height: .points(80)),
+                CellStyle(id: "HEADER_1", width: .columns(1), height: .points(30)),
+                CellStyle(id: "TALL_HEADER", width: .columns(2), height: .aspectRatio(1)),
+            ])
+        let screen = Screen(
+            name: "Home", screenType: "general", home: true, connected: true, family: "FAMILY_1",
+            uiComponents: [
+                // A list is vertical in the catalog; its header is its style's 30 points tall.
+                Component(componentType: "list", cellStyles: ["HERO_1", "NOT_IN_THE_FAMILY"], header: SectionDecoration(visible: true, style: "HEADER_1"), itemLimit: 3),
+                Component(componentType: "group", header: SectionDecoration(visible: true, style: "TALL_HEADER"), uiComponents: [
+                    // A hero is a carousel: horizontal. A footer with no style is 44 points tall.
+                    Component(componentType: "hero", cellStyles: ["CARD"], footer: SectionDecoration(visible: true)),
+                    // A hidden header takes no room; an unknown type lays out as a vertical list.
+                    Component(componentType: "my_plugin", cellStyles: ["CARD"], header: SectionDecoration(visible: false, style: "HEADER_1"), itemLimit: 1),
+                ]),
+            ])
+        let request = LayoutRequest(screen: screen, family: family, catalog: .builtIn, device: Device(width: 320, height: 568, scale: 4), sample: .children([2, 9, 4]))
+        #expect(request.connected && request.components.count == 2)
+        #expect(LayoutEngine.itemCount(request) == 2 + 9 + 1)
+        let layout = LayoutEngine.layout(request)
+        let list = layout.sections[0]
+        #expect(list.header == frame(10, 0, 300, 30))
+        #expect(list.items.map(\.frame) == [frame(10, 40, 300, 168.75), frame(10, 218.75, 300, 168.75)])
+        #expect(list.items.map(\.cellStyle) == ["HERO_1", "HERO_1"])
+        let group = layout.sections[1]
+        #expect(group.componentType == "group" && group.items.isEmpty)
+        // A header styled by a non-points style is as tall as that style's cell at the reference size: 145.
+        #expect(group.header == frame(10, list.frame.maxY, 300, 145))
+        let carousel = group.sections[0]
+        #expect(carousel.items.count == 9 && carousel.items.map(\.frame.y).allSatisfy { $0 == carousel.items[0].frame.y })
+        #expect(carousel.contentSize.width > carousel.frame.width)
+        #expect(carousel.footer?.height == LayoutEngine.defaultDecorationHeight)
+        let plugin = group.sections[1]
+        #expect(plugin.componentIndex == 1 && plugin.header == nil && plugin.items.count == 1)
+    }
+
+    @Test func theCellDesignerLaysOutOneCellOfAStyle() {
+        let style = CellStyle(id: "GRID_1", width: .columns(2), height: .points(100))
+        let family = Family(id: "F", name: "F", referenceSize: Size(width: 320, height: 568), insets: Insets(all: 10), interitemSpacing: 10, cellStyles: [style])
+        let layout = LayoutEngine.layout(LayoutRequest.cell(style, family: family, device: Device(width: 320, height: 568, scale: 2)))
+        #expect(layout.sections.count == 1 && layout.sections[0].items.count == 1)
+        #expect(layout.sections[0].items[0].frame == frame(10, 10, 145, 100))
+        #expect(layout.warnings.isEmpty)
     }
 }
 

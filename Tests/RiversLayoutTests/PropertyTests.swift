@@ -25,38 +25,38 @@ struct ScreenGenerator {
         let device = Device(width: landscape ? h : w, height: landscape ? w : h, scale: scale)
         let references = [(320.0, 568.0), (375, 667), (768, 1024)]
         let (rw, rh) = references[int(0...2)]
-        let family = FamilyMetrics(
-            referenceWidth: rw, referenceHeight: rh,
-            insets: LayoutInsets(top: length(0...20), left: length(0...24), bottom: length(0...20), right: length(0...24)),
-            interitemSpacing: chance(0.15) ? 0 : length(0...16), lineSpacing: chance(0.15) ? 0 : length(0...16))
+        let base = referenceFamily(
+            insets: Insets(top: length(0...20), left: length(0...24), bottom: length(0...20), right: length(0...24)),
+            spacing: chance(0.15) ? 0 : length(0...16), lineSpacing: chance(0.15) ? 0 : length(0...16),
+            referenceSize: Size(width: rw, height: rh))
         var index = 0
-        var sections: [SectionSpec] = []
+        var sections: [TestSection] = []
         for _ in 0..<int(1...8) { sections.append(section(&index, depth: 0)) }
-        let sample: Sample? = chance(0.3) ? .counts(Dictionary(uniqueKeysWithValues: (0..<index).map { ($0, int(0...30)) })) : nil
-        return LayoutRequest(device: device, family: family, sections: sections, sample: sample)
+        // Sample counts by position among siblings (children of a group are numbered from 0 too).
+        let sample: Sample? = chance(0.3) ? .counts(Dictionary(uniqueKeysWithValues: (0..<8).map { ($0, int(0...30)) })) : nil
+        return RiversLayoutTests.request(sections, device: device, family: base, sample: sample)
     }
 
-    mutating func section(_ index: inout Int, depth: Int) -> SectionSpec {
+    /// `index` numbers every section made, so each has cell styles of its own.
+    mutating func section(_ index: inout Int, depth: Int) -> TestSection {
         let i = index
         index += 1
         let header: Length? = chance(0.3) ? length(0...60) : nil
         let footer: Length? = chance(0.2) ? length(0...40) : nil
         let roll = double(0...1)
         if roll < 0.12 && depth < 2 {
-            var children: [SectionSpec] = []
+            var children: [TestSection] = []
             for _ in 0..<int(0...3) { children.append(section(&index, depth: depth + 1)) }
-            return SectionSpec(componentIndex: i, componentType: "group", axis: .group, header: header, footer: footer, children: children)
+            return group(children, header: header, footer: footer)
         }
-        var styles: [CellStyleSpec] = []
+        var styles: [CellStyle] = []
         for s in 0..<int(1...4) {
-            let width: CellStyleSpec.Width = chance(0.5) ? .columns(int(1...5)) : .points(length(10...420))
-            let height: CellStyleSpec.Height = chance(0.6) ? .points(length(5...220)) : .aspectRatio(double(0.4...3))
-            styles.append(CellStyleSpec(id: "S\(i)_\(s)", width: width, height: height))
+            let width: CellWidth = chance(0.5) ? .columns(int(1...5)) : .points(length(10...420))
+            let height: CellHeight = chance(0.6) ? .points(length(5...220)) : .aspectRatio(double(0.4...3))
+            styles.append(CellStyle(id: "S\(i)_\(s)", width: width, height: height))
         }
-        let axis: SectionSpec.Axis = roll < 0.4 ? .horizontal : .vertical
-        return SectionSpec(
-            componentIndex: i, componentType: axis == .horizontal ? "horizontal_list" : "grid", axis: axis,
-            cellStyles: styles, header: header, footer: footer, itemLimit: chance(0.8) ? int(0...40) : nil)
+        return RiversLayoutTests.section(
+            type: roll < 0.4 ? "horizontal_list" : "grid", styles, header: header, footer: footer, limit: chance(0.8) ? int(0...40) : nil)
     }
 }
 
@@ -135,7 +135,7 @@ struct PropertyTests {
             // Vertical sections: every line but the last is justified to the right inset.
             for s in allSections(screen.sections) { itemsSeen += s.items.count }
             horizontalOverflows += allSections(screen.sections).filter { $0.contentSize.width > $0.frame.width }.count
-            #expect(screen.sections.count == request.sections.count)
+            #expect(screen.sections.count == request.components.count)
         }
         // The generator does exercise the engine.
         #expect(itemsSeen > 1_000)
@@ -148,9 +148,9 @@ struct PropertyTests {
         for _ in 0..<200 {
             let request = generator.request()
             let screen = LayoutEngine.layout(request)
-            let m = min(request.device.width / request.family.referenceWidth, request.device.height / request.family.referenceHeight)
+            let m = LayoutEngine.scaleFactor(device: request.device, family: request.family)
             let scale = request.device.scale
-            for (spec, section) in zip(request.sections, screen.sections) where spec.axis == .vertical {
+            for (component, section) in zip(request.components, screen.sections) where component.componentType == "grid" {
                 let right = section.frame.maxX - request.family.insets.right.resolved(m)
                 // Group the items into lines by their line's top: items of a line share one line box,
                 // so a new line starts where an item begins left of its predecessor.
@@ -173,9 +173,9 @@ struct PropertyTests {
     }
 
     @Test func largeSectionIsDeterministicAndConsistent() {
-        let request = LayoutRequest(
-            device: Device(width: 375, height: 667, scale: 3), family: referenceFamily(),
-            sections: [vertical(0, [style("A", columns: 3, height: 50), style("B", width: 77, height: 60)], limit: 3_000)])
+        let request = RiversLayoutTests.request(
+            [vertical([style("A", columns: 3, height: 50), style("B", width: 77, height: 60)], limit: 3_000)],
+            device: Device(width: 375, height: 667, scale: 3))
         let a = LayoutEngine.layout(request)
         let b = LayoutEngine.layout(request)
         #expect(a == b)

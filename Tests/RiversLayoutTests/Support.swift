@@ -2,41 +2,90 @@ import RiversCore
 import RiversLayout
 
 /// The family of the worked example: 320×568, insets 10 all round, spacing 10, line spacing 10.
+/// The cell styles come from the sections a test lays out (`layout` adds them).
 func referenceFamily(
-    insets: LayoutInsets = LayoutInsets(top: 10, left: 10, bottom: 10, right: 10), spacing: Length = 10,
-    lineSpacing: Length = 10
-) -> FamilyMetrics {
-    FamilyMetrics(referenceWidth: 320, referenceHeight: 568, insets: insets, interitemSpacing: spacing, lineSpacing: lineSpacing)
+    insets: Insets = Insets(top: 10, left: 10, bottom: 10, right: 10), spacing: Length = 10,
+    lineSpacing: Length = 10, referenceSize: Size = Size(width: 320, height: 568)
+) -> Family {
+    Family(id: "FAMILY_1", name: "Test", referenceSize: referenceSize, insets: insets, interitemSpacing: spacing, lineSpacing: lineSpacing)
 }
 
 let referenceDevice = Device(width: 320, height: 568, scale: 2)
 
-func style(_ id: String, columns: Int, height: Length) -> CellStyleSpec {
-    CellStyleSpec(id: id, width: .columns(columns), height: .points(height))
+func style(_ id: String, columns: Int, height: Length) -> CellStyle {
+    CellStyle(id: id, width: .columns(columns), height: .points(height))
 }
 
-func style(_ id: String, width: Length, height: Length) -> CellStyleSpec {
-    CellStyleSpec(id: id, width: .points(width), height: .points(height))
+func style(_ id: String, width: Length, height: Length) -> CellStyle {
+    CellStyle(id: id, width: .points(width), height: .points(height))
 }
 
-func vertical(
-    _ index: Int = 0, type: String = "grid", _ styles: [CellStyleSpec], header: Length? = nil, footer: Length? = nil,
-    limit: Int? = nil
-) -> SectionSpec {
-    SectionSpec(componentIndex: index, componentType: type, axis: .vertical, cellStyles: styles, header: header, footer: footer, itemLimit: limit)
+/// A component as a test writes it, with the cell styles it needs in its family (its own, and
+/// one per header or footer height).
+struct TestSection {
+    var component: Component
+    var styles: [CellStyle]
 }
 
-func horizontal(
-    _ index: Int = 0, type: String = "horizontal_list", _ styles: [CellStyleSpec], header: Length? = nil, limit: Int? = nil
-) -> SectionSpec {
-    SectionSpec(componentIndex: index, componentType: type, axis: .horizontal, cellStyles: styles, header: header, itemLimit: limit)
+/// A header or footer `height` tall: shown, with a style of that height.
+private func decoration(_ height: Length?, _ kind: String) -> (SectionDecoration, CellStyle?) {
+    guard let height else { return (SectionDecoration(), nil) }
+    let id = "\(kind)_\(height.value)\(height.fixed ? "_FIXED" : "")"
+    return (SectionDecoration(visible: true, style: id), CellStyle(id: id, width: .columns(1), height: .points(height)))
+}
+
+/// A section of `type` (whose axis the built-in catalog gives: `grid` and `list` vertical,
+/// `horizontal_list` horizontal, `group` a group).
+func section(
+    type: String, _ styles: [CellStyle], header: Length? = nil, footer: Length? = nil, limit: Int? = nil, children: [TestSection] = []
+) -> TestSection {
+    let (h, headerStyle) = decoration(header, "HEADER")
+    let (f, footerStyle) = decoration(footer, "FOOTER")
+    let component = Component(
+        id: "", componentType: type, cellStyles: styles.map(\.id), header: h, footer: f, itemLimit: limit,
+        uiComponents: children.map(\.component))
+    return TestSection(component: component, styles: styles + [headerStyle, footerStyle].compactMap { $0 } + children.flatMap(\.styles))
+}
+
+func vertical(type: String = "grid", _ styles: [CellStyle], header: Length? = nil, footer: Length? = nil, limit: Int? = nil) -> TestSection {
+    section(type: type, styles, header: header, footer: footer, limit: limit)
+}
+
+func horizontal(type: String = "horizontal_list", _ styles: [CellStyle], header: Length? = nil, limit: Int? = nil) -> TestSection {
+    section(type: type, styles, header: header, limit: limit)
+}
+
+func group(_ children: [TestSection], header: Length? = nil, footer: Length? = nil) -> TestSection {
+    section(type: "group", [], header: header, footer: footer, children: children)
+}
+
+/// `family` with the cell styles of `sections` (a style id names one style).
+func family(_ family: Family, with sections: [TestSection]) -> Family {
+    var family = family
+    for style in sections.flatMap(\.styles) {
+        if let known = family.cellStyle(style.id) {
+            precondition(known == style, "two cell styles named \(style.id)")
+        } else {
+            family.cellStyles.append(style)
+        }
+    }
+    return family
+}
+
+func request(
+    _ sections: [TestSection], device: Device = referenceDevice, family base: Family = referenceFamily(),
+    connected: Bool = false, sample: Sample? = nil
+) -> LayoutRequest {
+    LayoutRequest(
+        device: device, family: family(base, with: sections), components: sections.map(\.component), connected: connected,
+        sample: sample)
 }
 
 func layout(
-    _ sections: [SectionSpec], device: Device = referenceDevice, family: FamilyMetrics = referenceFamily(),
+    _ sections: [TestSection], device: Device = referenceDevice, family: Family = referenceFamily(),
     connected: Bool = false, sample: Sample? = nil
 ) -> ScreenLayout {
-    LayoutEngine.layout(LayoutRequest(device: device, family: family, sections: sections, connected: connected, sample: sample))
+    LayoutEngine.layout(request(sections, device: device, family: family, connected: connected, sample: sample))
 }
 
 func frame(_ x: Double, _ y: Double, _ w: Double, _ h: Double) -> LayoutFrame {
