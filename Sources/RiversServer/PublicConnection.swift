@@ -82,6 +82,12 @@ struct PublicConnection<Document> {
         return true
     }
 
+    /// Whether this connection alone decides when to read: requests are read here and no forwarded
+    /// one awaits its response, so nothing behind the byte handler holds anything of it (what was
+    /// forwarded has been answered). The handler then asks for the next read itself, one hop to
+    /// the socket, instead of the channel sending the request through every handler after it.
+    var readsForItself: Bool { mode == .reading && awaited == 0 }
+
     /// Whether a read held earlier is to be done now.
     mutating func takeWantedRead() -> Bool {
         guard readWanted, writable || mode != .reading else { return false }

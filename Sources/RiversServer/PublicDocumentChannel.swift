@@ -1,3 +1,4 @@
+import Atomics
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -76,7 +77,10 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
     /// Told of the requests answered here, which it never sees, so that its idle timeout applies;
     /// it tells this handler when a response to a request handed on has ended.
     private let connectionGuard: ConnectionGuard
-    private var connection = PublicConnection<ServedDocument>()
+    // Unchecked: the handler runs on its event loop only, and no access to it overlaps another
+    // (every call into the state machine returns before an action is carried out); the dynamic
+    // checks were 2% of a cached answer's time.
+    @exclusivity(unchecked) private var connection = PublicConnection<ServedDocument>()
     private var context: ChannelHandlerContext?
     /// Bytes went to the decoder during the current read (its read is then completed too).
     private var forwardedInRead = false
@@ -111,6 +115,10 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         if forwardedInRead || connection.mode == .passingOn {
             forwardedInRead = false
             context.fireChannelReadComplete()
+        } else if connection.readsForItself, connection.readRequested() {
+            // The next read, asked for here: the channel then finds it pending and sends no read
+            // through the handlers after this one (a tenth of a cached answer's time, profiled).
+            context.read()
         }
     }
 
@@ -166,7 +174,7 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         head.writeImmutableBuffer(fields)
         head.writeImmutableBuffer(HTTPDate.fieldBytes)
         head.writeStaticString("X-Request-Id: ")
-        head.writeString(RequestID().description)
+        PublicRequestID.write(into: &head)
         // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked to.
         if !request.keepAlive {
             head.writeStaticString("\r\nConnection: close")
@@ -187,6 +195,34 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
         if let body = answer.body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: nil) }
         connectionGuard.answered()
+    }
+}
+
+/// The ids of the requests answered from the bytes: the same shape as Hummingbird's `RequestID`
+/// (a random prefix for the process, then a counter, 32 hexadecimal digits in all), written
+/// straight into the head with no string made (formatting Hummingbird's took 3% of a cached
+/// answer's time).
+enum PublicRequestID {
+    private static let prefix: [UInt8] = {
+        let random = UInt64.random(in: .min ... .max)
+        return (0..<16).map { digit(random, $0) }
+    }()
+    private static let next = ManagedAtomic<UInt64>(UInt64.random(in: .min ... .max))
+
+    static func write(into buffer: inout ByteBuffer) {
+        buffer.writeBytes(prefix)
+        let value = next.loadThenWrappingIncrement(ordering: .relaxed)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 16) { out in
+            for i in 0..<16 { out[i] = digit(value, i) }
+            return 16
+        }
+    }
+
+    /// The `i`th of the sixteen lower-case hexadecimal digits of `value`, leading zeros kept.
+    @inline(__always)
+    static func digit(_ value: UInt64, _ i: Int) -> UInt8 {
+        let v = UInt8((value >> UInt64(60 - 4 * i)) & 0xF)
+        return v < 10 ? 48 + v : 87 + v
     }
 }
 

@@ -52,6 +52,27 @@ struct PublicConnectionTests {
         #expect(connection.mode == .reading && connection.awaited == 0)
     }
 
+    /// The handler asks for reads itself only while nothing forwarded awaits its response and the
+    /// requests are read here; otherwise the handlers behind it have their say, as NIO's reads go.
+    @Test func theConnectionReadsForItselfOnlyWhileNothingBehindItHoldsAnything() {
+        let connection = Driver()
+        #expect(connection.connection.readsForItself)
+        #expect(connection.feed(Self.document) == ["answer doc:app"])
+        #expect(connection.connection.readsForItself)
+        #expect(connection.feed(Self.other) == ["forward " + Self.other])
+        #expect(!connection.connection.readsForItself, "a forwarded request awaits its response")
+        connection.responseEnded()
+        #expect(connection.connection.readsForItself)
+        let head = "PUT /api/v1/apps/a/draft.json HTTP/1.1\r\nHost: x\r\ncontent-length: 4\r\n\r\n"
+        #expect(connection.feed(head + "{}") == ["forward " + head + "{}"])
+        #expect(!connection.connection.readsForItself, "a body still arriving")
+        #expect(connection.feed("  ") == ["forward   "])
+        connection.responseEnded()
+        #expect(connection.connection.readsForItself)
+        #expect(connection.feed("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n").count == 1)
+        #expect(connection.mode == .passingOn && !connection.connection.readsForItself, "handed on for good")
+    }
+
     @Test func aBodyIsForwardedByItsLengthAcrossReads() {
         let connection = Driver()
         let head = "PUT /api/v1/apps/a/draft.json HTTP/1.1\r\nHost: x\r\ncontent-length: 0011\r\n\r\n"

@@ -270,6 +270,46 @@ struct PublicDocumentRequestTests {
             #expect(reads.count == 2, "reads go through again")
         }
     }
+
+    /// Answering alone, the handler asks for the next read itself: it reaches the socket without
+    /// going through the handlers behind it. While a request handed on awaits its answer, reads
+    /// are theirs to ask for again.
+    @Test func answeringAloneTheHandlerAsksForTheNextReadItself() throws {
+        try withChannel { make, slug, _ in
+            let (channel, connectionGuard) = make()
+            let atSocket = ReadCounter(), behind = ReadCounter()
+            try channel.pipeline.syncOperations.addHandler(atSocket, position: .first)
+            try channel.pipeline.syncOperations.addHandler(behind, position: .last)
+            try channel.writeInbound(ByteBuffer(string: "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"))
+            #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(atSocket.count == 1 && behind.count == 0, "the read asked for by the handler itself")
+            // An API call goes on; the read after it is left to the handlers behind.
+            try channel.writeInbound(ByteBuffer(string: "GET /api/v1/apps HTTP/1.1\r\n\r\n"))
+            #expect(try channel.readInbound(as: ByteBuffer.self) != nil)
+            #expect(atSocket.count == 1)
+            channel.read()
+            #expect(atSocket.count == 2 && behind.count == 1, "a read from behind goes through")
+            // Its answer ends: the next cached answer asks for its read itself again.
+            connectionGuard.onResponseEnd?()
+            try channel.writeInbound(ByteBuffer(string: "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"))
+            #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK\r\n"), "answered once the forwarded response ended")
+            #expect(atSocket.count == 3 && behind.count == 1)
+        }
+    }
+
+    @Test func requestIdsAre32HexadecimalDigitsAndNeverTheSame() {
+        var buffer = ByteBuffer()
+        PublicRequestID.write(into: &buffer)
+        PublicRequestID.write(into: &buffer)
+        let text = String(buffer: buffer)
+        #expect(text.count == 64 && text.allSatisfy { $0.isHexDigit && !$0.isUppercase }, "\(text)")
+        let (first, second) = (text.prefix(32), text.suffix(32))
+        #expect(first.prefix(16) == second.prefix(16), "one prefix for the process")
+        let (a, b) = (UInt64(first.suffix(16), radix: 16), UInt64(second.suffix(16), radix: 16))
+        // Then a counter (other tests running at once may take ids in between).
+        if let a, let b { #expect((1...10_000).contains(b &- a), "\(a) then \(b)") } else { Issue.record("not hexadecimal: \(text)") }
+        #expect(PublicRequestID.digit(0x0123_4567_89ab_cdef, 0) == UInt8(ascii: "0") && PublicRequestID.digit(0x0123_4567_89ab_cdef, 15) == UInt8(ascii: "f"))
+    }
 }
 
 /// Counts the reads that reach the socket.
