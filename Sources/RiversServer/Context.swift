@@ -557,8 +557,17 @@ struct JSONResponse: ResponseGenerator {
     }
 
     init(_ record: Record, status: HTTPResponse.Status = .ok, location: String? = nil) {
-        self.init(record.json, status: status)
-        headers[.eTag] = ETag.make(record.revision)
+        self.init(resource: record.json, revision: record.revision, status: status, location: location)
+    }
+
+    init(_ plugin: StoredPlugin, status: HTTPResponse.Status = .ok, location: String? = nil) {
+        self.init(resource: plugin.json, revision: plugin.revision, status: status, location: location)
+    }
+
+    /// A resource with its bookkeeping; its revision is its ETag.
+    init(resource: JSONValue, revision: Int, status: HTTPResponse.Status, location: String?) {
+        self.init(resource, status: status)
+        headers[.eTag] = ETag.make(revision)
         if let location { headers[.location] = location }
     }
 

@@ -18,9 +18,8 @@ struct PluginController {
         }
         appRoutes.on(.post, "plugins", need: .role(.editor)) { request, context in
             let app = context.app
-            let (record, created) = try await store.registerPlugin(appId: app.id, manifestJSON: try await helpers.body(request))
-            let id = record.body["identifier"]?.stringValue ?? ""
-            return JSONResponse(record, status: created ? .created : .ok, location: "/api/v1/apps/\(app.slug)/plugins/\(id)")
+            let (plugin, created) = try await store.registerPlugin(appId: app.id, manifestJSON: try await helpers.body(request))
+            return JSONResponse(plugin, status: created ? .created : .ok, location: "/api/v1/apps/\(app.slug)/plugins/\(plugin.identifier)")
         }
         appRoutes.on(.get, "plugins/{id}", need: .role(.viewer)) { _, context in
             let app = context.app
@@ -29,10 +28,10 @@ struct PluginController {
         appRoutes.on(.put, "plugins/{id}", need: .role(.editor)) { request, context in
             let app = context.app
             let precondition = try helpers.precondition(request)
-            let (record, _) = try await store.registerPlugin(
+            let (plugin, _) = try await store.registerPlugin(
                 appId: app.id, manifestJSON: try await helpers.body(request), expectedIdentifier: try context.pathParameter("id"),
                 precondition: precondition, replace: true)
-            return JSONResponse(record)
+            return JSONResponse(plugin)
         }
         appRoutes.on(.delete, "plugins/{id}", need: .role(.editor)) { request, context in
             let app = context.app

@@ -90,7 +90,11 @@ extension TextPage {
     }
 }
 
-extension Page {
+extension Page where Item == Record {
+    var json: JSONValue { pageJSON(items.map(\.json), total: total, limit: limit, offset: offset) }
+}
+
+extension Page where Item == StoredPlugin {
     var json: JSONValue { pageJSON(items.map(\.json), total: total, limit: limit, offset: offset) }
 }
 
@@ -119,5 +123,67 @@ extension ResourceUse {
         }
         if !cellStyles.isEmpty { o["cell_styles"] = .array(cellStyles.map(JSONValue.string)) }
         return .object(o)
+    }
+}
+
+// The API's shapes of what the store returns about people, tokens, links, the audit log and
+// plugins: written here, not next to the SQL.
+
+extension User {
+    var json: JSONValue {
+        ["id": .string(id), "email": .string(email), "name": .string(name), "admin": .bool(isAdmin),
+         "has_password": .bool(hasPassword), "created_at": .string(Timestamp.format(createdAt))]
+    }
+}
+
+extension TokenInfo {
+    var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "id": .string(id), "name": .string(name), "role": .string(role.rawValue), "created_by": .string(createdBy),
+            "created_at": .string(Timestamp.format(createdAt)),
+        ]
+        o["expires_at"] = expiresAt.map { .string(Timestamp.format($0)) } ?? .null
+        o["last_used_at"] = lastUsedAt.map { .string(Timestamp.format($0)) } ?? .null
+        return .object(o)
+    }
+}
+
+extension OneTimeLink {
+    var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "id": .string(id), "kind": .string(kind.rawValue), "email": .string(email), "created_by": .string(createdBy),
+            "created_at": .string(Timestamp.format(createdAt)), "expires_at": .string(Timestamp.format(expiresAt)),
+        ]
+        if let app { o["app"] = ["id": .string(app.id), "slug": .string(app.slug), "name": .string(app.name)] }
+        if let role { o["role"] = .string(role.rawValue) }
+        o["used_at"] = usedAt.map { .string(Timestamp.format($0)) } ?? .null
+        return .object(o)
+    }
+}
+
+extension AuditEntry {
+    var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "id": .number(Double(id)), "at": .string(Timestamp.format(at)), "actor": .string(actor), "actor_kind": .string(actorKind),
+            "kind": .string(kind), "resource_id": .string(resourceId), "action": .string(action), "summary": .string(summary),
+            "request_id": .string(requestId), "address": .string(address),
+        ]
+        o["revision_before"] = revisionBefore.map { .number(Double($0)) } ?? .null
+        o["revision_after"] = revisionAfter.map { .number(Double($0)) } ?? .null
+        return .object(o)
+    }
+}
+
+extension StoredPlugin {
+    /// The plugin as the API shows it: what its current manifest says of it, the versions it has,
+    /// the manifest itself, and its bookkeeping.
+    var json: JSONValue {
+        Record.json([
+            "identifier": .string(identifier), "name": .string(manifest.name), "type": .string(manifest.type),
+            "screen": .bool(manifest.isScreen), "ui_component": .bool(manifest.isUIComponent),
+            "can_have_components": .bool(manifest.canHaveComponents), "current_version": .string(currentVersion),
+            "versions": .array(versions.map { ["manifest_version": .string($0.manifestVersion), "created_at": .string(Timestamp.format($0.createdAt))] }),
+            "manifest": manifest.raw,
+        ], revision: revision, createdAt: createdAt, updatedAt: updatedAt)
     }
 }

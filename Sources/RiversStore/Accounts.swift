@@ -30,11 +30,6 @@ public struct User: Sendable, Equatable {
 
     /// How the audit log and "published by" name this person.
     public var displayName: String { name.isEmpty ? email : "\(name) <\(email)>" }
-
-    public var json: JSONValue {
-        ["id": .string(id), "email": .string(email), "name": .string(name), "admin": .bool(isAdmin),
-         "has_password": .bool(hasPassword), "created_at": .string(Timestamp.format(createdAt))]
-    }
 }
 
 /// A signed-in session, as a request finds it through its cookie.
@@ -75,16 +70,6 @@ public struct TokenInfo: Sendable {
     public var createdAt: Date
     public var expiresAt: Date?
     public var lastUsedAt: Date?
-
-    public var json: JSONValue {
-        var o: [String: JSONValue] = [
-            "id": .string(id), "name": .string(name), "role": .string(role.rawValue), "created_by": .string(createdBy),
-            "created_at": .string(Timestamp.format(createdAt)),
-        ]
-        o["expires_at"] = expiresAt.map { .string(Timestamp.format($0)) } ?? .null
-        o["last_used_at"] = lastUsedAt.map { .string(Timestamp.format($0)) } ?? .null
-        return .object(o)
-    }
 }
 
 /// A one-time link: setting a password, or accepting an invitation to an app with a role.
@@ -99,17 +84,6 @@ public struct OneTimeLink: Sendable {
     public var createdAt: Date
     public var expiresAt: Date
     public var usedAt: Date?
-
-    public var json: JSONValue {
-        var o: [String: JSONValue] = [
-            "id": .string(id), "kind": .string(kind.rawValue), "email": .string(email), "created_by": .string(createdBy),
-            "created_at": .string(Timestamp.format(createdAt)), "expires_at": .string(Timestamp.format(expiresAt)),
-        ]
-        if let app { o["app"] = ["id": .string(app.id), "slug": .string(app.slug), "name": .string(app.name)] }
-        if let role { o["role"] = .string(role.rawValue) }
-        o["used_at"] = usedAt.map { .string(Timestamp.format($0)) } ?? .null
-        return .object(o)
-    }
 }
 
 public struct AuditEntry: Sendable {
@@ -125,17 +99,6 @@ public struct AuditEntry: Sendable {
     public var summary: String
     public var requestId: String
     public var address: String
-
-    public var json: JSONValue {
-        var o: [String: JSONValue] = [
-            "id": .number(Double(id)), "at": .string(Timestamp.format(at)), "actor": .string(actor), "actor_kind": .string(actorKind),
-            "kind": .string(kind), "resource_id": .string(resourceId), "action": .string(action), "summary": .string(summary),
-            "request_id": .string(requestId), "address": .string(address),
-        ]
-        o["revision_before"] = revisionBefore.map { .number(Double($0)) } ?? .null
-        o["revision_after"] = revisionAfter.map { .number(Double($0)) } ?? .null
-        return .object(o)
-    }
 }
 
 public struct AuditFilter: Sendable {

@@ -28,7 +28,7 @@ func bodyKeepingId(_ body: JSONValue, id: String, normalize: (String) -> String?
 extension Store {
     // MARK: Families
 
-    public func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page {
+    public func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page<Record> {
         try await list(.families, appId: appId, limit: limit, offset: offset)
     }
 
@@ -142,7 +142,7 @@ extension Store {
 
     // MARK: Layouts
 
-    public func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page {
+    public func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page<Record> {
         try await list(.layouts, appId: appId, limit: limit, offset: offset)
     }
 

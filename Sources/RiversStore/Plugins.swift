@@ -25,6 +25,23 @@ final class RegistryCache: Sendable {
 
 /// A stored manifest that no longer parses (the parser became stricter, or the row was edited by
 /// hand): said loudly rather than leaving the plugin out.
+/// A registered plugin: its current manifest, every version it has, and its bookkeeping.
+public struct StoredPlugin: Sendable {
+    public struct Version: Sendable {
+        public var manifestVersion: String
+        public var createdAt: Date
+    }
+    public var identifier: String
+    public var currentVersion: String
+    /// The current version's manifest.
+    public var manifest: PluginManifest
+    /// Oldest first.
+    public var versions: [Version]
+    public var revision: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+}
+
 public struct StoredManifestError: Error, CustomStringConvertible {
     public var appId: String
     public var identifier: String
@@ -82,8 +99,8 @@ extension Store {
         try await client.reading { try await self.registry(appId: appId, on: $0) }
     }
 
-    /// The plugin as the API shows it: its current manifest and the versions it has.
-    func pluginRecord(appId: String, identifier: String, on connection: PostgresConnection, lock: RowLock) async throws -> Record? {
+    /// A plugin with its current manifest and the versions it has.
+    func storedPlugin(appId: String, identifier: String, on connection: PostgresConnection, lock: RowLock) async throws -> StoredPlugin? {
         let rows = try await connection.query(
             """
             SELECT p.current_version, p.revision, p.created_at, p.updated_at, v.manifest::text
@@ -95,26 +112,21 @@ extension Store {
         var found: (String, Int, Date, Date, String)?
         for try await row in rows.decode((String, Int, Date, Date, String).self) { found = row }
         guard let (current, revision, created, updated, manifestText) = found else { return nil }
-        var versions: [JSONValue] = []
+        var versions: [StoredPlugin.Version] = []
         for try await (version, at) in try await connection.query(
             """
             SELECT manifest_version, created_at FROM plugin_versions
             WHERE app_id = \(appId)::uuid AND identifier = \(identifier) ORDER BY created_at, manifest_version
             """, logger: logger
         ).decode((String, Date).self) {
-            versions.append(["manifest_version": .string(version), "created_at": .string(Timestamp.format(at))])
+            versions.append(StoredPlugin.Version(manifestVersion: version, createdAt: at))
         }
-        let manifest = try PluginManifest.parse(JSONValue.parse(Array(manifestText.utf8)))
-        let body: JSONValue = [
-            "identifier": .string(identifier), "name": .string(manifest.name), "type": .string(manifest.type),
-            "screen": .bool(manifest.isScreen), "ui_component": .bool(manifest.isUIComponent),
-            "can_have_components": .bool(manifest.canHaveComponents),
-            "current_version": .string(current), "versions": .array(versions), "manifest": manifest.raw,
-        ]
-        return Record(body: body, revision: revision, createdAt: created, updatedAt: updated)
+        return StoredPlugin(
+            identifier: identifier, currentVersion: current, manifest: try PluginManifest.parse(JSONValue.parse(Array(manifestText.utf8))),
+            versions: versions, revision: revision, createdAt: created, updatedAt: updated)
     }
 
-    public func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page {
+    public func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page<StoredPlugin> {
         try await client.reading { connection in
             var ids: [String] = []
             for try await id in try await connection.query(
@@ -123,9 +135,9 @@ extension Store {
                 LIMIT \(max(1, min(limit, Self.maxPageSize))) OFFSET \(max(0, offset))
                 """, logger: logger
             ).decode(String.self) { ids.append(id) }
-            var items: [Record] = []
+            var items: [StoredPlugin] = []
             for id in ids {
-                if let record = try await pluginRecord(appId: appId, identifier: id, on: connection, lock: .none) { items.append(record) }
+                if let plugin = try await storedPlugin(appId: appId, identifier: id, on: connection, lock: .none) { items.append(plugin) }
             }
             var total = 0
             for try await n in try await connection.query(
@@ -135,11 +147,11 @@ extension Store {
         }
     }
 
-    public func plugin(appId: String, identifier: String) async throws -> Record {
-        guard let record = try await client.reading({ try await self.pluginRecord(appId: appId, identifier: identifier, on: $0, lock: .none) }) else {
+    public func plugin(appId: String, identifier: String) async throws -> StoredPlugin {
+        guard let plugin = try await client.reading({ try await self.storedPlugin(appId: appId, identifier: identifier, on: $0, lock: .none) }) else {
             throw StoreError.notFound("no plugin \(identifier) in this app")
         }
-        return record
+        return plugin
     }
 
     /// The manifest of one version of a plugin (the current one by default).
@@ -157,7 +169,7 @@ extension Store {
     /// conflict unless `replace` (PUT) says to replace it.
     public func registerPlugin(
         appId: String, manifestJSON: JSONValue, expectedIdentifier: String? = nil, precondition: RevisionPrecondition = .none, replace: Bool = false
-    ) async throws -> (record: Record, created: Bool) {
+    ) async throws -> (plugin: StoredPlugin, created: Bool) {
         let manifest: PluginManifest
         do {
             manifest = try PluginManifest.parse(manifestJSON)
@@ -172,7 +184,7 @@ extension Store {
         let text = manifest.raw.serializedString()
         return try await client.transaction(logger: logger) { connection in
             _ = try await lockApp(appId, on: connection)
-            let existing = try await pluginRecord(appId: appId, identifier: id, on: connection, lock: .update)
+            let existing = try await storedPlugin(appId: appId, identifier: id, on: connection, lock: .update)
             if let existing {
                 try precondition.check(existing.revision)
             } else if expectedIdentifier != nil {
@@ -194,8 +206,8 @@ extension Store {
             ).decode(String.self) { sameVersion = stored }
             if let sameVersion {
                 let unchanged = (try? JSONValue.parse(Array(sameVersion.utf8))) == manifest.raw
-                if unchanged, existing?.body["current_version"]?.stringValue == version {
-                    return (existing!, false)
+                if unchanged, let existing, existing.currentVersion == version {
+                    return (existing, false)
                 }
                 if !unchanged, !replace {
                     throw StoreError.conflict(
@@ -225,10 +237,10 @@ extension Store {
                     WHERE app_id = \(appId)::uuid AND identifier = \(id)
                     """, logger: logger)
             }
-            guard let record = try await pluginRecord(appId: appId, identifier: id, on: connection, lock: .none) else {
+            guard let plugin = try await storedPlugin(appId: appId, identifier: id, on: connection, lock: .none) else {
                 throw StoreError.notFound("no plugin \(id) in this app")
             }
-            return (record, existing == nil)
+            return (plugin, existing == nil)
         }
     }
 
@@ -236,7 +248,7 @@ extension Store {
     public func deletePlugin(appId: String, identifier: String, precondition: RevisionPrecondition) async throws {
         try await client.transaction(logger: logger) { connection in
             _ = try await lockApp(appId, on: connection)
-            guard let existing = try await pluginRecord(appId: appId, identifier: identifier, on: connection, lock: .update) else {
+            guard let existing = try await storedPlugin(appId: appId, identifier: identifier, on: connection, lock: .update) else {
                 throw StoreError.notFound("no plugin \(identifier) in this app")
             }
             try precondition.check(existing.revision)

@@ -30,13 +30,13 @@ public protocol SavedScreenRepository: Sendable {
 
 /// Families and layouts: the rules screens are laid out by, and the templates they start from.
 public protocol FamilyRepository: Sendable {
-    func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page
+    func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page<Record>
     func family(appId: String, id: String) async throws -> Record
     func createFamily(appId: String, body: JSONValue) async throws -> Record
     func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
     func deleteFamily(appId: String, id: String, precondition: RevisionPrecondition) async throws
 
-    func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page
+    func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page<Record>
     func layout(appId: String, id: String) async throws -> Record
     func createLayout(appId: String, body: JSONValue) async throws -> Record
     func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
@@ -45,7 +45,7 @@ public protocol FamilyRepository: Sendable {
 
 /// Screens, checked against the rest of their app on every write.
 public protocol ScreenRepository: Sendable {
-    func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page
+    func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page<Record>
     func screen(appId: String, id: String) async throws -> Record
     func createScreen(appId: String, body: JSONValue) async throws -> Record
     func updateScreen(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> RecordText
@@ -55,12 +55,12 @@ public protocol ScreenRepository: Sendable {
 /// Plugin manifests, every version of each, and the registry that follows from them.
 public protocol PluginRepository: Sendable {
     func registry(appId: String) async throws -> PluginRegistry
-    func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page
-    func plugin(appId: String, identifier: String) async throws -> Record
+    func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page<StoredPlugin>
+    func plugin(appId: String, identifier: String) async throws -> StoredPlugin
     func pluginManifest(appId: String, identifier: String, version: String?) async throws -> PluginManifest
     func registerPlugin(
         appId: String, manifestJSON: JSONValue, expectedIdentifier: String?, precondition: RevisionPrecondition, replace: Bool
-    ) async throws -> (record: Record, created: Bool)
+    ) async throws -> (plugin: StoredPlugin, created: Bool)
     func deletePlugin(appId: String, identifier: String, precondition: RevisionPrecondition) async throws
 }
 
@@ -93,7 +93,7 @@ extension Store: AppRepository, RecordTextRepository, SavedScreenRepository, Fam
 
 extension PluginRepository {
     /// Registers a new plugin, or a new version of one.
-    public func registerPlugin(appId: String, manifestJSON: JSONValue) async throws -> (record: Record, created: Bool) {
+    public func registerPlugin(appId: String, manifestJSON: JSONValue) async throws -> (plugin: StoredPlugin, created: Bool) {
         try await registerPlugin(appId: appId, manifestJSON: manifestJSON, expectedIdentifier: nil, precondition: .none, replace: false)
     }
 }

@@ -3,7 +3,7 @@ import PostgresNIO
 import RiversCore
 
 extension Store {
-    public func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page {
+    public func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page<Record> {
         try await list(.screens, appId: appId, limit: limit, offset: offset)
     }
 

@@ -74,21 +74,16 @@ public struct App: Sendable, Equatable {
     public var createdAt: Date
 }
 
-/// A page of a list.
-/// A page of stored texts.
-public struct TextPage: Sendable {
-    public var items: [RecordText]
+/// A page of a list: its items, how many there are in all, and where the page starts.
+public struct Page<Item: Sendable>: Sendable {
+    public var items: [Item]
     public var total: Int
     public var limit: Int
     public var offset: Int
 }
 
-public struct Page: Sendable {
-    public var items: [Record]
-    public var total: Int
-    public var limit: Int
-    public var offset: Int
-}
+/// A page of stored texts.
+public typealias TextPage = Page<RecordText>
 
 /// Persistence of apps, tokens, families, layouts and screens on PostgreSQL.
 /// Every write is one transaction; reads see committed data only.
@@ -278,7 +273,7 @@ extension Store {
         return TextPage(items: items, total: total, limit: limit, offset: offset)
     }
 
-    func list(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> Page {
+    func list(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> Page<Record> {
         let page = try await listText(table, appId: appId, limit: limit, offset: offset)
         let items = try page.items.map { text in
             Record(body: try JSONValue.parse(Array(text.body.readableBytesView)), revision: text.revision, createdAt: text.createdAt, updatedAt: text.updatedAt)
