@@ -84,6 +84,9 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
     private var context: ChannelHandlerContext?
     /// Bytes went to the decoder during the current read (its read is then completed too).
     private var forwardedInRead = false
+    /// The last answer's head, kept so that the next one is written into the same storage once
+    /// the socket has taken it (a new buffer while a write still holds it): no allocation per answer.
+    private var headBuffer: ByteBuffer?
 
     init(connectionGuard: ConnectionGuard, lookup: @escaping Lookup) {
         self.connectionGuard = connectionGuard
@@ -170,7 +173,9 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
             document, isHead: request.isHead, acceptEncoding: request.acceptEncoding, ifNoneMatch: request.ifNoneMatch,
             current: request.number == nil)
         let fields = answer.notModified ? document.notModifiedHeadBytes[answer.row][answer.column] : document.okHeadBytes[answer.row][answer.column]
-        var head = context.channel.allocator.buffer(capacity: fields.readableBytes + 128)
+        var head = headBuffer ?? context.channel.allocator.buffer(capacity: fields.readableBytes + 256)
+        headBuffer = nil
+        head.clear()  // in place when nothing else holds it
         head.writeImmutableBuffer(fields)
         head.writeImmutableBuffer(HTTPDate.fieldBytes)
         head.writeStaticString("X-Request-Id: ")
@@ -194,6 +199,7 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         }
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
         if let body = answer.body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: nil) }
+        headBuffer = head
         connectionGuard.answered()
     }
 }

@@ -297,6 +297,32 @@ struct PublicDocumentRequestTests {
         }
     }
 
+    /// Once the socket has taken an answer's head, the next head is written into the same storage.
+    @Test func theHeadOfTheNextAnswerReusesTheStorageOfTheLast() throws {
+        try withChannel { make, slug, document in
+            let (channel, _) = make()
+            let request = ByteBuffer(string: "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\nIf-None-Match: \(document.etag)\r\n\r\n")
+            try channel.writeInbound(request)
+            let head = try #require(try channel.readOutbound(as: ByteBuffer.self))
+            let (first, capacity) = (head.storageAddress, head.capacity)
+            _ = consume head
+            // Storage of that size taken meanwhile: a head that was let go and allocated again
+            // would not find its old address free.
+            let busy = (0..<4).map { _ in ByteBufferAllocator().buffer(capacity: capacity) }
+            try channel.writeInbound(request)
+            let second = try #require(try channel.readOutbound(as: ByteBuffer.self))
+            #expect(second.storageAddress == first, "a new buffer for a head whose storage nothing held")
+            withExtendedLifetime(busy) {}
+            #expect(String(buffer: second).hasPrefix("HTTP/1.1 304 Not Modified\r\n") && String(buffer: second).hasSuffix("\r\n\r\n"))
+            // Two answers in one read: the second head cannot share the first's storage while it waits.
+            try channel.writeInbound(ByteBuffer(string: String(buffer: request) + String(buffer: request)))
+            let a = try #require(try channel.readOutbound(as: ByteBuffer.self)), b = try #require(try channel.readOutbound(as: ByteBuffer.self))
+            #expect(a.storageAddress != b.storageAddress)
+            #expect(String(buffer: a).hasPrefix("HTTP/1.1 304") && String(buffer: b).hasPrefix("HTTP/1.1 304"))
+            #expect(String(buffer: a) != String(buffer: b), "each head has its own request id")
+        }
+    }
+
     @Test func requestIdsAre32HexadecimalDigitsAndNeverTheSame() {
         var buffer = ByteBuffer()
         PublicRequestID.write(into: &buffer)
@@ -310,6 +336,11 @@ struct PublicDocumentRequestTests {
         if let a, let b { #expect((1...10_000).contains(b &- a), "\(a) then \(b)") } else { Issue.record("not hexadecimal: \(text)") }
         #expect(PublicRequestID.digit(0x0123_4567_89ab_cdef, 0) == UInt8(ascii: "0") && PublicRequestID.digit(0x0123_4567_89ab_cdef, 15) == UInt8(ascii: "f"))
     }
+}
+
+extension ByteBuffer {
+    /// Where its storage starts: the same for two buffers that share storage.
+    var storageAddress: UInt { withVeryUnsafeBytes { UInt(bitPattern: $0.baseAddress) } }
 }
 
 /// Counts the reads that reach the socket.
