@@ -54,7 +54,7 @@ public enum LayoutEngine {
     /// against its budget before the work.
     public static func itemCount(_ request: LayoutRequest) -> Int {
         var builder = Builder(
-            metrics: Metrics(scale: 1, m: 1, top: 0, left: 0, bottom: 0, right: 0, spacing: 0, lineSpacing: 0),
+            metrics: Metrics(m: 1, top: 0, left: 0, bottom: 0, right: 0, spacing: 0, lineSpacing: 0),
             family: request.family, catalog: request.catalog, warnings: [])
         builder.use(request.sample, connected: request.connected)
         func count(_ component: Component, index: Int) -> Int {
@@ -115,7 +115,7 @@ public enum LayoutEngine {
             return 0
         }
         let metrics = Metrics(
-            scale: scale, m: m,
+            m: m,
             top: length(family.insets.top, "top inset"), left: length(family.insets.left, "left inset"),
             bottom: length(family.insets.bottom, "bottom inset"), right: length(family.insets.right, "right inset"),
             spacing: length(family.interitemSpacing, "interitem spacing"),
@@ -145,7 +145,6 @@ public enum LayoutEngine {
 
 /// Family lengths already multiplied by `m`.
 struct Metrics {
-    let scale: Double
     let m: Double
     let top: Double
     let left: Double

@@ -159,31 +159,6 @@ struct DatabaseAvailabilityMiddleware<Context: RequestContext>: RouterMiddleware
     }
 }
 
-/// How the monitor's checks become readiness, as pure state. An answer is ready at once, and a
-/// refused or broken connection is not ready at once; a check that found no answer within half a
-/// second counts only when the one before it did not either: one slow answer on a busy machine
-/// (a flood of password checks, a noisy neighbour) is not an outage that turns every API request
-/// into a 503, while a database that hangs is seen within two checks.
-struct ReadinessVerdicts {
-    enum Outcome { case answered, timedOut, failed }
-    private var timeoutsInARow = 0
-
-    /// The readiness to record after `outcome`; nil while a first time-out waits for the next check.
-    mutating func next(_ outcome: Outcome) -> Bool? {
-        switch outcome {
-        case .answered:
-            timeoutsInARow = 0
-            return true
-        case .failed:
-            timeoutsInARow = 0
-            return false
-        case .timedOut:
-            timeoutsInARow += 1
-            return timeoutsInARow >= 2 ? false : nil
-        }
-    }
-}
-
 /// The rest of the middleware chain, called from a child task. Hummingbird's responders are
 /// values that handle concurrent requests; the closure is only not declared `@Sendable`.
 private struct UncheckedResponder<Context: RequestContext>: @unchecked Sendable {
@@ -235,27 +210,23 @@ public struct DatabaseMonitor: Service {
         logger.info("the database at \(address) answers: ready")
 
         // Then: a check every `interval`.
-        var verdicts = ReadinessVerdicts()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: interval)
             // Stopping is not an outage.
             if Task.isCancelled || Task.isShuttingDownGracefully { return }
-            var failure: (any Error)?
+            let ready: Bool
             do {
                 try await ping()
+                ready = true
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                failure = error
-            }
-            switch verdicts.next(failure == nil ? .answered : failure is PingTimeout ? .timedOut : .failed) {
-            case true?:
-                if availability.record(ready: true) { logger.notice("the database at \(address) answers again: ready") }
-            case false?:
+                ready = false
                 if availability.record(ready: false) {
-                    logger.error("the database at \(address) stopped answering (\(failure.map(Self.describe) ?? "")): API requests get 503 until it is back; published documents are still served")
+                    logger.error("the database at \(address) stopped answering (\(Self.describe(error))): API requests get 503 until it is back; published documents are still served")
                 }
-            case nil:
-                logger.warning("the database at \(address) took over half a second to answer a check; not ready if the next one does too")
+            }
+            if ready, availability.record(ready: true) {
+                logger.notice("the database at \(address) answers again: ready")
             }
         }
     }

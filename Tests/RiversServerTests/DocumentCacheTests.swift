@@ -178,16 +178,21 @@ struct DocumentCacheTests {
 final class SlowVersions: PublishedDocumentSource {
     let source: any PublishedDocumentSource
     let reads = NIOLockedValueBox(0)
-    init(source: any PublishedDocumentSource) { self.source = source }
+    /// How long each document read takes.
+    let delay: Duration
+    init(source: any PublishedDocumentSource, delay: Duration = .milliseconds(200)) {
+        self.source = source
+        self.delay = delay
+    }
 
     func document(slug: String, number: Int) async throws -> PublishedVersion? {
         reads.withLockedValue { $0 += 1 }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: delay)
         return try await source.document(slug: slug, number: number)
     }
     func currentDocument(slug: String) async throws -> PublishedVersion? {
         reads.withLockedValue { $0 += 1 }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: delay)
         return try await source.currentDocument(slug: slug)
     }
     func publishedIndex() async throws -> [PublishedIndexEntry] { try await source.publishedIndex() }

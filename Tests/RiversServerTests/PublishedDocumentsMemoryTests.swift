@@ -114,7 +114,9 @@ struct PublishedDocumentsMemoryTests {
     func concurrentMissesShareOneRead() async throws {
         let source = InMemoryPublishedVersions()
         source.publish(slug: slug, appId: appId, document: Array(#"[{"name":"Home"}]"#.utf8))
-        let versions = SlowVersions(source: source)
+        // Reads long enough that every caller joins the one under way even on a loaded machine
+        // (with 200 ms, a caller kept waiting for a thread once came after it had ended).
+        let versions = SlowVersions(source: source, delay: .seconds(2))
         let documents = PublishedDocuments(store: versions, cacheBytes: 1 << 20)
         try await documents.reloadAll()
         let slug = self.slug
@@ -132,7 +134,11 @@ struct PublishedDocumentsMemoryTests {
         let cold = PublishedDocuments(store: versions, cacheBytes: 1 << 20)
         versions.reads.withLockedValue { $0 = 0 }
         let leaving = Task { try await cold.document(slug: slug, number: nil)?.number }
-        try await Task.sleep(for: .milliseconds(50))
+        // The second caller comes once the first one's read is under way.
+        let started = ContinuousClock.now
+        while versions.reads.withLockedValue({ $0 }) == 0, ContinuousClock.now - started < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let staying = Task { try await cold.document(slug: slug, number: nil)?.number }
         leaving.cancel()
         #expect(try await staying.value == 1)
