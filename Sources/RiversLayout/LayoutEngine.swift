@@ -109,10 +109,7 @@ public enum LayoutEngine {
         }
 
         func length(_ l: Length, _ what: String) -> Double {
-            let v = l.resolved(m)
-            if v.isFinite && v >= 0 { return v }
-            warnings.append(.init(componentIndex: nil, message: "family \(what) \(fmt(l.value)) is not a length; using 0"))
-            return 0
+            resolvedLength(l, m: m, "family \(what)", component: nil, warnings: &warnings)
         }
         let metrics = Metrics(
             m: m,
@@ -154,6 +151,15 @@ struct Metrics {
     let spacing: Double
     /// `l·m`
     let lineSpacing: Double
+}
+
+/// `l` scaled by `m`; 0, with a warning naming `what`, when that is not a length (every length
+/// of a family, a cell style or a header goes through here).
+func resolvedLength(_ l: Length, m: Double, _ what: @autoclosure () -> String, component: Int?, warnings: inout [LayoutWarning]) -> Double {
+    let v = l.resolved(m)
+    if v.isFinite && v >= 0 { return v }
+    warnings.append(LayoutWarning(componentIndex: component, message: "\(what()) \(fmt(l.value)) is not a length; using 0"))
+    return 0
 }
 
 /// Width tolerance for "fits on the line", so that `n` columns computed in floating point fit `n`
@@ -224,10 +230,7 @@ struct Builder {
 
     /// `l` scaled by `m`; 0, with a warning naming `what`, when that is not a length.
     mutating func length(_ l: Length, _ what: @autoclosure () -> String, component: Int?) -> Double {
-        let v = l.resolved(metrics.m)
-        if v.isFinite && v >= 0 { return v }
-        warn(component, "\(what()) \(fmt(l.value)) is not a length; using 0")
-        return 0
+        resolvedLength(l, m: metrics.m, what(), component: component, warnings: &warnings)
     }
 
     /// The number of items of a non-group component.
