@@ -341,6 +341,29 @@ public struct Component: Sendable, Hashable {
             extra: extra)
     }
 
+    /// The checks `read` makes that depend on more than a component itself, for components kept
+    /// as they are while other members of their screen change (a merge patch without
+    /// `ui_components`): on a connected screen they take no data source, and their types are in
+    /// the catalog, holding children only where the type does. Same pointers and messages.
+    static func checkKept(_ list: [Component], at pointer: String, catalog: ComponentCatalog, connected: Bool, problems: Problems) {
+        list.walk(at: pointer) { component, place in
+            if let type = catalog.types[component.componentType] {
+                if !type.holdsChildren, !component.uiComponents.isEmpty {
+                    problems.add(place.pointer("ui_components"), "a \(type.id) cannot hold components; use a group")
+                }
+            } else {
+                problems.add(
+                    place.pointer("component_type"),
+                    "unknown component type \"\(component.componentType)\": neither built in nor a ui_component plugin of this app; see GET /api/v1/component-types")
+            }
+            if connected, let data = component.data {
+                for (key, value) in [("source", data.source), ("type", data.type)] where !value.isEmpty {
+                    problems.add(place.pointer("data") + "/" + key, "a connected screen's components take their data from the sender: leave \(key) empty")
+                }
+            }
+        }
+    }
+
     static func readDecoration(_ r: ObjectReader, _ key: String) -> SectionDecoration {
         guard let d = ObjectReader(r.object[key], at: r.at(key), problems: r.problems, required: false) else { return .init() }
         let extra = d.extras(documentKeys: SectionDecoration.keys)

@@ -262,14 +262,19 @@ public final class JSONWorkCount: @unchecked Sendable {
     private let lock = NSLock()
     private var parsedBytes: [Int] = []
     private var writtenBytes: [Int] = []
+    private var trees = 0
 
     public init() {}
+
+    /// How many times a whole screen was made into a tree (`Screen.json`): a write makes none.
+    public var screenTrees: Int { lock.withLock { trees } }
 
     public var parses: [Int] { lock.withLock { parsedBytes } }
     public var serializations: [Int] { lock.withLock { writtenBytes } }
 
-    public func reset() { lock.withLock { parsedBytes = []; writtenBytes = [] } }
+    public func reset() { lock.withLock { parsedBytes = []; writtenBytes = []; trees = 0 } }
 
     func parsed(_ bytes: Int) { lock.withLock { parsedBytes.append(bytes) } }
     func serialized(_ bytes: Int) { lock.withLock { writtenBytes.append(bytes) } }
+    func madeScreenTree() { lock.withLock { trees += 1 } }
 }

@@ -149,23 +149,72 @@ public struct Screen: Sendable, Hashable {
     /// screen names none: the importer decides), component ids are generated from the screen's,
     /// and members the model does not know are kept in `extra`.
     public static func read(_ json: JSONValue, at pointer: String = "", options: ReadOptions = .init(), problems: Problems) -> Screen? {
+        read(json, at: pointer, options: options, problems: problems, base: nil)
+    }
+
+    /// The screen a JSON merge patch (RFC 7396) makes of `base`, read and checked as the whole
+    /// body it stands for would be, with the same problems at the same pointers, but without
+    /// making JSON of `base` (issue 26: a PATCH makes no tree of the screen it changes). A member
+    /// the patch leaves out is the base's typed value; a free-form object it names (`styles`,
+    /// `data`, `rules`, `general`, `advertising`, `extra`, and the hooks' `extra`) is merged onto
+    /// the base's; any other member it names, `null` included, is read as sent. Rules between
+    /// members (a connected screen's components take no data source, component types are the
+    /// catalog's, one nav bar and one menu, plugins the app has) are checked on what results. The
+    /// id cannot change (`/id`); `home` left out or `null` is the base's.
+    public static func read(mergePatch patch: JSONValue, onto base: Screen, options: ReadOptions = .init(), problems: Problems) -> Screen? {
+        guard case .object(var members) = patch else {
+            problems.add("", "a merge patch must be a JSON object, not \(patch.typeName)")
+            return nil
+        }
+        let before = problems.count
+        if let given = members.removeValue(forKey: "id"), !given.isNull, given.stringValue.flatMap(UUIDText.normalize) != base.id {
+            problems.add("/id", "cannot be changed (this is \(base.id))")
+        }
+        for key in ["styles", "data", "rules", "general", "advertising", "extra"] {
+            guard let value = members[key], case .object = value else { continue }
+            let current: [String: JSONValue]
+            switch key {
+            case "styles": current = base.styles
+            case "data": current = base.data
+            case "rules": current = base.rules
+            case "general": current = base.general
+            case "advertising": current = base.advertising
+            default: current = base.extra
+            }
+            members[key] = JSONValue.object(current).mergePatched(with: value)
+        }
+        let screen = read(.object(members), at: "", options: options, problems: problems, base: base)
+        return problems.count == before ? screen : nil
+    }
+
+    /// `read`, with `base` (API bodies only) supplying every member the body leaves out.
+    static func read(_ json: JSONValue, at pointer: String, options: ReadOptions, problems: Problems, base: Screen?) -> Screen? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let document = problems.mode == .document
+        let base = document ? nil : base
+        /// Whether the body gives `key` (always, without a base; `null` counts: it removes).
+        func given(_ key: String) -> Bool { base == nil || r.object[key] != nil }
         let before = problems.count
-        let extra = r.extras(documentKeys: documentKeys, apiKeys: keys)
-        let id = document ? r.uuid("id", required: true) : (r.uuid("id") ?? UUIDText.random())
-        let name = r.string("name", required: true, nonEmpty: true, maxLength: Limits.maxNameLength)
-        let type = r.string("type") ?? generalContent
-        if !builtInTypes.contains(type) && !options.pluginScreenTypes.contains(type) {
-            problems.add(r.at("type"), "unknown screen type \"\(type)\": use general_content or the identifier of a registered screen plugin")
+        let readExtra = r.extras(documentKeys: documentKeys, apiKeys: keys)
+        let extra = given("extra") ? readExtra : base!.extra
+        let id = document ? r.uuid("id", required: true) : given("id") ? (r.uuid("id") ?? UUIDText.random()) : base!.id
+        let name = given("name") ? r.string("name", required: true, nonEmpty: true, maxLength: Limits.maxNameLength) : base!.name
+        let type: String
+        if given("type") {
+            type = r.string("type") ?? generalContent
+            if !builtInTypes.contains(type) && !options.pluginScreenTypes.contains(type) {
+                problems.add(r.at("type"), "unknown screen type \"\(type)\": use general_content or the identifier of a registered screen plugin")
+            }
+        } else {
+            type = base!.type
         }
-        let screenType = r.string("screen_type") ?? ""
-        let home = r.bool("home") ?? false
-        let homeOffline = r.bool("home_offline") ?? false
-        let supportsOffline = r.bool("supports_offline") ?? false
+        let screenType = given("screen_type") ? (r.string("screen_type") ?? "") : base!.screenType
+        let home = r.bool("home") ?? base?.home ?? false
+        let homeOffline = given("home_offline") ? (r.bool("home_offline") ?? false) : base!.homeOffline
+        let supportsOffline = given("supports_offline") ? (r.bool("supports_offline") ?? false) : base!.supportsOffline
 
-        var data = r.freeObject("data")
-        var styles = r.freeObject("styles")
+        var data = given("data") ? r.freeObject("data") : base!.data
+        var styles = given("styles") ? r.freeObject("styles") : base!.styles
         let connected: Bool
         let parent: String?
         let family: String?
@@ -187,9 +236,10 @@ public struct Screen: Sendable, Hashable {
                 data = [:]
             }
         } else {
-            connected = r.bool("connected") ?? false
-            parent = r.uuid("parent")
-            family = r.identifier("family", required: true, allowed: IdentifierRules.isUpperSnake, describe: "a family id (like FAMILY_1)")
+            connected = given("connected") ? (r.bool("connected") ?? false) : base!.connected
+            parent = given("parent") ? r.uuid("parent") : base!.parent
+            family = given("family")
+                ? r.identifier("family", required: true, allowed: IdentifierRules.isUpperSnake, describe: "a family id (like FAMILY_1)") : base!.family
             if styles["family"] != nil {
                 problems.add(JSONPointer.join(r.at("styles"), "family"), "set the screen's family with the top-level family field")
             }
@@ -200,17 +250,27 @@ public struct Screen: Sendable, Hashable {
         if parent != nil, parent == id {
             problems.add(document ? JSONPointer.join(r.at("data"), "parent") : r.at("parent"), "a screen cannot be its own parent")
         }
-        let rules = r.freeObject("rules")
-        let general = r.freeObject("general")
-        let advertising = r.freeObject("advertising")
+        let rules = given("rules") ? r.freeObject("rules") : base!.rules
+        let general = given("general") ? r.freeObject("general") : base!.general
+        let advertising = given("advertising") ? r.freeObject("advertising") : base!.advertising
         var hooks = ScreenHooks()
-        if r.has("hooks"), let read = ScreenHooks.read(r.object["hooks"]!, at: r.at("hooks"), problems: problems) { hooks = read }
-        let navigations = r.list("navigations") { Navigation.read($0, at: $1, problems: problems) }
-        checkPlugins(navigations: navigations, hooks: hooks, at: r, options: options)
-        let pluginVersion = document ? nil : r.string("plugin_version", nonEmpty: true)
-        let components = Component.readList(
-            r.array("ui_components") ?? [], at: r.at("ui_components"), catalog: options.catalog, problems: problems,
-            documentScreenId: document ? (id ?? "") : nil, connected: connected)
+        if !given("hooks") {
+            hooks = base!.hooks
+        } else if r.has("hooks"), let read = ScreenHooks.read(r.object["hooks"]!, at: r.at("hooks"), problems: problems, base: base?.hooks) {
+            hooks = read
+        }
+        let navigations = given("navigations") ? r.list("navigations") { Navigation.read($0, at: $1, problems: problems) } : base!.navigations
+        checkPlugins(navigations: navigations, hooks: hooks, at: r, options: options, sent: given)
+        let pluginVersion = document ? nil : given("plugin_version") ? r.string("plugin_version", nonEmpty: true) : base!.pluginVersion
+        let components: [Component]
+        if given("ui_components") {
+            components = Component.readList(
+                r.array("ui_components") ?? [], at: r.at("ui_components"), catalog: options.catalog, problems: problems,
+                documentScreenId: document ? (id ?? "") : nil, connected: connected)
+        } else {
+            components = base!.uiComponents
+            Component.checkKept(components, at: r.at("ui_components"), catalog: options.catalog, connected: connected, problems: problems)
+        }
         guard problems.count == before, let id, let name, let family else { return nil }
         return Screen(
             id: id, name: name, type: type, screenType: screenType, home: home, homeOffline: homeOffline,
@@ -220,12 +280,19 @@ public struct Screen: Sendable, Hashable {
     }
 
     /// A screen has one nav bar and one menu; navigation types and hooks name what the app has.
-    /// Pointers are found from the JSON as sent, since invalid entries are not in the typed lists.
-    static func checkPlugins(navigations: [Navigation], hooks: ScreenHooks, at r: ObjectReader, options: ReadOptions) {
+    /// Pointers are found from the JSON as sent, since invalid entries are not in the typed lists;
+    /// lists the body did not send (`sent`) are the typed ones, every entry of which is valid.
+    static func checkPlugins(navigations: [Navigation], hooks: ScreenHooks, at r: ObjectReader, options: ReadOptions, sent: (String) -> Bool) {
         let problems = r.problems
         var categories: [String: Int] = [:]
-        for (i, json) in (r.object["navigations"]?.arrayValue ?? []).enumerated() {
-            guard let type = json["navigation_type"]?.stringValue, let category = json["category"]?.stringValue else { continue }
+        let entries: [(type: String, category: String)?] = sent("navigations")
+            ? (r.object["navigations"]?.arrayValue ?? []).map { json in
+                guard let type = json["navigation_type"]?.stringValue, let category = json["category"]?.stringValue else { return nil }
+                return (type, category)
+            }
+            : navigations.map { ($0.navigationType, $0.category.rawValue) }
+        for (i, entry) in entries.enumerated() {
+            guard let (type, category) = entry else { continue }
             let p = JSONPointer.join(r.at("navigations"), i)
             if let first = categories[category] {
                 problems.add(JSONPointer.join(p, "category"), "a screen has one \(category.prefix(100)); \(JSONPointer.join(r.at("navigations"), first)) is one already")
@@ -239,9 +306,13 @@ public struct Screen: Sendable, Hashable {
             }
         }
         guard let plugins = options.hookPlugins else { return }
-        for key in ["preload_plugins", "postload_plugins"] {
-            for (i, hook) in (r.object["hooks"]?[key]?.arrayValue ?? []).enumerated() {
-                if let id = hook["identifier"]?.stringValue, !id.isEmpty, !plugins.contains(id) {
+        let sentHooks = sent("hooks") ? r.object["hooks"] : nil
+        for (key, typed) in [("preload_plugins", hooks.preloadPlugins), ("postload_plugins", hooks.postloadPlugins)] {
+            let identifiers: [String?] = sent("hooks") && (sentHooks?.objectValue == nil || sentHooks?[key] != nil)
+                ? (sentHooks?[key]?.arrayValue ?? []).map { $0["identifier"]?.stringValue }
+                : typed.map(\.identifier)
+            for (i, id) in identifiers.enumerated() {
+                if let id, !id.isEmpty, !plugins.contains(id) {
                     problems.add(JSONPointer.join(JSONPointer.join(JSONPointer.join(r.at("hooks"), key), i), "identifier"), "no plugin \(id.prefix(100)) is registered in this app")
                 }
             }
@@ -250,6 +321,7 @@ public struct Screen: Sendable, Hashable {
 
     /// The screen as the API shows it (without revision and timestamps, which the store adds).
     public var json: JSONValue {
+        JSONWork.count?.madeScreenTree()
         var o: [String: JSONValue] = [
             "id": .string(id), "name": .string(name), "type": .string(type), "screen_type": .string(screenType),
             "home": .bool(home), "home_offline": .bool(homeOffline), "supports_offline": .bool(supportsOffline),

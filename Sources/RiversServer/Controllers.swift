@@ -35,7 +35,7 @@ struct APIController {
             list: { try await store.listText(.families, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.families, appId: $0, id: $1) },
             create: { try await store.createFamily(appId: $0, body: $1) },
-            update: { RecordText(try await store.updateFamily(appId: $0, id: $1, precondition: $2, transform: $3)) },
+            update: { RecordText(try await store.updateFamily(appId: $0, id: $1, precondition: $2, transform: $3.transform)) },
             delete: { try await store.deleteFamily(appId: $0, id: $1, precondition: $2) }
         ).register(on: appRoutes, helpers: helpers)
 
@@ -44,7 +44,7 @@ struct APIController {
             list: { try await store.listText(.layouts, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.layouts, appId: $0, id: $1) },
             create: { try await store.createLayout(appId: $0, body: $1) },
-            update: { RecordText(try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3)) },
+            update: { RecordText(try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3.transform)) },
             delete: { try await store.deleteLayout(appId: $0, id: $1, precondition: $2) }
         ).register(on: appRoutes, helpers: helpers)
 
@@ -53,7 +53,7 @@ struct APIController {
             list: { try await store.listText(.screens, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.screens, appId: $0, id: $1) },
             create: { try await store.createScreen(appId: $0, body: $1) },
-            update: { try await store.updateScreen(appId: $0, id: $1, precondition: $2, transform: $3) },
+            update: { try await store.updateScreen(appId: $0, id: $1, precondition: $2, edit: ScreenEdit($3)) },
             delete: { try await store.deleteScreen(appId: $0, id: $1, precondition: $2) }
         ).register(on: appRoutes, helpers: helpers)
 
@@ -64,8 +64,7 @@ struct APIController {
             let body = try await helpers.body(request)
             let order = try ComponentOrder.read(body)
             let record = try await store.updateScreen(
-                appId: app.id, id: try context.pathParameter("id"), precondition: precondition
-            ) { current in try order.apply(to: current) }
+                appId: app.id, id: try context.pathParameter("id"), precondition: precondition, edit: .reorder(order.ids))
             return JSONResponse(record)
         }
     }
@@ -83,24 +82,5 @@ struct ComponentOrder {
         if ids == nil, problems.isEmpty { problems.add("/component_ids", "is required: the ids of the screen's components in their new order") }
         guard problems.isEmpty, let ids else { throw Problem.invalid(problems.errors, count: problems.count) }
         return ComponentOrder(ids: ids)
-    }
-
-    /// The screen JSON with its components in this order; the ids must be exactly the screen's.
-    func apply(to screen: JSONValue) throws -> JSONValue {
-        guard var o = screen.objectValue else { return screen }
-        let components = o["ui_components"]?.arrayValue ?? []
-        var byId: [String: JSONValue] = [:]
-        for c in components { if let id = c["id"]?.stringValue { byId[id] = c } }
-        var errors: [FieldError] = []
-        var seen: Set<String> = []
-        for (i, id) in ids.enumerated() {
-            if byId[id] == nil { errors.append(FieldError("/component_ids/\(i)", "the screen has no component \(id)")) }
-            if !seen.insert(id).inserted { errors.append(FieldError("/component_ids/\(i)", "\(id) is listed twice")) }
-        }
-        let missing = byId.keys.filter { !seen.contains($0) }.sorted()
-        if !missing.isEmpty { errors.append(FieldError("/component_ids", "leaves out \(missing.listed()): list every component once")) }
-        if !errors.isEmpty { throw Problem.invalid(errors) }
-        o["ui_components"] = .array(ids.map { byId[$0]! })
-        return .object(o)
     }
 }

@@ -106,7 +106,7 @@ struct ResourceEndpoints: Sendable {
     var get: @Sendable (_ appId: String, _ id: String) async throws -> RecordText
     var create: @Sendable (_ appId: String, _ body: JSONValue) async throws -> Record
     /// The resource as written: its stored text (a screen's), or what a `Record` makes of it.
-    var update: @Sendable (_ appId: String, _ id: String, RevisionPrecondition, @escaping Transform) async throws -> RecordText
+    var update: @Sendable (_ appId: String, _ id: String, RevisionPrecondition, ResourceEdit) async throws -> RecordText
     var delete: @Sendable (_ appId: String, _ id: String, RevisionPrecondition) async throws -> Void
 
     func register(on routes: RouteRegistrar<AppContext>, helpers: APIHelpers) {
@@ -133,7 +133,7 @@ struct ResourceEndpoints: Sendable {
             let app = context.app
             let precondition = try helpers.precondition(request)
             let body = try await helpers.body(request)
-            return JSONResponse(try await update(app.id, try context.pathParameter("id"), precondition) { _ in body })
+            return JSONResponse(try await update(app.id, try context.pathParameter("id"), precondition, .replace(body)))
         }
         routes.on(.patch, item, need: .role(.editor)) { request, context in
             let app = context.app
@@ -142,9 +142,7 @@ struct ResourceEndpoints: Sendable {
             guard patch.objectValue != nil else {
                 throw Problem.invalid([FieldError("", "a merge patch must be a JSON object, not \(patch.typeName)")])
             }
-            return JSONResponse(try await update(app.id, try context.pathParameter("id"), precondition) { current in
-                current.mergePatched(with: patch)
-            })
+            return JSONResponse(try await update(app.id, try context.pathParameter("id"), precondition, .mergePatch(patch)))
         }
         routes.on(.delete, item, need: .role(.editor)) { request, context in
             let app = context.app

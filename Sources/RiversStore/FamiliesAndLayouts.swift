@@ -7,6 +7,37 @@ import RiversLayout
 /// merges into it), so a read-modify-write can never interleave with another writer.
 public typealias Transform = @Sendable (JSONValue) throws -> JSONValue
 
+/// What a PUT or a PATCH asks of a resource kept as JSON.
+public enum ResourceEdit: Sendable {
+    /// The body is the resource as it is to be (PUT).
+    case replace(JSONValue)
+    /// A JSON merge patch (RFC 7396) onto the current resource (PATCH).
+    case mergePatch(JSONValue)
+
+    /// The edit as a function of the resource's current API form (families and layouts).
+    public var transform: Transform {
+        switch self {
+        case .replace(let body): return { _ in body }
+        case .mergePatch(let patch): return { current in current.mergePatched(with: patch) }
+        }
+    }
+}
+
+/// What a write of a screen asks: applied to the typed current screen, with no JSON made of it.
+public enum ScreenEdit: Sendable {
+    case replace(JSONValue)
+    case mergePatch(JSONValue)
+    /// The screen's top-level components in a new order, by id (every one exactly once).
+    case reorder([String])
+
+    public init(_ edit: ResourceEdit) {
+        switch edit {
+        case .replace(let body): self = .replace(body)
+        case .mergePatch(let patch): self = .mergePatch(patch)
+        }
+    }
+}
+
 func validated<T>(_ read: (Problems) -> T?) throws -> T {
     let problems = Problems()
     guard let value = read(problems), problems.isEmpty else { throw StoreError.invalid(problems.errors) }

@@ -48,7 +48,7 @@ public protocol ScreenRepository: Sendable {
     func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page<Record>
     func screen(appId: String, id: String) async throws -> Record
     func createScreen(appId: String, body: JSONValue) async throws -> Record
-    func updateScreen(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> RecordText
+    func updateScreen(appId: String, id: String, precondition: RevisionPrecondition, edit: ScreenEdit) async throws -> RecordText
     func deleteScreen(appId: String, id: String, precondition: RevisionPrecondition) async throws
 }
 

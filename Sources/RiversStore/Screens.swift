@@ -40,7 +40,7 @@ extension Store {
             var screen: Screen
             var family: (lookup: SavedScreen.FamilyLookup, stamp: String?)
             do {
-                (screen, family) = try await readScreen(body, options: registry.readOptions, registry: registry, appId: appId, parents: parents, on: connection) {
+                (screen, family) = try await readScreen(.body(body), options: registry.readOptions, registry: registry, appId: appId, parents: parents, on: connection) {
                     registry.fillingComponentStyles(registry.preparingNew($0))
                 }
             } catch StoreError.invalid(let errors) where !layoutProblems.isEmpty {
@@ -83,13 +83,14 @@ extension Store {
         }
     }
 
-    /// Replaces a screen with what `transform` makes of it (a merge patch, a body, a new order).
-    /// The current screen comes typed from the process's cache when its row version is the one
-    /// kept (this process made or last saved it), else from its stored text; the body sent is the
-    /// only JSON text parsed then, and the stored form the only one written (the answer is the
-    /// stored text PostgreSQL returns). Issue 26; `ScreenWriteTests` count them.
+    /// Changes a screen as `edit` asks: replaced by a body, merge-patched, or its components
+    /// reordered. The current screen comes typed from the process's cache when its row version
+    /// is the one kept (this process made or last saved it), else from its stored text, and the
+    /// edit is applied to it typed (no JSON is made of it): the body sent is the only JSON text
+    /// parsed then, and the stored form, written from the typed screen, the only one written (the
+    /// answer is the stored text PostgreSQL returns). Issue 26; `ScreenWriteTests` count them.
     public func updateScreen(
-        appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform
+        appId: String, id: String, precondition: RevisionPrecondition, edit: ScreenEdit
     ) async throws -> RecordText {
         try await client.transaction(logger: logger) { connection in
             _ = try await lockApp(appId, on: connection)
@@ -97,12 +98,6 @@ extension Store {
             let (current, revision) = try await currentScreen(appId: appId, id: id, registry: registry, pluginStamp: pluginStamp, on: connection)
             try precondition.check(revision)
             let currentScreen = current.value.screen
-            var body = try bodyKeepingId(try transform(currentScreen.json).removingBookkeeping(), id: id, normalize: UUIDText.normalize)
-            // The home flag is the app's: a replacing body that leaves it out keeps it as it is.
-            if var o = body.objectValue, o["home"] == nil || o["home"]!.isNull {
-                o["home"] = .bool(currentScreen.home)
-                body = .object(o)
-            }
             var options = registry.readOptions
             // A screen keeps reading while its plugin is gone; the check below says so.
             options.pluginScreenTypes.insert(currentScreen.type)
@@ -112,8 +107,25 @@ extension Store {
                 if case .found(let family) = current.value.family { return KnownFamily(id: family.id, stamp: stamp, family: family) }
                 return nil
             }
-            let (read, family) = try await readScreen(
-                body, options: options, registry: registry, appId: appId, parents: parents, knownFamily: known, on: connection
+            let read: ScreenSource
+            switch edit {
+            case .replace(let sent):
+                var body = try bodyKeepingId(sent.removingBookkeeping(), id: id, normalize: UUIDText.normalize)
+                // The home flag is the app's: a replacing body that leaves it out keeps it as it is.
+                if var o = body.objectValue, o["home"] == nil || o["home"]!.isNull {
+                    o["home"] = .bool(currentScreen.home)
+                    body = .object(o)
+                }
+                read = .body(body)
+            case .mergePatch(let patch):
+                read = .mergePatch(patch, onto: currentScreen)
+            case .reorder(let ids):
+                var screen = currentScreen
+                screen.uiComponents = try Self.reordered(currentScreen.uiComponents, ids: ids)
+                read = .typed(screen)
+            }
+            let (readScreen, family) = try await readScreen(
+                read, options: options, registry: registry, appId: appId, parents: parents, knownFamily: known, on: connection
             ) { read in
                 var screen = read
                 if screen.type != currentScreen.type {
@@ -124,7 +136,7 @@ extension Store {
                 }
                 return registry.fillingComponentStyles(screen)
             }
-            var screen = read
+            var screen = readScreen
             if !screen.screenType.isEmpty, screen.screenType != currentScreen.screenType {
                 throw StoreError.invalid([FieldError("/screen_type", "was generated when the screen was created and cannot change (it is \(currentScreen.screenType))")])
             }
@@ -160,6 +172,25 @@ extension Store {
                 at: SavedScreenCache.Stamp(screen: written.stamp, family: family.stamp, plugins: pluginStamp),
                 textBytes: written.text.body.readableBytes)
             return written.text
+        }
+    }
+
+    /// What a write reads its screen from.
+    enum ScreenSource {
+        /// A whole body (a create, a PUT).
+        case body(JSONValue)
+        /// A merge patch onto the current screen.
+        case mergePatch(JSONValue, onto: Screen)
+        /// A screen made typed (components reordered).
+        case typed(Screen)
+
+        /// The JSON the screen is read from, for checking a body that does not read.
+        var json: JSONValue {
+            switch self {
+            case .body(let body): return body
+            case .mergePatch(let patch, let base): return base.json.mergePatched(with: patch)
+            case .typed(let screen): return screen.json
+            }
         }
     }
 
@@ -239,11 +270,16 @@ extension Store {
     /// parent and targets, plugins, navigations and hooks), reporting every problem of the body at
     /// once. `prepare` turns the screen as read into the screen as it will be stored.
     func readScreen(
-        _ body: JSONValue, options: Screen.ReadOptions, registry: PluginRegistry, appId: String, parents: [String: String?],
+        _ source: ScreenSource, options: Screen.ReadOptions, registry: PluginRegistry, appId: String, parents: [String: String?],
         knownFamily: KnownFamily? = nil, on connection: PostgresConnection, prepare: (Screen) -> Screen
     ) async throws -> (screen: Screen, family: (lookup: SavedScreen.FamilyLookup, stamp: String?)) {
         let problems = Problems()
-        let screen = Screen.read(body, options: options, problems: problems).map(prepare)
+        let screen: Screen?
+        switch source {
+        case .body(let body): screen = Screen.read(body, options: options, problems: problems).map(prepare)
+        case .mergePatch(let patch, let base): screen = Screen.read(mergePatch: patch, onto: base, options: options, problems: problems).map(prepare)
+        case .typed(let typed): screen = prepare(typed)
+        }
         var errors = problems.errors
         var family: (lookup: SavedScreen.FamilyLookup, stamp: String?) = (.missing, nil)
         if let screen {
@@ -259,8 +295,10 @@ extension Store {
             errors += References.checkScreenLinks(screen, parents: known)
             errors += registry.check(screen)
         } else {
-            // A body that does not read: its references are checked on it as sent, so they are
-            // reported with its other problems.
+            // A body that does not read: its references are checked on it as sent (a patch
+            // merged onto the screen's JSON, made for this only), so they are reported with its
+            // other problems.
+            let body = source.json
             if let familyId = body["family"]?.stringValue, !familyId.isEmpty {
                 let found = try await loadFamily(appId, id: familyId, on: connection)
                 errors += References.checkCellStyles(json: body["ui_components"], family: found, familyId: familyId)
@@ -277,11 +315,26 @@ extension Store {
         return (screen, family)
     }
 
-    /// The body as stored: everything but `home`, which lives in its own column.
+    /// The body as stored: everything but `home`, which lives in its own column, written from
+    /// the typed screen.
     static func storedBody(_ screen: Screen) -> String {
-        var o = screen.json.objectValue ?? [:]
-        o.removeValue(forKey: "home")
-        return JSONValue.object(o).serializedString()
+        String(decoding: screen.storedForm(), as: UTF8.self)
+    }
+
+    /// `components` in the order of `ids`, which must name each of them exactly once.
+    static func reordered(_ components: [Component], ids: [String]) throws -> [Component] {
+        var byId: [String: Component] = [:]
+        for c in components { byId[c.id] = c }
+        var errors: [FieldError] = []
+        var seen: Set<String> = []
+        for (i, id) in ids.enumerated() {
+            if byId[id] == nil { errors.append(FieldError("/component_ids/\(i)", "the screen has no component \(id.prefix(100))")) }
+            if !seen.insert(id).inserted { errors.append(FieldError("/component_ids/\(i)", "\(id.prefix(100)) is listed twice")) }
+        }
+        let missing = byId.keys.filter { !seen.contains($0) }.sorted()
+        if !missing.isEmpty { errors.append(FieldError("/component_ids", "leaves out \(missing.listed()): list every component once")) }
+        if !errors.isEmpty { throw StoreError.invalid(errors) }
+        return ids.map { byId[$0]! }
     }
 
 

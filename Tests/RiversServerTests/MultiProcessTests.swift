@@ -191,7 +191,7 @@ struct MultiProcessTests {
 
         #expect(try await publish(through: a) == 1)
         #expect(try await propagation(to: b, number: 1) < .seconds(1))
-        _ = try await store.updateScreen(appId: app.id, id: homeId, precondition: .none) { $0.mergePatched(with: ["name": "Start"]) }
+        _ = try await store.updateScreen(appId: app.id, id: homeId, precondition: .none, edit: .mergePatch(["name": "Start"]))
         #expect(try await publish(through: a) == 2)
         #expect(try await propagation(to: b, number: 2) < .seconds(1))
 

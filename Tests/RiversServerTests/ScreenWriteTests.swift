@@ -39,12 +39,32 @@ struct ScreenWriteTests {
             #expect(second.status == .ok, "\(second.text)")
             #expect(count.parses == [patch.serialized().count], "one parse, of the body sent: \(count.parses)")
             #expect(count.serializations.count == 1, "one serialization, to storage: \(count.serializations)")
+            #expect(count.screenTrees == 0, "the patch is applied to the typed screen, and the stored form written from it")
             #expect(second.json["name"] == "Start again" && second.json["revision"] == 3)
+            #expect(second.json.at("styles", "background_color") == "#101010FF")
+
+            // A reorder and a replacement make no tree of the screen either.
+            let ids = (second.json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+            count.reset()
+            let reordered = try await api.request(.post, "screens/\(id)/reorder", json: ["component_ids": .array(ids.reversed().map(JSONValue.string))])
+            #expect(reordered.status == .ok, "\(reordered.text)")
+            #expect((reordered.json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue } == ids.reversed())
+            #expect(count.parses.count == 1 && count.serializations.count == 1 && count.screenTrees == 0, "\(count.parses) \(count.serializations) \(count.screenTrees)")
+            var replacement = reordered.json.objectValue ?? [:]
+            replacement["name"] = "Replaced"
+            count.reset()
+            let replaced = try await api.request(.put, "screens/\(id)", json: .object(replacement))
+            #expect(replaced.status == .ok, "\(replaced.text)")
+            #expect(replaced.json["name"] == "Replaced" && replaced.json["revision"] == 5)
+            #expect(count.parses.count == 1 && count.serializations.count == 1 && count.screenTrees == 0, "\(count.parses) \(count.serializations) \(count.screenTrees)")
+            count.reset()
+            let patchedBack = try await api.request(.patch, "screens/\(id)", json: ["name": "Start again"])
+            #expect(patchedBack.status == .ok && patchedBack.json["revision"] == 6, "\(patchedBack.text)")
 
             // The answer is the stored text, as a read of the screen gives it.
             let read = try await api.request(.get, "screens/\(id)")
-            #expect(second.text == read.text)
-            #expect(second.headers[.eTag] == read.headers[.eTag])
+            #expect(patchedBack.text == read.text)
+            #expect(patchedBack.headers[.eTag] == read.headers[.eTag])
 
             // The family changed in between: read again (its row version differs), and used.
             var family = phoneFamily.objectValue ?? [:]

@@ -73,12 +73,21 @@ public struct ScreenHooks: Sendable, Hashable {
         self.postloadPlugins = postloadPlugins
     }
 
-    public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> ScreenHooks? {
+    /// Reads a `hooks` object; with `base`, as a merge patch onto it: a list it leaves out is the
+    /// base's, its `extra` is merged onto the base's (see `Screen.read(mergePatch:onto:…)`).
+    public static func read(_ json: JSONValue, at pointer: String, problems: Problems, base: ScreenHooks? = nil) -> ScreenHooks? {
+        var json = json
+        if let base, case .object(var members) = json, let patch = members["extra"], case .object = patch {
+            members["extra"] = JSONValue.object(base.extra).mergePatched(with: patch)
+            json = .object(members)
+        }
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
+        func given(_ key: String) -> Bool { base == nil || r.object[key] != nil }
         let before = problems.count
-        let extra = r.extras(documentKeys: keys)
-        let pre = r.list("preload_plugins") { Hook.read($0, at: $1, problems: problems) }
-        let post = r.list("postload_plugins") { Hook.read($0, at: $1, problems: problems) }
+        let readExtra = r.extras(documentKeys: keys)
+        let extra = given("extra") ? readExtra : base!.extra
+        let pre = given("preload_plugins") ? r.list("preload_plugins") { Hook.read($0, at: $1, problems: problems) } : base!.preloadPlugins
+        let post = given("postload_plugins") ? r.list("postload_plugins") { Hook.read($0, at: $1, problems: problems) } : base!.postloadPlugins
         guard problems.count == before else { return nil }
         var hooks = ScreenHooks(preloadPlugins: pre, postloadPlugins: post)
         hooks.extra = extra
