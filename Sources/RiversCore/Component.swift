@@ -295,13 +295,7 @@ public struct Component: Sendable, Hashable {
         var itemLimit: Int?
         var otherRules: [String: JSONValue] = [:]
         if let rules = ObjectReader(r.object["rules"], at: r.at("rules"), problems: problems, required: false) {
-            itemLimit = rules.integer("item_limit", minimum: 0, maximum: Limits.maxItemLimit, acceptNumericString: true)
-            // Rules besides item_limit are kept as they are (clients read some Rivers does not
-            // model); the known ones are checked for the type clients read.
-            otherRules = rules.object.filter { $0.key != "item_limit" && !$0.value.isNull }
-            // Clients read a boolean: a document's "true" is kept as true.
-            if let web = rules.bool("web_page_shows_navigation") { otherRules["web_page_shows_navigation"] = .bool(web) }
-            Self.checkDatasourceLimit(rules)
+            (itemLimit, otherRules) = readRules(rules)
         }
         let advertising = r.freeObject("advertising")
 
@@ -339,6 +333,18 @@ public struct Component: Sendable, Hashable {
             id: id, componentType: typeId, cellStyles: cellStyles, layout: layout, header: header, footer: footer,
             itemLimit: itemLimit, rules: otherRules, advertising: advertising, data: data, styles: styles, uiComponents: children,
             extra: extra)
+    }
+
+    /// A component's `rules`: the item limit, and the others.
+    static func readRules(_ rules: ObjectReader) -> (itemLimit: Int?, others: [String: JSONValue]) {
+        let itemLimit = rules.integer("item_limit", minimum: 0, maximum: Limits.maxItemLimit, acceptNumericString: true)
+        // Rules besides item_limit are kept as they are (clients read some Rivers does not
+        // model); the known ones are checked for the type clients read.
+        var others = rules.object.filter { $0.key != "item_limit" && !$0.value.isNull }
+        // Clients read a boolean: a document's "true" is kept as true.
+        if let web = rules.bool("web_page_shows_navigation") { others["web_page_shows_navigation"] = .bool(web) }
+        checkDatasourceLimit(rules)
+        return (itemLimit, others)
     }
 
     /// The checks `read` makes that depend on more than a component itself, for components kept

@@ -53,7 +53,10 @@ public enum StoredScreens {
         }
     }
 
+    /// A stored text as a screen: straight into the typed screen when the fast path vouches for
+    /// it (`StoredScreenDecoder`), else parsed and read the full way, which says what is wrong.
     static func decode(_ bytes: [UInt8], options: Screen.ReadOptions) -> Result<Screen, ValidationFailure> {
+        if let screen = StoredScreenDecoder.decode(bytes, options: options) { return .success(screen) }
         let json: JSONValue
         do {
             json = try JSONValue.parse(bytes)

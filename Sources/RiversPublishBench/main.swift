@@ -52,6 +52,15 @@ if arguments.contains("--profile-read") {
     print("read \(screensRead) screens")
     exit(0)
 }
+// `--profile-straight`: the same, decoded straight into types.
+if arguments.contains("--profile-straight") {
+    var screensRead = 0
+    for _ in 0..<40 {
+        for text in stored where StoredScreenDecoder.decode(text, options: options) != nil { screensRead += 1 }
+    }
+    print("decoded \(screensRead) screens")
+    exit(0)
+}
 // `--profile-write`: only write the document of the screens read, over and over, on one thread.
 if arguments.contains("--profile-write") {
     let screensRead = stored.map { Screen.read(try! JSONValue.parse($0), options: options, problems: Problems())! }
@@ -89,6 +98,8 @@ let read = stored.map { Screen.read(try! JSONValue.parse($0), options: options, 
 var parsed: [JSONValue] = []
 let bestParse = (0..<5).map { _ in time { parsed = stored.map { try! JSONValue.parse($0) } } }.min()!
 let bestRead = (0..<5).map { _ in time { _ = parsed.map { Screen.read($0, options: options, problems: Problems())! } } }.min()!
+// Issue 26: the stored screens decoded straight into types (the fast path a publish takes).
+let bestStraight = (0..<5).map { _ in time { _ = stored.map { StoredScreenDecoder.decode($0, options: options)! } } }.min()!
 let bestCheck = (0..<5).map { _ in time {
     _ = PublishCheck.problems(screens: read, families: ["FAMILY_1": family], knownScreenTypes: Screen.builtInTypes, catalog: .builtIn)
 } }.min()!
@@ -105,6 +116,8 @@ print(String(format: "parse the stored screens: ours %.1f ms, Foundation's JSONS
 print(String(format: "parse into JSONValue: ours %.1f ms, Foundation's JSONDecoder %.1f ms (ours takes %.2f× JSONDecoder's time)",
              bestParse, bestDecoderParse, bestParse / bestDecoderParse))
 print(String(format: "stages on one core: parse %.1f ms, read %.1f ms, check %.1f ms, write %.1f ms", bestParse, bestRead, bestCheck, bestWrite))
+print(String(format: "decoded straight into types on one core: %.1f ms, against parse + read %.1f ms (%.2f× their time)",
+             bestStraight, bestParse + bestRead, bestStraight / (bestParse + bestRead)))
 print(String(format: "generate (read stored screens on all cores + check + write): %.1f ms (best of 7); target 50 ms → %.2f× the budget", best, best / 50))
 
 // Incremental publishing (issue 26): what a publish does with `PublishedScreens`, the per-app
