@@ -147,19 +147,24 @@ var contentTime = Double.infinity
 var bigContentTime = Double.infinity
 var smallContentTime = Double.infinity
 var contentRatios: [Double] = []
+/// One round of the big and the small section: each one's best time so far, and the round's
+/// ratio of their times per cell.
+func sections(_ big: LayoutRequest, _ small: LayoutRequest, bigRepetitions: Int, smallRepetitions: Int,
+              best: inout (big: Double, small: Double), ratios: inout [Double]) {
+    let bigTime = timeOne(big, repetitions: bigRepetitions)
+    let smallTime = timeOne(small, repetitions: smallRepetitions)
+    best = (min(best.big, bigTime), min(best.small, smallTime))
+    ratios.append((bigTime / Double(bigCells)) / (smallTime / Double(smallCells)))
+}
 for _ in 0..<rounds {
     contentTime = min(contentTime, timeOne(contentRequest, repetitions: 200))
-    let bigContent = timeOne(bigContentRequest, repetitions: 2)
-    let smallContent = timeOne(smallContentRequest, repetitions: 200)
-    bigContentTime = min(bigContentTime, bigContent)
-    smallContentTime = min(smallContentTime, smallContent)
-    contentRatios.append((bigContent / Double(bigCells)) / (smallContent / Double(smallCells)))
+    var contentBest = (big: bigContentTime, small: smallContentTime)
+    sections(bigContentRequest, smallContentRequest, bigRepetitions: 2, smallRepetitions: 200, best: &contentBest, ratios: &contentRatios)
+    (bigContentTime, smallContentTime) = contentBest
     screenTime = min(screenTime, timeOne(screenRequest, repetitions: 1_000))
-    let big = timeOne(bigRequest, repetitions: 10)
-    let small = timeOne(smallRequest, repetitions: 1_000)
-    bigTime = min(bigTime, big)
-    smallTime = min(smallTime, small)
-    ratios.append((big / Double(bigCells)) / (small / Double(smallCells)))
+    var best = (big: bigTime, small: smallTime)
+    sections(bigRequest, smallRequest, bigRepetitions: 10, smallRepetitions: 1_000, best: &best, ratios: &ratios)
+    (bigTime, smallTime) = best
 }
 ratios.sort()
 contentRatios.sort()

@@ -571,9 +571,11 @@ struct JSONResponse: ResponseGenerator {
         if let location { headers[.location] = location }
     }
 
-    init(_ record: RecordText) {
+    init(_ record: RecordText, status: HTTPResponse.Status = .ok, location: String? = nil) {
         body = .bytes(record.json)
+        self.status = status
         headers[.eTag] = ETag.make(record.revision)
+        if let location { headers[.location] = location }
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -34,7 +34,7 @@ struct APIController {
             path: "families",
             list: { try await store.listText(.families, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.families, appId: $0, id: $1) },
-            create: { try await store.createFamily(appId: $0, body: $1) },
+            create: { RecordText.created(try await store.createFamily(appId: $0, body: $1)) },
             update: { RecordText(try await store.updateFamily(appId: $0, id: $1, precondition: $2, transform: $3.transform)) },
             delete: { try await store.deleteFamily(appId: $0, id: $1, precondition: $2) }
         ).register(on: appRoutes, helpers: helpers)
@@ -43,7 +43,7 @@ struct APIController {
             path: "layouts",
             list: { try await store.listText(.layouts, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.layouts, appId: $0, id: $1) },
-            create: { try await store.createLayout(appId: $0, body: $1) },
+            create: { RecordText.created(try await store.createLayout(appId: $0, body: $1)) },
             update: { RecordText(try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3.transform)) },
             delete: { try await store.deleteLayout(appId: $0, id: $1, precondition: $2) }
         ).register(on: appRoutes, helpers: helpers)

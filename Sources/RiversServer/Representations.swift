@@ -25,6 +25,11 @@ extension RecordText {
         self.init(body: ByteBuffer(bytes: record.body.serialized()), revision: record.revision, createdAt: record.createdAt, updatedAt: record.updatedAt)
     }
 
+    /// A record just created, as text, with its id.
+    static func created(_ record: Record) -> (resource: RecordText, id: String) {
+        (RecordText(record), record.body["id"]?.stringValue ?? "")
+    }
+
     /// What `Record.json` shows, written around the stored text without parsing it: the body's
     /// members as the database keeps them, then `created_at`, `revision` and `updated_at`.
     var json: ByteBuffer {

@@ -104,7 +104,8 @@ struct ResourceEndpoints: Sendable {
     var path: String
     var list: @Sendable (_ appId: String, _ limit: Int, _ offset: Int) async throws -> TextPage
     var get: @Sendable (_ appId: String, _ id: String) async throws -> RecordText
-    var create: @Sendable (_ appId: String, _ body: JSONValue) async throws -> Record
+    /// The resource as created (its stored text, or what a `Record` makes of it) and its id.
+    var create: @Sendable (_ appId: String, _ body: JSONValue) async throws -> (resource: RecordText, id: String)
     /// The resource as written: its stored text (a screen's), or what a `Record` makes of it.
     var update: @Sendable (_ appId: String, _ id: String, RevisionPrecondition, ResourceEdit) async throws -> RecordText
     var delete: @Sendable (_ appId: String, _ id: String, RevisionPrecondition) async throws -> Void
@@ -121,9 +122,8 @@ struct ResourceEndpoints: Sendable {
         }
         routes.on(.post, collection, need: .role(.editor)) { request, context in
             let app = context.app
-            let record = try await create(app.id, try await helpers.body(request))
-            let id = record.body["id"]?.stringValue ?? ""
-            return JSONResponse(record, status: .created, location: "/api/v1/apps/\(app.slug)/\(path)/\(id)")
+            let (resource, id) = try await create(app.id, try await helpers.body(request))
+            return JSONResponse(resource, status: .created, location: "/api/v1/apps/\(app.slug)/\(path)/\(id)")
         }
         routes.on(.get, item, need: .role(.viewer)) { request, context in
             let app = context.app

@@ -59,10 +59,6 @@ func bodyKeepingId(_ body: JSONValue, id: String, normalize: (String) -> String?
 extension Store {
     // MARK: Families
 
-    public func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page<Record> {
-        try await list(.families, appId: appId, limit: limit, offset: offset)
-    }
-
     public func family(appId: String, id: String) async throws -> Record {
         try await get(.families, appId: appId, id: id)
     }
@@ -172,14 +168,6 @@ extension Store {
     }
 
     // MARK: Layouts
-
-    public func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page<Record> {
-        try await list(.layouts, appId: appId, limit: limit, offset: offset)
-    }
-
-    public func layout(appId: String, id: String) async throws -> Record {
-        try await get(.layouts, appId: appId, id: id)
-    }
 
     public func createLayout(appId: String, body: JSONValue) async throws -> Record {
         try await client.transaction(logger: logger) { connection in

@@ -126,23 +126,47 @@ extension Store {
             versions: versions, revision: revision, createdAt: created, updatedAt: updated)
     }
 
+    /// A page of plugins in three queries whatever its size: the page with each current
+    /// manifest (and the total), then every version of the plugins on it.
     public func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page<StoredPlugin> {
         try await client.reading { connection in
-            var ids: [String] = []
-            for try await id in try await connection.query(
+            var rows: [(identifier: String, current: String, revision: Int, created: Date, updated: Date, manifest: String)] = []
+            var total = 0
+            for try await (identifier, current, revision, created, updated, manifest, count) in try await connection.query(
                 """
-                SELECT identifier FROM plugins WHERE app_id = \(appId)::uuid ORDER BY position
+                SELECT p.identifier, p.current_version, p.revision, p.created_at, p.updated_at, v.manifest::text, count(*) OVER ()
+                FROM plugins p JOIN plugin_versions v
+                  ON v.app_id = p.app_id AND v.identifier = p.identifier AND v.manifest_version = p.current_version
+                WHERE p.app_id = \(appId)::uuid ORDER BY p.position
                 LIMIT \(max(1, min(limit, Self.maxPageSize))) OFFSET \(max(0, offset))
                 """, logger: logger
-            ).decode(String.self) { ids.append(id) }
-            var items: [StoredPlugin] = []
-            for id in ids {
-                if let plugin = try await storedPlugin(appId: appId, identifier: id, on: connection, lock: .none) { items.append(plugin) }
+            ).decode((String, String, Int, Date, Date, String, Int).self) {
+                rows.append((identifier, current, revision, created, updated, manifest))
+                total = count
             }
-            var total = 0
-            for try await n in try await connection.query(
-                "SELECT count(*) FROM plugins WHERE app_id = \(appId)::uuid", logger: logger
-            ).decode(Int.self) { total = n }
+            var versions: [String: [StoredPlugin.Version]] = [:]
+            if !rows.isEmpty {
+                for try await (identifier, version, at) in try await connection.query(
+                    """
+                    SELECT identifier, manifest_version, created_at FROM plugin_versions
+                    WHERE app_id = \(appId)::uuid AND identifier = ANY(\(rows.map(\.identifier)))
+                    ORDER BY created_at, manifest_version
+                    """, logger: logger
+                ).decode((String, String, Date).self) {
+                    versions[identifier, default: []].append(StoredPlugin.Version(manifestVersion: version, createdAt: at))
+                }
+            } else if offset > 0 {
+                // Past the last page: the total still says how many there are.
+                for try await n in try await connection.query(
+                    "SELECT count(*) FROM plugins WHERE app_id = \(appId)::uuid", logger: logger
+                ).decode(Int.self) { total = n }
+            }
+            let items = try rows.map { row in
+                StoredPlugin(
+                    identifier: row.identifier, currentVersion: row.current,
+                    manifest: try PluginManifest.parse(JSONValue.parse(Array(row.manifest.utf8))),
+                    versions: versions[row.identifier] ?? [], revision: row.revision, createdAt: row.created, updatedAt: row.updated)
+            }
             return Page(items: items, total: total, limit: limit, offset: offset)
         }
     }

@@ -30,14 +30,11 @@ public protocol SavedScreenRepository: Sendable {
 
 /// Families and layouts: the rules screens are laid out by, and the templates they start from.
 public protocol FamilyRepository: Sendable {
-    func listFamilies(appId: String, limit: Int, offset: Int) async throws -> Page<Record>
     func family(appId: String, id: String) async throws -> Record
     func createFamily(appId: String, body: JSONValue) async throws -> Record
     func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
     func deleteFamily(appId: String, id: String, precondition: RevisionPrecondition) async throws
 
-    func listLayouts(appId: String, limit: Int, offset: Int) async throws -> Page<Record>
-    func layout(appId: String, id: String) async throws -> Record
     func createLayout(appId: String, body: JSONValue) async throws -> Record
     func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
     func deleteLayout(appId: String, id: String, precondition: RevisionPrecondition) async throws
@@ -45,9 +42,7 @@ public protocol FamilyRepository: Sendable {
 
 /// Screens, checked against the rest of their app on every write.
 public protocol ScreenRepository: Sendable {
-    func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page<Record>
-    func screen(appId: String, id: String) async throws -> Record
-    func createScreen(appId: String, body: JSONValue) async throws -> Record
+    func createScreen(appId: String, body: JSONValue) async throws -> (resource: RecordText, id: String)
     func updateScreen(appId: String, id: String, precondition: RevisionPrecondition, edit: ScreenEdit) async throws -> RecordText
     func deleteScreen(appId: String, id: String, precondition: RevisionPrecondition) async throws
 }

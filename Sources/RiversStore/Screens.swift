@@ -3,17 +3,10 @@ import PostgresNIO
 import RiversCore
 
 extension Store {
-    public func listScreens(appId: String, limit: Int, offset: Int) async throws -> Page<Record> {
-        try await list(.screens, appId: appId, limit: limit, offset: offset)
-    }
-
-    public func screen(appId: String, id: String) async throws -> Record {
-        try await get(.screens, appId: appId, id: id)
-    }
-
     /// Creates a screen. `from_layout` fills the family and components the body leaves out; the
     /// first screen of an app becomes home; `screen_type` is generated from the app's counter.
-    public func createScreen(appId: String, body: JSONValue) async throws -> Record {
+    /// The answer is the stored text PostgreSQL returns (as a `GET` gives it), with the screen's id.
+    public func createScreen(appId: String, body: JSONValue) async throws -> (resource: RecordText, id: String) {
         try await client.transaction(logger: logger) { connection in
             let number = try await lockApp(appId, on: connection)
             var body = body
@@ -58,16 +51,16 @@ extension Store {
             if screen.home { try await clearHome(appId: appId, except: screen.id, on: connection) }
             try await connection.query(
                 "UPDATE apps SET next_screen_number = next_screen_number + 1 WHERE id = \(appId)::uuid", logger: logger)
-            var written: (record: Record, stamp: String, bytes: Int)?
-            for try await (revision, created, updated, stamp, bytes) in try await connection.query(
+            var written: (text: RecordText, stamp: String, bytes: Int)?
+            for try await (text, revision, created, updated, stamp, bytes) in try await connection.query(
                 """
                 INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
                 VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(screen.parent)::uuid,
                         \(screen.family), \(screen.targets.sorted())::uuid[], \(stored)::jsonb)
-                RETURNING revision, created_at, updated_at, revision || ':' || xmin::text, body_bytes
+                RETURNING \(unescaped: DocumentTable.screens.selectBody), revision, created_at, updated_at, revision || ':' || xmin::text, body_bytes
                 """, logger: logger
-            ).decode((Int, Date, Date, String, Int).self) {
-                written = (Record(body: screen.json, revision: revision, createdAt: created, updatedAt: updated), stamp, bytes)
+            ).decode((ByteBuffer, Int, Date, Date, String, Int).self) {
+                written = (RecordText(body: text, revision: revision, createdAt: created, updatedAt: updated), stamp, bytes)
             }
             guard let written else { throw StoreError.notFound("the row vanished during the write") }
             try await checkScreenSizes(appId: appId, ids: [screen.id], on: connection)
@@ -79,7 +72,7 @@ extension Store {
                 SavedScreen(screen: screen, family: family.lookup, options: options),
                 for: SavedScreenCache.Key(appId: appId, screenId: screen.id.lowercased()),
                 at: SavedScreenCache.Stamp(screen: written.stamp, family: family.stamp, plugins: pluginStamp), textBytes: written.bytes)
-            return written.record
+            return (written.text, screen.id)
         }
     }
 

@@ -273,14 +273,6 @@ extension Store {
         return TextPage(items: items, total: total, limit: limit, offset: offset)
     }
 
-    func list(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> Page<Record> {
-        let page = try await listText(table, appId: appId, limit: limit, offset: offset)
-        let items = try page.items.map { text in
-            Record(body: try JSONValue.parse(Array(text.body.readableBytesView)), revision: text.revision, createdAt: text.createdAt, updatedAt: text.updatedAt)
-        }
-        return Page(items: items, total: page.total, limit: page.limit, offset: page.offset)
-    }
-
     func count(_ table: DocumentTable, appId: String) async throws -> Int {
         let rows = try await client.query(
             "SELECT count(*) FROM \(unescaped: table.rawValue) WHERE app_id = \(appId)::uuid", logger: logger)

@@ -155,7 +155,7 @@ struct MultiProcessTests {
         let token = try await store.createToken(appId: app.id).token
         _ = try await store.createFamily(appId: app.id, body: phoneFamily)
         let home = try await store.createScreen(appId: app.id, body: screenBody("Home", components: [component("list", source: "1")]))
-        let homeId = home.body["id"]!.stringValue!
+        let homeId = home.id
 
         let http = HTTPClient.shared
         let a = try ServerProcess(databaseURL: url.urlString)

@@ -44,6 +44,41 @@ struct PluginAPITests {
         }
     }
 
+    @Test("the plugin list pages in registration order, each plugin with its current manifest and every version")
+    func pluginListPages() async throws {
+        try await withAPI { api in
+            let names = [ftue, "manifest_zf_user_account_component_ui_component_ios.json", "manifest_qb_admob_inline_banner_ui_component_ios_qb.json"]
+            var ids: [String] = []
+            for name in names {
+                let manifest = try fixture(name)
+                ids.append(manifest["identifier"]!.stringValue!)
+                #expect(try await api.request(.post, "plugins", json: manifest).status == .created, "\(name)")
+            }
+            // A second version of the first plugin becomes its current one.
+            var newer = try fixture(ftue).objectValue!
+            newer["manifest_version"] = "99.0.0"
+            #expect(try await api.request(.post, "plugins", json: .object(newer)).status == .ok, "a new version of a registered plugin")
+
+            let first = try await api.request(.get, "plugins?limit=2")
+            #expect(first["total"] == 3 && first["next_offset"] == 2)
+            let items = first["items"]?.arrayValue ?? []
+            #expect(items.compactMap { $0["identifier"]?.stringValue } == Array(ids.prefix(2)))
+            #expect(items.first?["current_version"] == "99.0.0")
+            #expect(items.first?.at("manifest", "manifest_version") == "99.0.0")
+            #expect((items.first?["versions"]?.arrayValue ?? []).compactMap { $0["manifest_version"]?.stringValue }.last == "99.0.0")
+            #expect(items.first?["versions"]?.arrayValue?.count == 2 && items.last?["versions"]?.arrayValue?.count == 1)
+            // Each item is what the plugin's own GET shows.
+            for item in items {
+                let one = try await api.request(.get, "plugins/\(item["identifier"]!.stringValue!)")
+                #expect(one.json == item)
+            }
+            let last = try await api.request(.get, "plugins?limit=2&offset=2")
+            #expect(last["total"] == 3 && (last["items"]?.arrayValue ?? []).compactMap { $0["identifier"]?.stringValue } == [ids[2]])
+            let past = try await api.request(.get, "plugins?offset=10")
+            #expect(past["total"] == 3 && past["items"]?.arrayValue?.isEmpty == true)
+        }
+    }
+
     @Test("manifest validation reports every problem with pointers")
     func invalidManifest() async throws {
         try await withAPI { api in

@@ -45,7 +45,7 @@ struct RouterTests {
                     #expect(response.headers[.contentType] == "application/problem+json", "\(route)")
                 }
             }
-            #expect(try await store.listFamilies(appId: other.id, limit: 10, offset: 0).total == 0)
+            #expect(try await store.listText(.families, appId: other.id, limit: 10, offset: 0).total == 0)
         }
     }
 }

@@ -22,8 +22,13 @@ struct ScreenWriteTests {
         let count = JSONWorkCount()
         try await withAPI(jsonWork: count) { api in
             try await api.create("families", phoneFamily)
+            count.reset()
             let made = try await api.create("screens", screenBody("Home", components: components()))
             let id = try #require(made.json["id"]?.stringValue)
+            // A create, too, writes the stored form from the typed screen and answers with the
+            // stored text: one serialization, no tree of the screen.
+            #expect(count.serializations.count == 1 && count.screenTrees == 0, "\(count.serializations) \(count.screenTrees)")
+            #expect(made.text == (try await api.request(.get, "screens/\(id)")).text)
 
             // The screen was kept as created: the first save parses its body only too.
             count.reset()
