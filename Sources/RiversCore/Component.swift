@@ -182,7 +182,7 @@ public struct Component: Sendable, Hashable {
     /// Style members the document writes from the component's own fields.
     static let reservedStyles: Set<String> = ["family", "cell_styles", "header", "footer", "layout"]
     /// Groups nest at most this deep.
-    static let maxDepth = 4
+    public static let maxDepth = 4
 
     /// Where the reader is in a screen's component tree.
     struct ListContext {

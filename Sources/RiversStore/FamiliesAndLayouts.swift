@@ -141,31 +141,38 @@ extension Store {
         var cellStyles: Set<String>
     }
 
-    /// Screens and layouts on a family, with the cell styles their components name.
+    /// Screens and layouts on a family, with the cell styles their components name. PostgreSQL
+    /// picks the styles out of the stored bodies (nothing is parsed here, however large the
+    /// screens): those of the components and of the children of groups, at every depth a group
+    /// may nest, and nothing else (an `extra` member that happens to be called `cell_styles`
+    /// names no style).
     func familyUsers(appId: String, familyId: String, on connection: PostgresConnection) async throws -> [FamilyUser] {
         let rows = try await connection.query(
             """
-            SELECT 'screen', id::text, body->>'name', (body->'ui_components')::text, position FROM screens
-            WHERE app_id = \(appId)::uuid AND family = \(familyId)
-            UNION ALL
-            SELECT 'layout', id, body->>'name', (body->'ui_components')::text, position FROM layouts
-            WHERE app_id = \(appId)::uuid AND family = \(familyId)
-            ORDER BY 1 DESC, 5
+            WITH users AS (
+                SELECT 'screen' AS kind, id::text AS id, body, position FROM screens WHERE app_id = \(appId)::uuid AND family = \(familyId)
+                UNION ALL
+                SELECT 'layout', id, body, position FROM layouts WHERE app_id = \(appId)::uuid AND family = \(familyId)
+            )
+            SELECT kind, id, body->>'name',
+                   ARRAY(SELECT DISTINCT style #>> '{}'
+                         FROM unnest(ARRAY[\(unescaped: Self.cellStylePaths)]::jsonpath[]) AS path,
+                              jsonb_path_query(body, path) AS style
+                         WHERE jsonb_typeof(style) = 'string'),
+                   position
+            FROM users ORDER BY 1 DESC, 5
             """, logger: logger)
         var users: [FamilyUser] = []
-        for try await (kind, id, name, components, _) in rows.decode((String, String, String, String, Int).self) {
-            var styles: Set<String> = []
-            func collect(_ list: JSONValue?) {
-                for c in list?.arrayValue ?? [] {
-                    for s in c["cell_styles"]?.arrayValue ?? [] { if let s = s.stringValue { styles.insert(s) } }
-                    collect(c["ui_components"])
-                }
-            }
-            collect(try JSONValue.parse(Array(components.utf8)))
-            users.append(FamilyUser(kind: ResourceUse.Kind(rawValue: kind) ?? .screen, id: id, name: name, cellStyles: styles))
+        for try await (kind, id, name, styles, _) in rows.decode((String, String, String, [String], Int).self) {
+            users.append(FamilyUser(kind: ResourceUse.Kind(rawValue: kind) ?? .screen, id: id, name: name, cellStyles: Set(styles)))
         }
         return users
     }
+
+    /// The JSON paths of the cell styles of components, one per depth a group may nest.
+    static let cellStylePaths: String = (1...(Component.maxDepth + 1)).map { depth in
+        "'$" + String(repeating: ".ui_components[*]", count: depth) + ".cell_styles[*]'"
+    }.joined(separator: ", ")
 
     // MARK: Layouts
 

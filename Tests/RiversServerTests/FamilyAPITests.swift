@@ -134,6 +134,42 @@ struct FamilyAPITests {
         }
     }
 
+    /// The styles in use are those of components at every depth groups nest, in screens and
+    /// layouts; a member of `extra` that happens to be called `cell_styles` names none.
+    @Test("the cell styles in use are found at every depth, and only in components")
+    func cellStylesInUseAtEveryDepth() async throws {
+        try await withAPI { api in
+            var family = phoneFamily.objectValue!
+            family["cell_styles"] = .array((phoneFamily["cell_styles"]?.arrayValue ?? []) + [
+                ["id": "DEEP_1", "columns": 1, "height": 40], ["id": "LAYOUT_1", "columns": 1, "height": 40],
+                ["id": "EXTRA_1", "columns": 1, "height": 40],
+            ])
+            try await api.create("families", .object(family))
+            // Five levels: four groups, the list inside the last.
+            var deepest: JSONValue = component("list", ["DEEP_1"])
+            for _ in 0..<4 { deepest = ["component_type": "group", "ui_components": [deepest]] }
+            var withExtra = component("grid", ["GRID_1"]).objectValue!
+            withExtra["extra"] = ["cell_styles": ["EXTRA_1"]]
+            try await api.create("screens", screenBody("Home", components: [deepest, .object(withExtra)]))
+            try await api.create("layouts", ["name": "L", "family": "FAMILY_1", "ui_components": [component("list", ["LAYOUT_1"])]])
+
+            func keeping(_ ids: [String]) -> JSONValue {
+                var f = family
+                f["cell_styles"] = .array((family["cell_styles"]?.arrayValue ?? []).filter { ids.contains($0["id"]?.stringValue ?? "") })
+                return .object(f)
+            }
+            let dropDeep = try await api.request(.put, "families/FAMILY_1", json: keeping(["LIST_1", "GRID_1", "LAYOUT_1", "EXTRA_1"]))
+            #expect(dropDeep.status == .conflict)
+            #expect(dropDeep["used_by"]?.arrayValue?.compactMap { $0["cell_styles"] } == [["DEEP_1"]])
+            let dropLayout = try await api.request(.put, "families/FAMILY_1", json: keeping(["LIST_1", "GRID_1", "DEEP_1", "EXTRA_1"]))
+            #expect(dropLayout.status == .conflict)
+            #expect(dropLayout["used_by"]?.arrayValue?.first?["kind"] == "layout")
+            // The style only an extra member names goes.
+            let dropExtra = try await api.request(.put, "families/FAMILY_1", json: keeping(["LIST_1", "GRID_1", "DEEP_1", "LAYOUT_1"]))
+            #expect(dropExtra.status == .ok, "\(dropExtra.text)")
+        }
+    }
+
     @Test("lists are paged")
     func paging() async throws {
         try await withAPI { api in
