@@ -18,6 +18,13 @@ struct DocumentWriterTests {
         ])
         group.header = SectionDecoration(visible: true, style: "HEADER_1")
         screens[0].uiComponents.append(group)
+        // Free-form styles sorting before, between and after the members the writer adds, and a
+        // footer with members of its own.
+        var interleaved = Component(id: "i", componentType: "list", cellStyles: ["LIST_1"], layout: "L_9", styles: [
+            "a": 1, "cell_body_component_type": "list", "d": true, "f": "x", "fz": nil, "g": [1], "i": ["j": 2], "zz": "last",
+        ])
+        interleaved.footer = SectionDecoration(visible: true, style: nil, extra: ["legacy": "kept", "z": 1])
+        screens[0].uiComponents.append(interleaved)
         screens[0].rules = ["refresh": "pull", "refresh_rate": 30]
         screens[0].advertising = ["banner_ad_unit_id": "u/1", "display_interstitial_once": true]
         var connected = screens[1]
@@ -35,5 +42,22 @@ struct DocumentWriterTests {
         let reference = RiversDocument.make(screens: screens, screenPlugins: plugins).serialized()
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
         #expect(RiversDocument.bytes(screens: [], screenPlugins: [:]) == Array("[]".utf8))
+
+        // What each component's styles say: its free-form styles and the members its own fields
+        // write (`componentStyles`, the rule as a dictionary), at every depth.
+        let document = try JSONValue.parse(written).arrayValue ?? []
+        var compared = 0
+        func compare(_ components: [Component], _ published: [JSONValue], screen: Screen) {
+            guard components.count == published.count else { return }
+            for (component, json) in zip(components, published) {
+                #expect(json["styles"] == .object(RiversDocument.componentStyles(component, screen: screen)), "\(component.id)")
+                compared += 1
+                compare(component.uiComponents, json["ui_components"]?.arrayValue ?? [], screen: screen)
+            }
+        }
+        for (screen, json) in zip(screens, document) {
+            compare(screen.uiComponents, json["ui_components"]?.arrayValue ?? [], screen: screen)
+        }
+        #expect(compared >= 8, "components compared: \(compared)")
     }
 }

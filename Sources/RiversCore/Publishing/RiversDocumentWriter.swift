@@ -178,18 +178,74 @@ extension RiversDocument {
         // The item limit is a string in every real document; other rules go out as they came in.
         writeObject(component.rules, setting: component.itemLimit.map { [("item_limit", .string(String($0)))] } ?? [], to: &out)
         key("styles", &out)
-        // What `componentStyles` makes, written without copying the styles.
-        var set: [(String, JSONValue)] = [
-            ("family", .string(screen.family)), ("cell_styles", .array(component.cellStyles.map(JSONValue.string))),
-            ("header", component.header.json(document: true)), ("footer", component.footer.json(document: true)),
-        ]
-        if let layout = component.layout { set.append(("layout", .string(layout))) }
-        writeObject(component.styles, leaving: reservedComponentStyles, setting: set, to: &out)
+        writeComponentStyles(component, family: screen.family, to: &out)
         if holdsChildren(component) {
             key("ui_components", &out)
             writeComponents(component.uiComponents, screen: screen, to: &out)
         }
         writeExtra(component.extra, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// What `componentStyles` makes, written without copying the styles or making a value of
+    /// the members the component's own fields write (`cell_styles`, `family`, `footer`, `header`,
+    /// `layout`: in sorted order already), merged in sorted order with the free-form styles.
+    static func writeComponentStyles(_ component: Component, family: String, to out: inout [UInt8]) {
+        var free = component.styles.keys.filter { !reservedComponentStyles.contains($0) }
+        free.sort()
+        var next = 0
+        var first = true
+        func separate() {
+            if first { first = false } else { out.append(UInt8(ascii: ",")) }
+        }
+        /// The free-form members that sort before `name` (all that are left, for nil).
+        func freeMembers(before name: String?) {
+            while next < free.count, name.map({ free[next] < $0 }) ?? true {
+                separate()
+                JSONValue.writeString(free[next], to: &out)
+                out.append(UInt8(ascii: ":"))
+                component.styles[free[next]]?.write(to: &out)
+                next += 1
+            }
+        }
+        func fixed(_ name: StaticString, _ text: String) {
+            freeMembers(before: text)
+            key(name, first: first, &out)
+            first = false
+        }
+        out.append(UInt8(ascii: "{"))
+        fixed("cell_styles", "cell_styles")
+        out.append(UInt8(ascii: "["))
+        for (i, style) in component.cellStyles.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONValue.writeString(style, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        fixed("family", "family")
+        JSONValue.writeString(family, to: &out)
+        fixed("footer", "footer")
+        writeDecoration(component.footer, to: &out)
+        fixed("header", "header")
+        writeDecoration(component.header, to: &out)
+        if let layout = component.layout {
+            fixed("layout", "layout")
+            JSONValue.writeString(layout, to: &out)
+        }
+        freeMembers(before: nil)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// A header or footer as published: `style` and `visible`, and any members kept as they are.
+    static func writeDecoration(_ decoration: SectionDecoration, to out: inout [UInt8]) {
+        guard decoration.extra.isEmpty else {
+            decoration.json(document: true).write(to: &out)
+            return
+        }
+        out.append(UInt8(ascii: "{"))
+        key("style", first: true, &out)
+        StoredForm.optionalString(decoration.style, &out)
+        key("visible", &out)
+        StoredForm.bool(decoration.visible, &out)
         out.append(UInt8(ascii: "}"))
     }
 
