@@ -262,7 +262,7 @@ public struct Component: Sendable, Hashable {
         if let typeId {
             type = catalog.types[typeId]
             if type == nil {
-                problems.add(r.at("component_type"), "unknown component type \"\(typeId)\": neither built in nor a ui_component plugin of this app; see GET /api/v1/component-types")
+                problems.add(r.at("component_type"), Message.unknownType(typeId))
             }
         }
 
@@ -311,7 +311,7 @@ public struct Component: Sendable, Hashable {
                     sourceType = ""
                 } else {
                     for (key, value) in [("source", source), ("type", sourceType)] where !value.isEmpty {
-                        problems.add(d.at(key), "a connected screen's components take their data from the sender: leave \(key) empty")
+                        problems.add(d.at(key), Message.dataOnConnectedScreen(key))
                     }
                 }
             }
@@ -321,7 +321,7 @@ public struct Component: Sendable, Hashable {
         var children: [Component] = []
         if let list = r.array("ui_components"), !list.isEmpty {
             if let type, !type.holdsChildren {
-                problems.add(r.at("ui_components"), "a \(type.id) cannot hold components; use a group")
+                problems.add(r.at("ui_components"), Message.holdsNoChildren(type))
             } else if path.count > maxDepth {
                 problems.add(r.at("ui_components"), "groups nest at most \(maxDepth) levels deep")
             } else {
@@ -333,6 +333,17 @@ public struct Component: Sendable, Hashable {
             id: id, componentType: typeId, cellStyles: cellStyles, layout: layout, header: header, footer: footer,
             itemLimit: itemLimit, rules: otherRules, advertising: advertising, data: data, styles: styles, uiComponents: children,
             extra: extra)
+    }
+
+    /// The messages `read` and `checkKept` share.
+    enum Message {
+        static func unknownType(_ id: String) -> String {
+            "unknown component type \"\(id)\": neither built in nor a ui_component plugin of this app; see GET /api/v1/component-types"
+        }
+        static func dataOnConnectedScreen(_ key: String) -> String {
+            "a connected screen's components take their data from the sender: leave \(key) empty"
+        }
+        static func holdsNoChildren(_ type: ComponentType) -> String { "a \(type.id) cannot hold components; use a group" }
     }
 
     /// A component's `rules`: the item limit, and the others.
@@ -355,16 +366,14 @@ public struct Component: Sendable, Hashable {
         list.walk(at: pointer) { component, place in
             if let type = catalog.types[component.componentType] {
                 if !type.holdsChildren, !component.uiComponents.isEmpty {
-                    problems.add(place.pointer("ui_components"), "a \(type.id) cannot hold components; use a group")
+                    problems.add(place.pointer("ui_components"), Message.holdsNoChildren(type))
                 }
             } else {
-                problems.add(
-                    place.pointer("component_type"),
-                    "unknown component type \"\(component.componentType)\": neither built in nor a ui_component plugin of this app; see GET /api/v1/component-types")
+                problems.add(place.pointer("component_type"), Message.unknownType(component.componentType))
             }
             if connected, let data = component.data {
                 for (key, value) in [("source", data.source), ("type", data.type)] where !value.isEmpty {
-                    problems.add(place.pointer("data") + "/" + key, "a connected screen's components take their data from the sender: leave \(key) empty")
+                    problems.add(place.pointer("data") + "/" + key, Message.dataOnConnectedScreen(key))
                 }
             }
         }

@@ -170,22 +170,18 @@ public struct Screen: Sendable, Hashable {
         if let given = members.removeValue(forKey: "id"), !given.isNull, given.stringValue.flatMap(UUIDText.normalize) != base.id {
             problems.add("/id", "cannot be changed (this is \(base.id))")
         }
-        for key in ["styles", "data", "rules", "general", "advertising", "extra"] {
+        for (key, member) in freeFormMembers {
             guard let value = members[key], case .object = value else { continue }
-            let current: [String: JSONValue]
-            switch key {
-            case "styles": current = base.styles
-            case "data": current = base.data
-            case "rules": current = base.rules
-            case "general": current = base.general
-            case "advertising": current = base.advertising
-            default: current = base.extra
-            }
-            members[key] = JSONValue.object(current).mergePatched(with: value)
+            members[key] = JSONValue.object(member(base)).mergePatched(with: value)
         }
         let screen = read(.object(members), at: "", options: options, problems: problems, base: base)
         return problems.count == before ? screen : nil
     }
+
+    /// The members kept as JSON, which a merge patch merges into.
+    static let freeFormMembers: [(String, @Sendable (Screen) -> [String: JSONValue])] = [
+        ("styles", \.styles), ("data", \.data), ("rules", \.rules), ("general", \.general), ("advertising", \.advertising), ("extra", \.extra),
+    ]
 
     /// `read`, with `base` (API bodies only) supplying every member the body leaves out.
     static func read(_ json: JSONValue, at pointer: String, options: ReadOptions, problems: Problems, base: Screen?) -> Screen? {

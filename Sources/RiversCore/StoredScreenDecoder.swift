@@ -25,9 +25,10 @@ public struct StoredScreenDecoder {
     /// `anyType`: the screen's own type counts as known (as when the caller reads it with its
     /// type added to `options`, which a stored screen whose plugin is gone needs).
     public static func decode(_ bytes: [UInt8], options: Screen.ReadOptions, anyType: Bool = false) -> Screen? {
-        JSONWork.count?.parsed(bytes.count)
         var decoder = StoredScreenDecoder(parser: JSONTextParser(bytes: bytes), options: options, anyType: anyType)
         guard let screen = try? decoder.screen() else { return nil }
+        // Counted as the one parse of the text (a text left to the full reader counts there).
+        JSONWork.count?.parsed(bytes.count)
         return screen
     }
 
@@ -89,34 +90,18 @@ public struct StoredScreenDecoder {
         guard anyType || Screen.builtInTypes.contains(type) || options.pluginScreenTypes.contains(type) else { throw Unsure() }
         guard styles["family"] == nil, data["connected"] == nil, data["parent"] == nil, parent != id else { throw Unsure() }
         guard componentCount <= Limits.maxComponentsPerScreen else { throw Unsure() }
-        try checkPlugins(navigations: navigations, hooks: hooks)
-        if connected {
-            var sourced = false
-            components.walk(at: "") { component, _ in
-                if let data = component.data, !data.source.isEmpty || !data.type.isEmpty { sourced = true }
-            }
-            if sourced { throw Unsure() }
-        }
+        // The reader's own checks between members, on the typed values.
+        let problems = Problems()
+        Screen.checkPlugins(
+            navigations: navigations, hooks: hooks, at: ObjectReader(JSONValue.emptyObject, at: "", problems: problems)!,
+            options: options, sent: { _ in false })
+        if connected { Component.checkKept(components, at: "", catalog: options.catalog, connected: true, problems: problems) }
+        guard problems.isEmpty else { throw Unsure() }
         return Screen(
             id: id, name: name, type: type, screenType: screenType, home: home, homeOffline: homeOffline,
             supportsOffline: supportsOffline, connected: connected, parent: parent, family: family,
             styles: styles, data: data, rules: rules, general: general, advertising: advertising,
             hooks: hooks, navigations: navigations, uiComponents: components, pluginVersion: pluginVersion, extra: extra)
-    }
-
-    /// What `Screen.checkPlugins` refuses: a second nav bar or menu, navigation types and hook
-    /// plugins the options do not know.
-    func checkPlugins(navigations: [Navigation], hooks: ScreenHooks) throws(Unsure) {
-        var categories: Set<NavigationCategory> = []
-        for navigation in navigations {
-            guard categories.insert(navigation.category).inserted else { throw Unsure() }
-            if let known = options.navigationTypes, !known.contains(navigation.navigationType) { throw Unsure() }
-        }
-        if let plugins = options.hookPlugins {
-            for hook in hooks.preloadPlugins + hooks.postloadPlugins where !hook.identifier.isEmpty && !plugins.contains(hook.identifier) {
-                throw Unsure()
-            }
-        }
     }
 
     // MARK: Components

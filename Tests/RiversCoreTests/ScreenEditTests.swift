@@ -177,8 +177,8 @@ struct ScreenEditTests {
         #expect(connected.0 == nil)
         #expect(connected.1.contains("/ui_components/0/data/source a connected screen's components take their data from the sender: leave source empty"))
         #expect(connected.1.contains("/ui_components/1/ui_components/0/data/type a connected screen's components take their data from the sender: leave type empty"))
-        // A second nav bar beside the kept one... is a new list: the patch's. A hook plugin the
-        // app no longer has, in the kept hooks, is refused when another member changes.
+        // A hook plugin the app no longer has, in the kept hooks, is refused when another member
+        // changes.
         var options = Self.options
         options.hookPlugins = []
         let problems = Problems()
