@@ -53,9 +53,12 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // The use cases (issue 26): each one transaction over the repository protocols of
+        // RiversStore, whose implementations only speak SQL (or keep things in memory for tests).
+        .target(name: "RiversServices", dependencies: ["RiversCore", "RiversStore"]),
         // HTTP: the JSON API and the static editor, on Hummingbird.
         .target(name: "RiversServer", dependencies: [
-            "RiversCore", "RiversStore", "RiversLayout",
+            "RiversCore", "RiversStore", "RiversServices", "RiversLayout",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -84,8 +87,10 @@ let package = Package(
         ]),
         .testTarget(name: "RiversCoreTests", dependencies: ["RiversCore", "RiversLayout"]),
         .testTarget(name: "RiversLayoutTests", dependencies: ["RiversLayout", "RiversCore"]),
+        // The services on in-memory repositories: no PostgreSQL (the fast tier).
+        .testTarget(name: "RiversServicesTests", dependencies: ["RiversServices", "RiversStore", "RiversCore"]),
         .testTarget(name: "RiversServerTests", dependencies: [
-            "RiversCore", "RiversStore", "RiversServer", "RiversLayout",
+            "RiversCore", "RiversStore", "RiversServices", "RiversServer", "RiversLayout",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import Prometheus
 import RiversCore
+import RiversServices
 import RiversStore
 
 /// Server settings, read from the environment (each variable is listed in the README).
@@ -215,7 +216,7 @@ public func buildRouter(
         throttle: SignInThrottle(addressBurst: configuration.signInAddressBurst),
         passwords: Passwords(perAddress: configuration.passwordChecksPerAddress))
         .register(on: routes)
-    APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
+    APIController(store: store, screens: ScreenService(storage: store), helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
     PreviewLinkController(store: store, helpers: helpers, baseURL: configuration.baseURL, availability: availability)
         .register(api: routes, open: open)

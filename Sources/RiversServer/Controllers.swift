@@ -1,11 +1,14 @@
 import Hummingbird
 import RiversCore
+import RiversServices
 import RiversStore
 
 /// The `/api/v1` routes.
 struct APIController {
     /// What the app's resources are kept in (`Store` on PostgreSQL).
-    let store: any RecordTextRepository & SavedScreenRepository & FamilyRepository & ScreenRepository & PluginRepository
+    let store: any RecordTextRepository & SavedScreenRepository & FamilyRepository & PluginRepository
+    /// The screens' use cases.
+    let screens: ScreenService
     let helpers: APIHelpers
     let baseURL: String
 
@@ -52,9 +55,9 @@ struct APIController {
             path: "screens",
             list: { try await store.listText(.screens, appId: $0, limit: $1, offset: $2) },
             get: { try await store.recordText(.screens, appId: $0, id: $1) },
-            create: { try await store.createScreen(appId: $0, body: $1) },
-            update: { try await store.updateScreen(appId: $0, id: $1, precondition: $2, edit: ScreenEdit($3)) },
-            delete: { try await store.deleteScreen(appId: $0, id: $1, precondition: $2) }
+            create: { try await screens.create(appId: $0, body: $1) },
+            update: { try await screens.update(appId: $0, id: $1, precondition: $2, edit: ScreenEdit($3)) },
+            delete: { try await screens.delete(appId: $0, id: $1, precondition: $2) }
         ).register(on: appRoutes, helpers: helpers)
 
         // Reordering a screen's components is one request: the new order of their ids.
@@ -63,7 +66,7 @@ struct APIController {
             let precondition = try helpers.precondition(request)
             let body = try await helpers.body(request)
             let order = try ComponentOrder.read(body)
-            let record = try await store.updateScreen(
+            let record = try await screens.update(
                 appId: app.id, id: try context.pathParameter("id"), precondition: precondition, edit: .reorder(order.ids))
             return JSONResponse(record)
         }

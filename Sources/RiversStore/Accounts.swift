@@ -407,7 +407,7 @@ extension Store {
             try await connection.query(
                 "DELETE FROM links WHERE coalesce(used_at, expires_at) < now() - interval '30 days'", logger: self.logger)
             if kind == .invitation, let appId {
-                try Self.refuseAtCap(
+                try AppCaps.refuseAtCap(
                     try await self.number(
                         """
                         SELECT count(*)::int FROM links WHERE app_id = \(appId)::uuid AND kind = 'invitation' AND used_at IS NULL AND expires_at > now()
@@ -690,7 +690,7 @@ extension Store {
         let (members, isMember) = try await (
             number("SELECT count(*)::int FROM memberships WHERE app_id = \(appId)::uuid", on: connection),
             number("SELECT count(*)::int FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid", on: connection))
-        if isMember == 0 { try Self.refuseAtCap(members, limit: Limits.maxMembersPerApp, "members") }
+        if isMember == 0 { try AppCaps.refuseAtCap(members, limit: Limits.maxMembersPerApp, "members") }
     }
 
     /// 409 when `userId` is the app's last admin member: someone must stay able to manage it.

@@ -45,7 +45,7 @@ func validated<T>(_ read: (Problems) -> T?) throws -> T {
 }
 
 /// The `id` of a replacing body must be absent or equal to the id in the path.
-func bodyKeepingId(_ body: JSONValue, id: String, normalize: (String) -> String? = { $0 }) throws -> JSONValue {
+public func bodyKeepingId(_ body: JSONValue, id: String, normalize: (String) -> String? = { $0 }) throws -> JSONValue {
     guard var o = body.objectValue else { return body }
     if let given = o["id"], !given.isNull {
         guard let s = given.stringValue, normalize(s) == normalize(id) else {
@@ -69,7 +69,7 @@ extension Store {
             if try await fetchIfPresent(.families, appId: appId, id: family.id, on: connection, lock: .none) != nil {
                 throw StoreError.conflict("a family \(family.id) exists already in this app", usedBy: [])
             }
-            try Self.refuseAtCap(
+            try AppCaps.refuseAtCap(
                 try await number("SELECT count(*)::int FROM families WHERE app_id = \(appId)::uuid", on: connection),
                 limit: Limits.maxFamiliesPerApp, "families")
             do {
@@ -183,7 +183,7 @@ extension Store {
             if try await fetchIfPresent(.layouts, appId: appId, id: layout.id, on: connection, lock: .none) != nil {
                 throw StoreError.conflict("a layout \(layout.id) exists already in this app", usedBy: [])
             }
-            try Self.refuseAtCap(
+            try AppCaps.refuseAtCap(
                 try await number("SELECT count(*)::int FROM layouts WHERE app_id = \(appId)::uuid", on: connection),
                 limit: Limits.maxLayoutsPerApp, "layouts")
             return try await returnedRecord(

@@ -215,7 +215,7 @@ extension Store {
                 throw StoreError.notFound("no plugin \(id) in this app")
             }
             if existing == nil {
-                try Self.refuseAtCap(
+                try AppCaps.refuseAtCap(
                     try await number("SELECT count(*)::int FROM plugins WHERE app_id = \(appId)::uuid", on: connection),
                     limit: Limits.maxPluginsPerApp, "plugins")
                 try await connection.query(
@@ -244,7 +244,7 @@ extension Store {
                     WHERE app_id = \(appId)::uuid AND identifier = \(id) AND manifest_version = \(version)
                     """, logger: logger)
             } else {
-                try Self.refuseAtCap(
+                try AppCaps.refuseAtCap(
                     try await number(
                         "SELECT count(*)::int FROM plugin_versions WHERE app_id = \(appId)::uuid AND identifier = \(id)", on: connection),
                     limit: Limits.maxVersionsPerPlugin, "versions of plugin \(id)")

@@ -56,7 +56,7 @@ extension Store: PreviewLinkRepository {
             // and dropping links cannot outrun the cap.
             try await connection.query(
                 "DELETE FROM preview_links WHERE app_id = \(appId)::uuid AND expires_at < now() - interval '1 day'", logger: self.logger)
-            try Self.refuseAtCap(
+            try AppCaps.refuseAtCap(
                 try await self.number("SELECT count(*)::int FROM preview_links WHERE app_id = \(appId)::uuid", on: connection),
                 limit: Limits.maxPreviewLinksPerApp, "preview links")
             return try await connection.query(

@@ -156,7 +156,7 @@ extension Store: ReleaseRepository {
         } else {
             // If-Match names a revision of something that exists: a channel that does not is none.
             if precondition != .none { throw StoreError.preconditionFailed(current: 0) }
-            try Self.refuseAtCap(
+            try AppCaps.refuseAtCap(
                 try await number("SELECT count(*)::int FROM channels WHERE app_id = \(appId)::uuid", on: connection),
                 limit: Limits.maxChannelsPerApp, "channels")
         }
@@ -328,7 +328,7 @@ extension Store: ReleaseRepository {
                 problems.append(FieldError("/channel", "this app has no channel \(channel): make it first"))
             }
             if !problems.isEmpty { throw StoreError.invalid(problems) }
-            try Self.refuseAtCap(
+            try AppCaps.refuseAtCap(
                 try await self.number(
                     "SELECT count(*)::int FROM schedules WHERE app_id = \(appId)::uuid AND fired_at IS NULL AND cancelled_at IS NULL",
                     on: connection),

@@ -2,8 +2,9 @@ import Foundation
 import RiversCore
 
 // One protocol per aggregate, as in Hummingbird's todos-postgres-tutorial: the HTTP controllers
-// depend on these, not on PostgreSQL. `Store` implements every one of them on PostgreSQL; each
-// write is one transaction there.
+// and the services (RiversServices) depend on these, not on PostgreSQL. `Store` implements every
+// one of them on PostgreSQL; each write is one transaction there. Screens are written through
+// `ScreenStorage` (ScreenStorage.swift), whose use cases are `ScreenService`'s.
 
 /// Apps and their API tokens.
 public protocol AppRepository: Sendable {
@@ -38,13 +39,6 @@ public protocol FamilyRepository: Sendable {
     func createLayout(appId: String, body: JSONValue) async throws -> Record
     func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
     func deleteLayout(appId: String, id: String, precondition: RevisionPrecondition) async throws
-}
-
-/// Screens, checked against the rest of their app on every write.
-public protocol ScreenRepository: Sendable {
-    func createScreen(appId: String, body: JSONValue) async throws -> (resource: RecordText, id: String)
-    func updateScreen(appId: String, id: String, precondition: RevisionPrecondition, edit: ScreenEdit) async throws -> RecordText
-    func deleteScreen(appId: String, id: String, precondition: RevisionPrecondition) async throws
 }
 
 /// Plugin manifests, every version of each, and the registry that follows from them.
@@ -84,7 +78,7 @@ public protocol VersionRepository: PublishedDocumentSource {
     func importDocument(appId: String, json: JSONValue, replacing: Bool) async throws -> Store.ImportResult
 }
 
-extension Store: AppRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, ScreenRepository, PluginRepository, VersionRepository {}
+extension Store: AppRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, PluginRepository, VersionRepository {}
 
 extension PluginRepository {
     /// Registers a new plugin, or a new version of one.

@@ -22,7 +22,7 @@ public enum RevisionPrecondition: Sendable, Equatable {
     case any
     case oneOf([Int])
 
-    func check(_ current: Int) throws {
+    public func check(_ current: Int) throws {
         switch self {
         case .none, .any: return
         case .oneOf(let revisions):
@@ -166,7 +166,7 @@ public struct Store: Sendable {
         let token = Secret.make("rvs_"), id = UUIDText.random()
         let hash = Self.hash(token)
         let createdAt = try await client.transaction(logger: logger) { connection -> Date? in
-            try Self.refuseAtCap(
+            try AppCaps.refuseAtCap(
                 try await self.number("SELECT count(*)::int FROM api_tokens WHERE app_id = \(appId)::uuid", on: connection),
                 limit: Limits.maxTokensPerApp, "tokens")
             return try await connection.query(
@@ -319,13 +319,6 @@ extension Store {
         return nil
     }
 
-    /// 409 when an app already has `limit` of something (a per-app cap, Limits).
-    static func refuseAtCap(_ count: Int, limit: Int, _ what: String) throws {
-        if count >= limit {
-            throw StoreError.conflict("this app has \(limit) \(what) already, the most one app may have: remove some first", usedBy: [])
-        }
-    }
-
     /// One number a statement selects, in a transaction.
     func number(_ statement: PostgresQuery, on connection: PostgresConnection) async throws -> Int {
         for try await n in try await connection.query(statement, logger: logger).decode(Int.self) { return n }
@@ -340,10 +333,7 @@ extension Store {
             SELECT ((SELECT coalesce(sum(body_bytes), 0) FROM screens WHERE app_id = \(appId)::uuid)
                   + (SELECT coalesce(sum(body_bytes), 0) FROM families WHERE app_id = \(appId)::uuid))::int
             """, on: connection)
-        if bytes > Limits.maxAppBytes {
-            throw StoreError.invalid([FieldError(
-                "", "the app's screens and families would take \(bytes / 1024) KB as stored, over the limit of \(Limits.maxAppBytes / 1024) KB for one app: make them smaller or remove some")])
-        }
+        try AppCaps.checkAppBytes(bytes)
     }
 
     /// In the transaction of a write of screens, after it: each of `ids` within
@@ -351,10 +341,7 @@ extension Store {
     func checkScreenSizes(appId: String, ids: [String], on connection: PostgresConnection) async throws {
         let bytes = try await number(
             "SELECT coalesce(max(body_bytes), 0)::int FROM screens WHERE app_id = \(appId)::uuid AND id = ANY(\(ids)::uuid[])", on: connection)
-        if bytes > Limits.maxScreenBytes {
-            throw StoreError.invalid([FieldError(
-                "", "a screen takes at most \(Limits.maxScreenBytes / 1024) KB as stored; this one would take \(bytes / 1024) KB (large free-form members?)")])
-        }
+        try AppCaps.checkScreenBytes(bytes)
     }
 
     /// Locks the app's row: writes that must see the whole app consistently (screens: the home
@@ -366,33 +353,27 @@ extension Store {
         throw StoreError.notFound("no app \(appId)")
     }
 
+    /// The family `id`, share-locked (a family update that would drop a cell style waits for the
+    /// transaction); nil when there is none or it no longer reads.
     func loadFamily(_ appId: String, id: String, on connection: PostgresConnection) async throws -> Family? {
-        if case .found(let family) = try await loadFamily(appId, id: id, known: nil, on: connection).lookup { return family }
+        guard let row = try await familyRow(appId, id: id, unlessAt: nil, on: connection), let text = row.text else { return nil }
+        if case .found(let family) = SavedScreen.FamilyLookup(stored: try JSONValue.parse(text.readableBytesView)) { return family }
         return nil
     }
 
-    /// The family `id` and its row version (`revision:xmin`), share-locked: a family update that
-    /// would drop a cell style waits for this write to finish. `known` is used as it is when it
-    /// is that row version (its text is then neither read nor parsed).
-    func loadFamily(
-        _ appId: String, id: String, known: KnownFamily?, on connection: PostgresConnection
-    ) async throws -> (lookup: SavedScreen.FamilyLookup, stamp: String?) {
-        // One query: the text comes back only when the row version is not the one known.
-        let knownStamp = known.flatMap { $0.id == id ? $0.stamp : nil }
-        var row: (stamp: String, text: ByteBuffer?)?
+    /// The family `id`'s row version (`revision:xmin`), share-locked, and its text unless it is
+    /// at the row version `known` (one query: a family kept typed is neither read nor parsed).
+    func familyRow(
+        _ appId: String, id: String, unlessAt known: String?, on connection: PostgresConnection
+    ) async throws -> (stamp: String, text: ByteBuffer?)? {
         for try await (stamp, text) in try await connection.query(
             """
-            SELECT f.stamp, CASE WHEN f.stamp = \(knownStamp) THEN NULL ELSE f.body::text END
+            SELECT f.stamp, CASE WHEN f.stamp = \(known) THEN NULL ELSE f.body::text END
             FROM (SELECT revision || ':' || xmin::text AS stamp, body FROM families
                   WHERE app_id = \(appId)::uuid AND id = \(id) FOR SHARE) AS f
             """, logger: logger
-        ).decode((String, ByteBuffer?).self) { row = (stamp, text) }
-        guard let row else { return (.missing, nil) }
-        guard let text = row.text else {
-            if let known { return (.found(known.family), row.stamp) }
-            return (.missing, nil)
-        }
-        return (SavedScreen.FamilyLookup(stored: try JSONValue.parse(text.readableBytesView)), row.stamp)
+        ).decode((String, ByteBuffer?).self) { return (stamp, text) }
+        return nil
     }
 }
 

@@ -209,7 +209,7 @@ extension Store {
         for try await n in try await connection.query(
             "SELECT coalesce(max(number), 0) + 1 FROM versions WHERE app_id = \(appId)::uuid", logger: logger
         ).decode(Int.self) { next = n }
-        try Self.refuseAtCap(next - 1, limit: Limits.maxVersionsPerApp, "published versions")
+        try AppCaps.refuseAtCap(next - 1, limit: Limits.maxVersionsPerApp, "published versions")
         let gzip = Gzip.compress(bytes)
         let rows = try await connection.query(
             """
@@ -520,9 +520,9 @@ extension Store {
             // The app's caps hold after the import as after any other write (else it rolls back).
             try await checkScreenSizes(appId: appId, ids: imported.screens.map(\.id), on: connection)
             let screenCount = try await self.number("SELECT count(*)::int FROM screens WHERE app_id = \(appId)::uuid", on: connection)
-            if screenCount > Limits.maxScreensPerApp { try Self.refuseAtCap(screenCount, limit: Limits.maxScreensPerApp, "screens") }
+            if screenCount > Limits.maxScreensPerApp { try AppCaps.refuseAtCap(screenCount, limit: Limits.maxScreensPerApp, "screens") }
             let familyCount = try await self.number("SELECT count(*)::int FROM families WHERE app_id = \(appId)::uuid", on: connection)
-            if familyCount > Limits.maxFamiliesPerApp { try Self.refuseAtCap(familyCount, limit: Limits.maxFamiliesPerApp, "families") }
+            if familyCount > Limits.maxFamiliesPerApp { try AppCaps.refuseAtCap(familyCount, limit: Limits.maxFamiliesPerApp, "families") }
             try await checkAppSize(appId: appId, on: connection)
             return ImportResult(screens: records, familiesCreated: created, familiesExtended: extended, warnings: warnings)
         }

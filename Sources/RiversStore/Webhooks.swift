@@ -140,7 +140,7 @@ extension Store: WebhookRepository {
         let secret = Self.webhookSecret()
         let hook = try await client.transaction(logger: logger) { connection in
             _ = try await self.lockApp(appId, on: connection)
-            try Self.refuseAtCap(
+            try AppCaps.refuseAtCap(
                 try await self.number("SELECT count(*)::int FROM webhooks WHERE app_id = \(appId)::uuid", on: connection),
                 limit: Limits.maxWebhooksPerApp, "webhooks")
             return try await Self.webhooks(from: connection.query(
@@ -241,7 +241,7 @@ extension Store: WebhookRepository {
     public func pingWebhook(appId: String, id: String) async throws -> WebhookDelivery {
         let hook = try await webhook(appId: appId, id: id)
         return try await client.transaction(logger: logger) { connection in
-            try Self.refuseAtCap(
+            try AppCaps.refuseAtCap(
                 try await self.number(
                     "SELECT count(*)::int FROM webhook_deliveries WHERE webhook_id = \(hook.id)::uuid AND state = 'pending'", on: connection),
                 limit: Limits.maxPendingDeliveriesPerWebhook, "pending deliveries for this webhook")

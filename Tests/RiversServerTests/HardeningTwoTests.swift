@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
 
@@ -397,7 +398,7 @@ struct CapsTests {
             // (Larger than this suite's body limit: straight to the store, as an import or a larger
             // MAX_BODY_BYTES would bring it.)
             do {
-                _ = try await api.store.createScreen(appId: api.app.id, body: big)
+                _ = try await ScreenService(storage: api.store).create(appId: api.app.id, body: big)
                 Issue.record("a screen over the cap was stored")
             } catch StoreError.invalid(let errors) {
                 #expect(errors.first?.message.contains("256 KB") == true, "\(errors)")

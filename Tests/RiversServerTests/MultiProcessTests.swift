@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import PostgresNIO
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
 
@@ -154,7 +155,7 @@ struct MultiProcessTests {
         let app = try await store.createApp(slug: "multi", name: "Multi")
         let token = try await store.createToken(appId: app.id).token
         _ = try await store.createFamily(appId: app.id, body: phoneFamily)
-        let home = try await store.createScreen(appId: app.id, body: screenBody("Home", components: [component("list", source: "1")]))
+        let home = try await ScreenService(storage: store).create(appId: app.id, body: screenBody("Home", components: [component("list", source: "1")]))
         let homeId = home.id
 
         let http = HTTPClient.shared
@@ -191,7 +192,7 @@ struct MultiProcessTests {
 
         #expect(try await publish(through: a) == 1)
         #expect(try await propagation(to: b, number: 1) < .seconds(1))
-        _ = try await store.updateScreen(appId: app.id, id: homeId, precondition: .none, edit: .mergePatch(["name": "Start"]))
+        _ = try await ScreenService(storage: store).update(appId: app.id, id: homeId, precondition: .none, edit: .mergePatch(["name": "Start"]))
         #expect(try await publish(through: a) == 2)
         #expect(try await propagation(to: b, number: 2) < .seconds(1))
 

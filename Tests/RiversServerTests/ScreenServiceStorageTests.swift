@@ -1,0 +1,161 @@
+import Foundation
+import RiversCore
+import RiversServices
+import RiversStore
+import Testing
+
+/// The in-memory screen storage the fast tier's service tests run on must behave as PostgreSQL
+/// does. One seeded script of screen writes (creates, patches, replacements, reorders, removals;
+/// valid and not) runs through `ScreenService` on `Store` and on `InMemoryScreenStorage`: every
+/// step must end the same way (the same answer, revision and home flags included, or the same
+/// refusal at the same pointers), and the two apps must hold the same screens at the end.
+@Suite("The in-memory screen storage behaves as PostgreSQL")
+struct ScreenServiceStorageTests {
+    /// What a step came to, comparable across storages (timestamps left out).
+    enum Outcome: Equatable, CustomStringConvertible {
+        case written(JSONValue, revision: Int)
+        case removed
+        case invalid([String])
+        case conflict
+        case notFound
+        case preconditionFailed(Int)
+
+        var description: String {
+            switch self {
+            case .written(let json, let revision): return "written r\(revision) \(String(decoding: json.serialized(), as: UTF8.self).prefix(300))"
+            case .removed: return "removed"
+            case .invalid(let pointers): return "invalid \(pointers)"
+            case .conflict: return "conflict"
+            case .notFound: return "not found"
+            case .preconditionFailed(let current): return "precondition failed (current \(current))"
+            }
+        }
+    }
+
+    static func outcome(_ step: () async throws -> RecordText?) async -> Outcome {
+        do {
+            guard let text = try await step() else { return .removed }
+            let json = try JSONValue.parse(text.body.readableBytesView)
+            return .written(json, revision: text.revision)
+        } catch StoreError.invalid(let errors) {
+            return .invalid(errors.map(\.pointer))
+        } catch StoreError.conflict {
+            return .conflict
+        } catch StoreError.notFound {
+            return .notFound
+        } catch StoreError.preconditionFailed(let current) {
+            return .preconditionFailed(current)
+        } catch {
+            return .invalid(["unexpected: \(error)"])
+        }
+    }
+
+    @Test func oneScriptOfWritesEndsTheSameOnBoth() async throws {
+        let (store, app, _) = try await storeWithApp(slugPrefix: "twin")
+        _ = try await store.createFamily(appId: app.id, body: phoneFamily)
+        let memory = InMemoryScreenStorage()
+        memory.addApp(id: app.id)
+        try memory.setFamily(appId: app.id, phoneFamily)
+        let services = [ScreenService(storage: store), ScreenService(storage: memory)]
+
+        var random = SeededRandom(seed: 26)
+        var ids: [String] = []
+        var componentIds: [String: [String]] = [:]
+        var kinds: [String: Int] = [:]
+        let steps = 160
+        for step in 0..<steps {
+            let id = ids.isEmpty ? "" : ids[random.next(ids.count)]
+            // The step, chosen once and run on both storages.
+            let name: String
+            let run: @Sendable (ScreenService) async throws -> RecordText?
+            switch ids.count < 3 ? 0 : random.next(10) {
+            case 0, 1:
+                name = "create"
+                // A new screen, its ids given so both storages hold the same one; now and then
+                // home, a child, or broken (an unknown parent, a screen_type given).
+                let screenId = UUIDText.random()
+                let comps = (0..<(1 + step % 3)).map { i in
+                    component(i % 2 == 0 ? "list" : "grid", [i % 2 == 0 ? "LIST_1" : "GRID_1"], source: "feed-\(i)", extra: ["id": .string("\(screenId.prefix(8))-c\(i)")])
+                }
+                var extra: [String: JSONValue] = ["id": .string(screenId)]
+                switch random.next(8) {
+                case 0: extra["home"] = true
+                case 1: if !id.isEmpty { extra["parent"] = .string(id) }
+                case 2: extra["screen_type"] = "mine"
+                case 3: extra["parent"] = .string(UUIDText.random())
+                default: break
+                }
+                let body = screenBody("Screen \(step)", components: comps, extra: extra)
+                run = { try await $0.create(appId: app.id, body: body).resource }
+            case 2, 3:
+                name = "patch"
+                let patches: [JSONValue] = [
+                    ["name": .string("Renamed \(step)")], ["home": true], ["home": false], ["screen_type": "other"],
+                    ["styles": ["background_color": "#101010FF"]], ["ui_components": [component("list", ["NOPE"])]],
+                    ["parent": ids.first.map(JSONValue.string) ?? .null], ["name": 5, "family": "GONE"],
+                ]
+                let patch = patches[random.next(patches.count)]
+                run = { try await $0.update(appId: app.id, id: id, precondition: .none, edit: .mergePatch(patch)) }
+            case 4:
+                name = "reorder"
+                var order = componentIds[id] ?? []
+                if random.next(3) == 0 { order.append("missing") } else { order.reverse() }
+                let given = order
+                run = { try await $0.update(appId: app.id, id: id, precondition: .none, edit: .reorder(given)) }
+            case 5:
+                name = "replace"
+                let body = screenBody("Replaced \(step)", components: [component("list", source: "feed-r", extra: ["id": .string("r-\(step)")])])
+                run = { try await $0.update(appId: app.id, id: id, precondition: .none, edit: .replace(body)) }
+            case 6:
+                name = "stale patch"
+                run = { try await $0.update(appId: app.id, id: id, precondition: .oneOf([1]), edit: .mergePatch(["name": "Stale"])) }
+            default:
+                name = "delete"
+                run = {
+                    try await $0.delete(appId: app.id, id: id, precondition: .none)
+                    return nil
+                }
+            }
+            var outcomes: [Outcome] = []
+            for service in services { outcomes.append(await Self.outcome { try await run(service) }) }
+            #expect(outcomes[0] == outcomes[1], "step \(step) (\(name)): PostgreSQL \(outcomes[0]), in memory \(outcomes[1])")
+            if case .written(let json, _) = outcomes[0], let written = json["id"]?.stringValue {
+                if !ids.contains(written) { ids.append(written) }
+                componentIds[written] = (json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+            }
+            if case .removed = outcomes[0] { ids.removeAll { $0 == id } }
+            kinds[name.split(separator: " ").first.map(String.init) ?? name, default: 0] += 1
+            if case .written = outcomes[0] { kinds["written", default: 0] += 1 }
+            if case .invalid = outcomes[0] { kinds["refused", default: 0] += 1 }
+        }
+        // The script did what it says: every kind of step, both outcomes, many times.
+        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "written", "refused"] {
+            #expect(kinds[kind, default: 0] >= 5, "\(kind): \(kinds)")
+        }
+
+        // The same screens at the end, in the same order, at the same revisions.
+        let page = try await store.listText(.screens, appId: app.id, limit: 500, offset: 0)
+        let stored = try page.items.map { (try JSONValue.parse($0.body.readableBytesView), $0.revision) }
+        let kept = memory.screens(appId: app.id)
+        #expect(stored.count == kept.count && stored.count >= 3, "\(stored.count) \(kept.count)")
+        for (a, b) in zip(stored, kept) {
+            #expect(a.0["id"]?.stringValue == b.screen.id && a.1 == b.revision && a.0["home"]?.boolValue == b.screen.home)
+            #expect(a.0["screen_type"]?.stringValue == b.screen.screenType)
+        }
+        #expect(stored.filter { $0.0["home"] == true }.count == 1)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failing script can be run again.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Int(z % UInt64(bound))
+    }
+}
