@@ -92,7 +92,7 @@ public struct AppContext: ChildRequestContext, Authorizing {
 /// audit log under the caller's name.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = RiversContext
-    let store: Store
+    let store: any CallerRepository
     let sessions: SessionCookies
     var proxyHops = 0
 
@@ -181,7 +181,7 @@ struct AuthMiddleware: RouterMiddleware {
 /// `AppContext`). Without credentials it is a 401, so a stranger learns nothing either.
 struct AppAccessMiddleware: RouterMiddleware {
     typealias Context = RiversContext
-    let store: Store
+    let store: any CallerRepository
 
     func handle(_ request: Request, context: RiversContext, next: (Request, RiversContext) async throws -> Response) async throws -> Response {
         guard context.parameters.get("app") != nil else { return try await next(request, context) }

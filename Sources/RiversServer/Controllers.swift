@@ -1,14 +1,11 @@
 import Hummingbird
 import RiversCore
-import RiversServices
 import RiversStore
 
 /// The `/api/v1` routes.
 struct APIController {
     /// What the app's resources are kept in (`Store` on PostgreSQL).
     let store: any RecordTextRepository & SavedScreenRepository & FamilyRepository & PluginRepository
-    /// The screens' use cases.
-    let screens: ScreenService
     let helpers: APIHelpers
     let baseURL: String
 
@@ -50,40 +47,5 @@ struct APIController {
             update: { RecordText(try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3.transform)) },
             delete: { try await store.deleteLayout(appId: $0, id: $1, precondition: $2) }
         ).register(on: appRoutes, helpers: helpers)
-
-        ResourceEndpoints(
-            path: "screens",
-            list: { try await store.listText(.screens, appId: $0, limit: $1, offset: $2) },
-            get: { try await store.recordText(.screens, appId: $0, id: $1) },
-            create: { try await screens.create(appId: $0, body: $1) },
-            update: { try await screens.update(appId: $0, id: $1, precondition: $2, edit: ScreenEdit($3)) },
-            delete: { try await screens.delete(appId: $0, id: $1, precondition: $2) }
-        ).register(on: appRoutes, helpers: helpers)
-
-        // Reordering a screen's components is one request: the new order of their ids.
-        appRoutes.on(.post, "screens/{id}/reorder", need: .role(.editor)) { request, context in
-            let app = context.app
-            let precondition = try helpers.precondition(request)
-            let body = try await helpers.body(request)
-            let order = try ComponentOrder.read(body)
-            let record = try await screens.update(
-                appId: app.id, id: try context.pathParameter("id"), precondition: precondition, edit: .reorder(order.ids))
-            return JSONResponse(record)
-        }
-    }
-}
-
-/// A new order for a screen's top-level components, by id.
-struct ComponentOrder {
-    var ids: [String]
-
-    static func read(_ body: JSONValue) throws -> ComponentOrder {
-        let problems = Problems()
-        guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors, count: problems.count) }
-        r.rejectUnknownKeys(["component_ids"])
-        let ids = r.stringArray("component_ids")
-        if ids == nil, problems.isEmpty { problems.add("/component_ids", "is required: the ids of the screen's components in their new order") }
-        guard problems.isEmpty, let ids else { throw Problem.invalid(problems.errors, count: problems.count) }
-        return ComponentOrder(ids: ids)
     }
 }

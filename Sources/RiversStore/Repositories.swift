@@ -13,8 +13,22 @@ public protocol AppRepository: Sendable {
     func findApp(slug: String) async throws -> App?
     func app(id: String) async throws -> App
     func createToken(appId: String, name: String, role: Role, expiresAt: Date?, createdBy: String, grantedBy: Grantor) async throws -> (token: String, info: TokenInfo)
+}
+
+/// Who is calling: what the API's authentication and app access read on every request.
+public protocol CallerRepository: Sendable {
     /// The app a token belongs to, with the token; nil for an unknown or expired token.
     func tokenOwner(_ token: String) async throws -> (app: App, token: TokenInfo)?
+    /// The signed-in person of a session cookie's secret; nil for an unknown or ended session.
+    func session(secret: String) async throws -> SignedInSession?
+    /// An app by id or slug and a person's role in it (nil role: not a member); nil for no app.
+    func appAndRole(_ idOrSlug: String, userId: String) async throws -> (app: App, role: Role?)?
+}
+
+/// Screens read as their stored text: what a GET or a list answers, nothing parsed.
+public protocol ScreenTextRepository: Sendable {
+    func screenText(appId: String, id: String) async throws -> RecordText
+    func screenPage(appId: String, limit: Int, offset: Int) async throws -> TextPage
 }
 
 /// A resource of any document table read as its stored text (a GET's answer without parsing).
@@ -78,7 +92,17 @@ public protocol VersionRepository: PublishedDocumentSource {
     func importDocument(appId: String, json: JSONValue, replacing: Bool) async throws -> Store.ImportResult
 }
 
-extension Store: AppRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, PluginRepository, VersionRepository {}
+extension Store: AppRepository, CallerRepository, ScreenTextRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, PluginRepository, VersionRepository {}
+
+extension Store {
+    public func screenText(appId: String, id: String) async throws -> RecordText {
+        try await recordText(.screens, appId: appId, id: id)
+    }
+
+    public func screenPage(appId: String, limit: Int, offset: Int) async throws -> TextPage {
+        try await listText(.screens, appId: appId, limit: limit, offset: offset)
+    }
+}
 
 extension PluginRepository {
     /// Registers a new plugin, or a new version of one.

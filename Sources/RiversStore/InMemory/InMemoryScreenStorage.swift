@@ -11,7 +11,7 @@ import RiversCore
 /// What it does not model: row locks (nothing waits), and the stored sizes are those of the
 /// stored form as written (PostgreSQL's jsonb text, which the caps measure there, is a little
 /// longer).
-public final class InMemoryScreenStorage: ScreenStorage {
+public final class InMemoryScreenStorage: ScreenStorage, ScreenTextRepository {
     /// A screen as kept: typed, with its bookkeeping.
     struct Row: Sendable {
         var screen: Screen
@@ -86,6 +86,24 @@ public final class InMemoryScreenStorage: ScreenStorage {
 
     /// Transactions committed, and transactions run again because another of their app committed first.
     public var transactions: (committed: Int, retried: Int) { counters.withLockedValue { $0 } }
+
+    // MARK: ScreenTextRepository (what GETs answer)
+
+    public func screenText(appId: String, id: String) async throws -> RecordText {
+        let row = apps.withLockedValue { apps in
+            UUIDText.normalize(id).flatMap { id in apps[appId]?.screens.first { $0.screen.id.lowercased() == id } }
+        }
+        guard let row else { throw StoreError.notFound("no screen \(id) in this app") }
+        return Transaction.text(row)
+    }
+
+    /// A page in the app's order, sized as `Store.listText` sizes it.
+    public func screenPage(appId: String, limit: Int, offset: Int) async throws -> TextPage {
+        let limit = max(1, min(limit, Store.maxPageSize)), offset = max(0, offset)
+        let rows = apps.withLockedValue { $0[appId]?.screens ?? [] }
+        let items = rows.dropFirst(offset).prefix(limit).map(Transaction.text)
+        return TextPage(items: Array(items), total: rows.count, limit: limit, offset: offset)
+    }
 
     // MARK: ScreenStorage
 

@@ -1,0 +1,34 @@
+import Foundation
+import NIOConcurrencyHelpers
+import RiversCore
+
+/// Apps and their API tokens in memory: a `CallerRepository` without PostgreSQL, for the fast
+/// tier's router tests (the API's authentication and app access run on it as on `Store`). It
+/// keeps tokens only: there are no people, so no session is ever found and no person is a member.
+public final class InMemoryCallers: CallerRepository {
+    private let tokens = NIOLockedValueBox<[String: (app: App, token: TokenInfo)]>([:])
+
+    public init() {}
+
+    /// A new app (its id a fresh UUID).
+    public func addApp(slug: String, name: String = "App") -> App {
+        App(id: UUIDText.random(), slug: slug, name: name, createdAt: Date())
+    }
+
+    /// A new token of `app` with `role`; the token's secret is returned.
+    public func addToken(app: App, role: Role, name: String = "test") -> String {
+        let secret = "rvt_" + UUIDText.random().replacingOccurrences(of: "-", with: "")
+        let info = TokenInfo(
+            id: UUIDText.random(), name: name, role: role, createdBy: "memory", createdAt: Date(), expiresAt: nil, lastUsedAt: nil)
+        tokens.withLockedValue { $0[secret] = (app, info) }
+        return secret
+    }
+
+    public func tokenOwner(_ token: String) async throws -> (app: App, token: TokenInfo)? {
+        tokens.withLockedValue { $0[token] }
+    }
+
+    public func session(secret: String) async throws -> SignedInSession? { nil }
+
+    public func appAndRole(_ idOrSlug: String, userId: String) async throws -> (app: App, role: Role?)? { nil }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import RiversCore
+import RiversServices
+import RiversStore
+import Testing
+
+@testable import RiversServer
+
+/// The screen routes on the router alone (Hummingbird's `.router` mode: no sockets) over
+/// in-memory repositories: no PostgreSQL, so in the fast tier. The API group is the server's own
+/// (`apiRoutes`: authentication, app access, problems), on in-memory callers (tokens only) and
+/// without `Idempotency-Key` (its bookkeeping is PostgreSQL's); the screens' use cases are
+/// `ScreenService` on `InMemoryScreenStorage`. What is tested is HTTP's part: statuses,
+/// problem+json with pointers, ETag and If-Match, Location, paging, who may do what.
+@Suite("Screen routes on in-memory repositories")
+struct ScreenRouterTests {
+    struct Fixture {
+        let application: Application<RouterResponder<RiversContext>>
+        let app: App
+        let editor: HTTPFields
+        let viewer: HTTPFields
+        let other: HTTPFields
+        let storage: InMemoryScreenStorage
+    }
+
+    static func fixture() throws -> Fixture {
+        let callers = InMemoryCallers()
+        let app = callers.addApp(slug: "fast")
+        let otherApp = callers.addApp(slug: "elsewhere")
+        let storage = InMemoryScreenStorage()
+        storage.addApp(id: app.id)
+        storage.addApp(id: otherApp.id)
+        try storage.setFamily(appId: app.id, phoneFamily)
+        let log = RouteLog()
+        let router = Router(context: RiversContext.self)
+        router.add(middleware: RequestIdMiddleware())
+        router.add(middleware: ProblemMiddleware(bodyLimit: 64 * 1024, routes: log))
+        let routes = apiRoutes(
+            on: router, callers: callers, idempotency: nil, configuration: ServerConfiguration(), cookies: SessionCookies(publicBaseURL: nil),
+            routeLog: log, availability: DatabaseAvailability(ready: true))
+        ScreenController(screens: ScreenService(storage: storage), texts: storage, helpers: APIHelpers(bodyLimit: 64 * 1024))
+            .register(on: routes.appScoped())
+        #expect(log.routes.count == 7, "\(log.routes)")
+        func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
+        return Fixture(
+            application: Application(router: router, logger: testLogger), app: app,
+            editor: bearer(callers.addToken(app: app, role: .editor)), viewer: bearer(callers.addToken(app: app, role: .viewer)),
+            other: bearer(callers.addToken(app: otherApp, role: .admin)), storage: storage)
+    }
+
+    /// An answer: status, headers, body parsed (null when it is not JSON).
+    struct Answer {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var text: String
+        var json: JSONValue { (try? JSONValue.parse(Array(text.utf8))) ?? .null }
+        var pointers: [String] { (json["errors"]?.arrayValue ?? []).compactMap { $0["pointer"]?.stringValue } }
+        var isProblem: Bool { headers[.contentType] == "application/problem+json" }
+    }
+
+    static func call(
+        _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, json: JSONValue? = nil, body: String? = nil
+    ) async throws -> Answer {
+        let bytes = json.map { ByteBuffer(bytes: $0.serialized()) } ?? body.map { ByteBuffer(string: $0) }
+        return try await client.execute(uri: "/api/v1/apps/fast/" + path, method: method, headers: headers, body: bytes) { response in
+            Answer(status: response.status, headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+
+    @Test func aScreenIsCreatedReadChangedAndRemovedOverHTTP() async throws {
+        let f = try Self.fixture()
+        try await f.application.test(.router) { client in
+            let created = try await Self.call(client, .post, "screens", headers: f.editor, json: screenBody("Home", components: [component("list", source: "feed-1"), component("list", source: "feed-2")]))
+            #expect(created.status == .created, "\(created.text)")
+            let id = try #require(created.json["id"]?.stringValue)
+            #expect(created.headers[.location] == "/api/v1/apps/\(f.app.slug)/screens/\(id)")
+            #expect(created.headers[.eTag] == "\"1\"" && created.json["revision"] == 1 && created.json["home"] == true)
+
+            let read = try await Self.call(client, .get, "screens/\(id)", headers: f.viewer)
+            #expect(read.status == .ok && read.text == created.text && read.headers[.eTag] == "\"1\"")
+            let list = try await Self.call(client, .get, "screens?limit=1", headers: f.viewer)
+            #expect(list.json["total"] == 1 && list.json["items"]?.arrayValue?.first == created.json, "\(list.text)")
+
+            // If-Match: the current revision writes, another is a 412 naming the current one.
+            var ifMatch = f.editor
+            ifMatch[.ifMatch] = "\"1\""
+            let patched = try await Self.call(client, .patch, "screens/\(id)", headers: ifMatch, json: ["name": "Start"])
+            #expect(patched.status == .ok && patched.json["name"] == "Start" && patched.headers[.eTag] == "\"2\"", "\(patched.text)")
+            let stale = try await Self.call(client, .patch, "screens/\(id)", headers: ifMatch, json: ["name": "Late"])
+            #expect(stale.status == .preconditionFailed && stale.isProblem, "\(stale.text)")
+
+            let ids = (patched.json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+            let reordered = try await Self.call(client, .post, "screens/\(id)/reorder", headers: f.editor, json: ["component_ids": .array(ids.reversed().map(JSONValue.string))])
+            #expect(reordered.status == .ok && (reordered.json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue } == ids.reversed())
+
+            let put = try await Self.call(client, .put, "screens/\(id)", headers: f.editor, json: screenBody("Replaced"))
+            #expect(put.status == .ok && put.json["name"] == "Replaced" && put.json["home"] == true && put.json["revision"] == 4, "\(put.text)")
+
+            var deleteIfMatch = f.editor
+            deleteIfMatch[.ifMatch] = "\"4\""
+            let deleted = try await Self.call(client, .delete, "screens/\(id)", headers: deleteIfMatch)
+            #expect(deleted.status == .noContent && deleted.text.isEmpty)
+            let gone = try await Self.call(client, .get, "screens/\(id)", headers: f.viewer)
+            #expect(gone.status == .notFound && gone.isProblem)
+            #expect(f.storage.screens(appId: f.app.id).isEmpty)
+        }
+    }
+
+    @Test func badRequestsAreProblemsAtTheirPointersAndChangeNothing() async throws {
+        let f = try Self.fixture()
+        try await f.application.test(.router) { client in
+            let invalid = try await Self.call(client, .post, "screens", headers: f.editor, json: ["name": 5, "family": "FAMILY_1", "ui_components": [component("list", ["NOPE"])]])
+            #expect(invalid.status == .unprocessableContent && invalid.isProblem, "\(invalid.text)")
+            #expect(invalid.pointers.contains("/name") && invalid.pointers.contains("/ui_components/0/cell_styles/0"), "\(invalid.pointers)")
+            let notJSON = try await Self.call(client, .post, "screens", headers: f.editor, body: "{not json")
+            #expect(notJSON.status == .badRequest && notJSON.isProblem, "\(notJSON.text)")
+
+            let made = try await Self.call(client, .post, "screens", headers: f.editor, json: screenBody("Home"))
+            let id = try #require(made.json["id"]?.stringValue)
+            let notAnObject = try await Self.call(client, .patch, "screens/\(id)", headers: f.editor, json: ["a", "b"])
+            #expect(notAnObject.status == .unprocessableContent && notAnObject.pointers == [""], "\(notAnObject.text)")
+            let badOrder = try await Self.call(client, .post, "screens/\(id)/reorder", headers: f.editor, json: ["ids": []])
+            #expect(badOrder.status == .unprocessableContent && badOrder.pointers.contains("/ids"), "\(badOrder.text)")
+            let unknown = try await Self.call(client, .patch, "screens/\(UUIDText.random())", headers: f.editor, json: ["name": "X"])
+            #expect(unknown.status == .notFound && unknown.isProblem)
+            let notUUID = try await Self.call(client, .get, "screens/nope", headers: f.viewer)
+            #expect(notUUID.status == .notFound && notUUID.isProblem)
+            #expect(f.storage.screens(appId: f.app.id).map(\.revision) == [1], "nothing was changed by the refused writes")
+        }
+    }
+
+    @Test func onlyTheAppsEditorsWrite() async throws {
+        let f = try Self.fixture()
+        try await f.application.test(.router) { client in
+            let byViewer = try await Self.call(client, .post, "screens", headers: f.viewer, json: screenBody("Home"))
+            #expect(byViewer.status == .forbidden && byViewer.isProblem, "\(byViewer.text)")
+            let anonymous = try await Self.call(client, .get, "screens", headers: [:])
+            #expect(anonymous.status == .unauthorized && anonymous.isProblem)
+            let badToken = try await Self.call(client, .get, "screens", headers: [.authorization: "Bearer rvt_nope"])
+            #expect(badToken.status == .unauthorized && badToken.isProblem)
+            // Another app's token learns nothing of this one.
+            let otherApp = try await Self.call(client, .post, "screens", headers: f.other, json: screenBody("Home"))
+            #expect(otherApp.status == .notFound && otherApp.isProblem)
+            #expect(f.storage.screens(appId: f.app.id).isEmpty)
+        }
+    }
+}
