@@ -232,6 +232,8 @@ public func buildRouter(
         passwords: Passwords(perAddress: configuration.passwordChecksPerAddress))
         .register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
+    FamilyController(families: FamilyService(storage: store), layouts: LayoutService(storage: store), texts: store, helpers: helpers)
+        .register(on: routes.appScoped())
     ScreenController(screens: ScreenService(storage: store), texts: store, helpers: helpers).register(on: routes.appScoped())
     PublishController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
     PreviewLinkController(store: store, helpers: helpers, baseURL: configuration.baseURL, availability: availability)
@@ -244,9 +246,11 @@ public func buildRouter(
 
 /// The whole server: the router plus the database client, run as one service group. It serves
 /// at once; `prepare` (the schema check) runs when the database first answers, and until then
-/// the API answers 503 and `/health` says not ready.
+/// the API answers 503 and `/health` says not ready. The database is checked on `monitorClient`
+/// when one is given (`DatabaseMonitor.ownClient`, run by the application too), else on `client`.
 public func buildApplication(
-    configuration: ServerConfiguration, client: PostgresClient, logger: Logger, metrics: PrometheusCollectorRegistry? = nil,
+    configuration: ServerConfiguration, client: PostgresClient, monitorClient: PostgresClient? = nil, logger: Logger,
+    metrics: PrometheusCollectorRegistry? = nil,
     prepare: @escaping @Sendable () async throws -> Void = {}
 ) -> some ApplicationProtocol {
     let store = Store(client: client, logger: logger)
@@ -275,8 +279,9 @@ public func buildApplication(
         logger: logger)
     let url = try? DatabaseURL(configuration.databaseURL)
     let address = url.map { $0.socketPath ?? "\($0.host):\($0.port)" } ?? "(DATABASE_URL)"
+    if let monitorClient { app.addServices(monitorClient) }
     app.addServices(
-        client, DatabaseMonitor(client: client, availability: availability, address: address, logger: logger, prepare: prepare),
+        client, DatabaseMonitor(client: monitorClient ?? client, availability: availability, address: address, logger: logger, prepare: prepare),
         PublishListener(documents: documents, client: client, logger: logger),
         AppEventListener(hub: events, client: client, logger: logger),
         ScheduleRunner(store: store, documents: documents, logger: logger),

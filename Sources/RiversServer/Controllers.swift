@@ -5,7 +5,7 @@ import RiversStore
 /// The `/api/v1` routes.
 struct APIController {
     /// What the app's resources are kept in (`Store` on PostgreSQL).
-    let store: any RecordTextRepository & SavedScreenRepository & FamilyRepository & PluginRepository
+    let store: any SavedScreenRepository & FamilyRepository & PluginRepository
     let helpers: APIHelpers
     let baseURL: String
 
@@ -29,23 +29,5 @@ struct APIController {
             let ids = ComponentType.builtIn.map(\.id) + catalog.types.keys.filter { id in !ComponentType.builtIn.contains { $0.id == id } }.sorted()
             return JSONResponse(["items": .array(ids.compactMap { catalog.types[$0]?.json })])
         }
-
-        ResourceEndpoints(
-            path: "families",
-            list: { try await store.listText(.families, appId: $0, limit: $1, offset: $2) },
-            get: { try await store.recordText(.families, appId: $0, id: $1) },
-            create: { RecordText.created(try await store.createFamily(appId: $0, body: $1)) },
-            update: { RecordText(try await store.updateFamily(appId: $0, id: $1, precondition: $2, transform: $3.transform)) },
-            delete: { try await store.deleteFamily(appId: $0, id: $1, precondition: $2) }
-        ).register(on: appRoutes, helpers: helpers)
-
-        ResourceEndpoints(
-            path: "layouts",
-            list: { try await store.listText(.layouts, appId: $0, limit: $1, offset: $2) },
-            get: { try await store.recordText(.layouts, appId: $0, id: $1) },
-            create: { RecordText.created(try await store.createLayout(appId: $0, body: $1)) },
-            update: { RecordText(try await store.updateLayout(appId: $0, id: $1, precondition: $2, transform: $3.transform)) },
-            delete: { try await store.deleteLayout(appId: $0, id: $1, precondition: $2) }
-        ).register(on: appRoutes, helpers: helpers)
     }
 }

@@ -189,6 +189,17 @@ public struct DatabaseMonitor: Service {
         self.prepare = prepare
     }
 
+    /// A client of one connection for the monitor's pings, run beside the shared one: requests
+    /// that keep every pooled connection busy are not an outage (a ping that waited for one
+    /// timed out on a loaded machine, and the API answered 503 for a moment).
+    public static func ownClient(_ url: DatabaseURL, logger: Logger) -> PostgresClient {
+        var configuration = url.clientConfiguration()
+        configuration.options.maximumConnections = 1
+        var background = logger
+        background.logLevel = max(logger.logLevel, .error)
+        return PostgresClient(configuration: configuration, backgroundLogger: background)
+    }
+
     public func run() async throws {
         // Start: wait for the database, then check (or migrate) the schema.
         var attempt = 0

@@ -4,7 +4,7 @@ import RiversStore
 
 /// The use cases of screens: create, change (replace, merge patch, reorder) and remove, each one
 /// transaction over a `ScreenStorage`. The rules live here; the storage only reads and writes
-/// (`Store` in SQL, `InMemoryScreenStorage` for the fast tier's tests).
+/// (`Store` in SQL, `InMemoryContent` for the fast tier's tests).
 public struct ScreenService: Sendable {
     let storage: any ScreenStorage
 

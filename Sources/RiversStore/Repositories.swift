@@ -25,12 +25,6 @@ public protocol CallerRepository: Sendable {
     func appAndRole(_ idOrSlug: String, userId: String) async throws -> (app: App, role: Role?)?
 }
 
-/// Screens read as their stored text: what a GET or a list answers, nothing parsed.
-public protocol ScreenTextRepository: Sendable {
-    func screenText(appId: String, id: String) async throws -> RecordText
-    func screenPage(appId: String, limit: Int, offset: Int) async throws -> TextPage
-}
-
 /// A resource of any document table read as its stored text (a GET's answer without parsing).
 public protocol RecordTextRepository: Sendable {
     func recordText(_ table: DocumentTable, appId: String, id: String) async throws -> RecordText
@@ -43,16 +37,10 @@ public protocol SavedScreenRepository: Sendable {
     func savedScreen(appId: String, id: String) async throws -> SavedScreen
 }
 
-/// Families and layouts: the rules screens are laid out by, and the templates they start from.
+/// Families read whole (a family's preview). Families and layouts are written through
+/// `FamilyStorage` (FamilyStorage.swift), whose use cases are `FamilyService`'s and `LayoutService`'s.
 public protocol FamilyRepository: Sendable {
     func family(appId: String, id: String) async throws -> Record
-    func createFamily(appId: String, body: JSONValue) async throws -> Record
-    func updateFamily(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
-    func deleteFamily(appId: String, id: String, precondition: RevisionPrecondition) async throws
-
-    func createLayout(appId: String, body: JSONValue) async throws -> Record
-    func updateLayout(appId: String, id: String, precondition: RevisionPrecondition, transform: @escaping Transform) async throws -> Record
-    func deleteLayout(appId: String, id: String, precondition: RevisionPrecondition) async throws
 }
 
 /// Plugin manifests, every version of each, and the registry that follows from them.
@@ -92,17 +80,7 @@ public protocol VersionRepository: PublishedDocumentSource {
     func importDocument(appId: String, json: JSONValue, replacing: Bool) async throws -> Store.ImportResult
 }
 
-extension Store: AppRepository, CallerRepository, ScreenTextRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, PluginRepository, VersionRepository {}
-
-extension Store {
-    public func screenText(appId: String, id: String) async throws -> RecordText {
-        try await recordText(.screens, appId: appId, id: id)
-    }
-
-    public func screenPage(appId: String, limit: Int, offset: Int) async throws -> TextPage {
-        try await listText(.screens, appId: appId, limit: limit, offset: offset)
-    }
-}
+extension Store: AppRepository, CallerRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, PluginRepository, VersionRepository {}
 
 extension PluginRepository {
     /// Registers a new plugin, or a new version of one.

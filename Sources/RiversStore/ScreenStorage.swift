@@ -3,7 +3,7 @@ import RiversCore
 
 /// Where screens are kept, for the screen use cases (`ScreenService` in RiversServices): the
 /// service decides what a create, a change or a removal does; a storage only reads and writes.
-/// `Store` carries each call out in SQL on one transaction; `InMemoryScreenStorage` on a copy of
+/// `Store` carries each call out in SQL on one transaction; `InMemoryContent` on a copy of
 /// the app it commits only when the work returns.
 public protocol ScreenStorage: Sendable {
     /// Runs `work` as one transaction over the app `appId`, its row locked (writes that must see

@@ -194,16 +194,9 @@ final class PostgresScreenTransaction: ScreenTransaction {
     }
 
     func storedBytes(screen id: String) async throws -> (screen: Int, app: Int) {
-        for try await (screen, app) in try await connection.query(
-            """
-            SELECT (SELECT coalesce(max(body_bytes), 0) FROM screens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid)::int,
-                   ((SELECT coalesce(sum(body_bytes), 0) FROM screens WHERE app_id = \(appId)::uuid)
-                  + (SELECT coalesce(sum(body_bytes), 0) FROM families WHERE app_id = \(appId)::uuid))::int
-            """, logger: logger
-        ).decode((Int, Int).self) {
-            return (screen, app)
-        }
-        return (0, 0)
+        let screen = try await store.number(
+            "SELECT coalesce(max(body_bytes), 0)::int FROM screens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid", on: connection)
+        return (screen, try await store.appBytes(appId: appId, on: connection))
     }
 }
 

@@ -328,12 +328,24 @@ extension Store {
     /// In the transaction of a write of screens or families, after it: the app's screens and
     /// families together stay within `Limits.maxAppBytes` as stored (else the write rolls back).
     func checkAppSize(appId: String, on connection: PostgresConnection) async throws {
-        let bytes = try await number(
+        try AppCaps.checkAppBytes(try await appBytes(appId: appId, on: connection))
+    }
+
+    /// The stored size of the app's screens and families together.
+    func appBytes(appId: String, on connection: PostgresConnection) async throws -> Int {
+        try await number(
             """
             SELECT ((SELECT coalesce(sum(body_bytes), 0) FROM screens WHERE app_id = \(appId)::uuid)
                   + (SELECT coalesce(sum(body_bytes), 0) FROM families WHERE app_id = \(appId)::uuid))::int
             """, on: connection)
-        try AppCaps.checkAppBytes(bytes)
+    }
+
+    /// Reads the `RETURNING revision, created_at, updated_at` of an insert or update.
+    func returnedRecord(_ rows: PostgresRowSequence, body: JSONValue) async throws -> Record {
+        for try await (revision, created, updated) in rows.decode((Int, Date, Date).self) {
+            return Record(body: body, revision: revision, createdAt: created, updatedAt: updated)
+        }
+        throw StoreError.notFound("the row vanished during the write")
     }
 
     /// In the transaction of a write of screens, after it: each of `ids` within

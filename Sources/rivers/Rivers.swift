@@ -93,7 +93,10 @@ struct Serve: AsyncParsableCommand {
         // Metrics go to Prometheus, served at /metrics (or on METRICS_PORT).
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        let app = buildApplication(configuration: configuration, client: client, logger: logger, metrics: registry) {
+        let app = buildApplication(
+            configuration: configuration, client: client, monitorClient: DatabaseMonitor.ownClient(url, logger: logger), logger: logger,
+            metrics: registry
+        ) {
             let migrator = Migrator(client: client, migrations: migrations, logger: logger)
             let pending = try await migrator.pending()
             if !pending.isEmpty {

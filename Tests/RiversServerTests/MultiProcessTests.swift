@@ -154,7 +154,7 @@ struct MultiProcessTests {
         let store = Store(client: client, logger: testLogger)
         let app = try await store.createApp(slug: "multi", name: "Multi")
         let token = try await store.createToken(appId: app.id).token
-        _ = try await store.createFamily(appId: app.id, body: phoneFamily)
+        _ = try await FamilyService(storage: store).create(appId: app.id, body: phoneFamily)
         let home = try await ScreenService(storage: store).create(appId: app.id, body: screenBody("Home", components: [component("list", source: "1")]))
         let homeId = home.id
 

@@ -93,10 +93,12 @@ struct OperationsTests {
     }
 
     @Test func theMonitorBecomesReadyWhenTheDatabaseAnswers() async throws {
-        let client = try await TestDatabase.client()
+        // On a client of its own, as the server runs it: the other tests keep the shared pool busy.
+        let client = DatabaseMonitor.ownClient(try await TestDatabase.shared.value.1, logger: testLogger)
         let availability = DatabaseAvailability()
         let monitor = DatabaseMonitor(client: client, availability: availability, address: "test", logger: testLogger)
         try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
             group.addTask { try await monitor.run() }
             let deadline = ContinuousClock.now + .seconds(15)
             while !availability.isReady, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }

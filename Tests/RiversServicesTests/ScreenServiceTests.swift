@@ -5,21 +5,21 @@ import RiversStore
 import Testing
 
 /// The screen use cases over in-memory storage: no PostgreSQL (the fast tier). The same service
-/// runs on `Store` in the server; `ScreenServiceStorageTests` (RiversServerTests) runs one script
+/// runs on `Store` in the server; `ContentStorageTests` (RiversServerTests) runs one script
 /// of writes on both storages and compares them.
 @Suite("Screen use cases, in memory")
 struct ScreenServiceTests {
     let appId = "11111111-1111-4111-8111-111111111111"
 
-    func make() throws -> (ScreenService, InMemoryScreenStorage) {
-        let storage = InMemoryScreenStorage()
+    func make() async throws -> (ScreenService, InMemoryContent) {
+        let storage = InMemoryContent()
         storage.addApp(id: appId)
-        try storage.setFamily(appId: appId, family)
+        _ = try await FamilyService(storage: storage).create(appId: appId, body: family)
         return (ScreenService(storage: storage), storage)
     }
 
     @Test func theFirstScreenIsHomeAndScreenTypesComeFromTheCounter() async throws {
-        let (service, storage) = try make()
+        let (service, storage) = try await make()
         let (home, homeId) = try await service.create(appId: appId, body: screen("Home", [list("feed-1")]))
         #expect(home.json["home"] == true && home.json["screen_type"] == "home_1" && home.revision == 1)
         #expect(home.json["id"]?.stringValue == homeId)
@@ -36,7 +36,7 @@ struct ScreenServiceTests {
     }
 
     @Test func aCreateReportsEveryProblemAtItsPointerAndWritesNothing() async throws {
-        let (service, storage) = try make()
+        let (service, storage) = try await make()
         let problems = try await invalid {
             try await service.create(appId: appId, body: screen("X", [list("feed-1", styles: ["NOPE"])], extra: ["screen_type": "mine", "parent": "not-a-uuid"]))
         }
@@ -52,7 +52,7 @@ struct ScreenServiceTests {
     }
 
     @Test func aWriteOverTheCapsRollsBackWhatItDid() async throws {
-        let (service, storage) = try make()
+        let (service, storage) = try await make()
         _ = try await service.create(appId: appId, body: screen("Home"))
         let before = storage.screens(appId: appId)
         // Made home (the old home loses the flag in the transaction), then found too large.
@@ -65,9 +65,10 @@ struct ScreenServiceTests {
     }
 
     @Test func aLayoutFillsWhatTheBodyLeavesOut() async throws {
-        let (service, storage) = try make()
-        try storage.setLayout(appId: appId, id: "two-lists", ["id": "two-lists", "name": "Two lists", "family": "FAMILY_1",
-                                                             "ui_components": .array([list("feed-1"), list("feed-2")])])
+        let (service, storage) = try await make()
+        _ = try await LayoutService(storage: storage).create(appId: appId, body: [
+            "id": "two-lists", "name": "Two lists", "family": "FAMILY_1", "ui_components": .array([list("feed-1"), list("feed-2")]),
+        ])
         let (made, _) = try await service.create(appId: appId, body: ["name": "From layout", "from_layout": "two-lists"])
         let components = made.json["ui_components"]?.arrayValue ?? []
         #expect(made.json["family"] == "FAMILY_1" && components.count == 2)
@@ -91,7 +92,7 @@ struct ScreenServiceTests {
     }
 
     @Test func updatesPatchReplaceAndReorderTheTypedScreen() async throws {
-        let (service, storage) = try make()
+        let (service, storage) = try await make()
         let (made, id) = try await service.create(appId: appId, body: screen("Home", [list("feed-1"), list("feed-2"), list("feed-3")]))
         let ids = (made.json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
 
@@ -133,7 +134,7 @@ struct ScreenServiceTests {
     }
 
     @Test func aScreenOthersPointAtStaysAndRemovingHomeMovesTheFlag() async throws {
-        let (service, storage) = try make()
+        let (service, storage) = try await make()
         let (_, homeId) = try await service.create(appId: appId, body: screen("Home"))
         let (_, otherId) = try await service.create(appId: appId, body: screen("Other"))
         let (_, childId) = try await service.create(appId: appId, body: screen("Child", extra: ["parent": .string(homeId)]))
@@ -157,7 +158,7 @@ struct ScreenServiceTests {
     }
 
     @Test func concurrentCreatesEachTakeTheirOwnNumber() async throws {
-        let (service, storage) = try make()
+        let (service, storage) = try await make()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<24 { group.addTask { _ = try await service.create(appId: appId, body: screen("S\(i)")) } }
             try await group.waitForAll()
@@ -165,46 +166,6 @@ struct ScreenServiceTests {
         let screens = storage.screens(appId: appId)
         #expect(screens.count == 24 && screens.filter(\.screen.home).count == 1)
         #expect(Set(screens.map(\.screen.screenType)).count == 24 && storage.nextScreenNumber(appId: appId) == 25)
-        #expect(storage.transactions.committed == 24 + 1 - 1, "one commit a create (setting up the family is not a transaction)")
+        #expect(storage.transactions.committed == 24 + 1, "one commit a create, and the family's")
     }
-
-    // MARK: Support
-
-    /// The pointers of the problems a write is refused with (422).
-    func invalid<T>(_ write: () async throws -> T) async throws -> [String] {
-        do {
-            _ = try await write()
-            Issue.record("the write was not refused")
-            return []
-        } catch StoreError.invalid(let errors) {
-            return errors.map(\.pointer)
-        }
-    }
-}
-
-let family: JSONValue = [
-    "id": "FAMILY_1", "name": "Phones",
-    "reference_size": ["width": 320, "height": 568],
-    "insets": ["top": 10, "left": 10, "bottom": 10, "right": 10],
-    "interitem_spacing": 10, "line_spacing": 10,
-    "cell_styles": [["id": "LIST_1", "columns": 1, "height": 80]],
-]
-
-func list(_ source: String, styles: [String] = ["LIST_1"]) -> JSONValue {
-    ["component_type": "list", "cell_styles": .array(styles.map(JSONValue.string)), "data": ["source": .string(source), "type": "APPLICASTER_COLLECTION"]]
-}
-
-func screen(_ name: String, _ components: [JSONValue] = [], family: String = "FAMILY_1", extra: [String: JSONValue] = [:]) -> JSONValue {
-    var o: [String: JSONValue] = ["name": .string(name), "family": .string(family), "ui_components": .array(components)]
-    o.merge(extra) { _, b in b }
-    return .object(o)
-}
-
-extension RecordText {
-    /// The text parsed, for assertions.
-    var json: JSONValue { (try? JSONValue.parse(body.readableBytesView)) ?? .null }
-}
-
-extension Dictionary where Key == String, Value == JSONValue {
-    var json: JSONValue { .object(self) }
 }

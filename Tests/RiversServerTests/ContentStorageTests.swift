@@ -4,13 +4,14 @@ import RiversServices
 import RiversStore
 import Testing
 
-/// The in-memory screen storage the fast tier's service tests run on must behave as PostgreSQL
-/// does. One seeded script of screen writes (creates, patches, replacements, reorders, removals;
-/// valid and not) runs through `ScreenService` on `Store` and on `InMemoryScreenStorage`: every
-/// step must end the same way (the same answer, revision and home flags included, or the same
-/// refusal at the same pointers), and the two apps must hold the same screens at the end.
-@Suite("The in-memory screen storage behaves as PostgreSQL")
-struct ScreenServiceStorageTests {
+/// The in-memory content storage the fast tier's service and router tests run on must behave as
+/// PostgreSQL does. One seeded script of writes (screens created, patched, replaced, reordered and
+/// removed; the family patched and removed; layouts made, changed and removed; valid and not)
+/// runs through the services on `Store` and on `InMemoryContent`: every step must end the same way
+/// (the same answer, revision and home flags included, or the same refusal at the same pointers),
+/// and the two apps must hold the same screens at the end.
+@Suite("The in-memory content storage behaves as PostgreSQL")
+struct ContentStorageTests {
     /// What a step came to, comparable across storages (timestamps left out).
     enum Outcome: Equatable, CustomStringConvertible {
         case written(JSONValue, revision: Int)
@@ -32,11 +33,23 @@ struct ScreenServiceStorageTests {
         }
     }
 
-    static func outcome(_ step: () async throws -> RecordText?) async -> Outcome {
+    /// The services on one storage.
+    struct Services: Sendable {
+        var screens: ScreenService
+        var families: FamilyService
+        var layouts: LayoutService
+
+        init(_ storage: some ScreenStorage & FamilyStorage) {
+            screens = ScreenService(storage: storage)
+            families = FamilyService(storage: storage)
+            layouts = LayoutService(storage: storage)
+        }
+    }
+
+    static func outcome(_ step: () async throws -> (json: JSONValue, revision: Int)?) async -> Outcome {
         do {
-            guard let text = try await step() else { return .removed }
-            let json = try JSONValue.parse(text.body.readableBytesView)
-            return .written(json, revision: text.revision)
+            guard let (json, revision) = try await step() else { return .removed }
+            return .written(json, revision: revision)
         } catch StoreError.invalid(let errors) {
             return .invalid(errors.map(\.pointer))
         } catch StoreError.conflict {
@@ -52,23 +65,25 @@ struct ScreenServiceStorageTests {
 
     @Test func oneScriptOfWritesEndsTheSameOnBoth() async throws {
         let (store, app, _) = try await storeWithApp(slugPrefix: "twin")
-        _ = try await store.createFamily(appId: app.id, body: phoneFamily)
-        let memory = InMemoryScreenStorage()
+        let memory = InMemoryContent()
         memory.addApp(id: app.id)
-        try memory.setFamily(appId: app.id, phoneFamily)
-        let services = [ScreenService(storage: store), ScreenService(storage: memory)]
+        let services = [Services(store), Services(memory)]
+        // HERO_1 is the layouts' only: dropping it is refused exactly while a layout uses it.
+        let allStyles: JSONValue = .array((phoneFamily["cell_styles"]?.arrayValue ?? []) + [["id": "HERO_1", "columns": 1, "height": 200]])
+        for s in services { _ = try await s.families.create(appId: app.id, body: phoneFamily.mergePatched(with: ["cell_styles": allStyles])) }
 
         var random = SeededRandom(seed: 26)
         var ids: [String] = []
         var componentIds: [String: [String]] = [:]
         var kinds: [String: Int] = [:]
-        let steps = 160
+        let steps = 240
         for step in 0..<steps {
             let id = ids.isEmpty ? "" : ids[random.next(ids.count)]
             // The step, chosen once and run on both storages.
             let name: String
-            let run: @Sendable (ScreenService) async throws -> RecordText?
-            switch ids.count < 3 ? 0 : random.next(10) {
+            let run: @Sendable (Services) async throws -> RecordText?
+            var family: (@Sendable (Services) async throws -> Record?)?
+            switch ids.count < 3 ? 0 : random.next(13) {
             case 0, 1:
                 name = "create"
                 // A new screen, its ids given so both storages hold the same one; now and then
@@ -86,7 +101,7 @@ struct ScreenServiceStorageTests {
                 default: break
                 }
                 let body = screenBody("Screen \(step)", components: comps, extra: extra)
-                run = { try await $0.create(appId: app.id, body: body).resource }
+                run = { try await $0.screens.create(appId: app.id, body: body).resource }
             case 2, 3:
                 name = "patch"
                 let patches: [JSONValue] = [
@@ -95,41 +110,86 @@ struct ScreenServiceStorageTests {
                     ["parent": ids.first.map(JSONValue.string) ?? .null], ["name": 5, "family": "GONE"],
                 ]
                 let patch = patches[random.next(patches.count)]
-                run = { try await $0.update(appId: app.id, id: id, precondition: .none, edit: .mergePatch(patch)) }
+                run = { try await $0.screens.update(appId: app.id, id: id, precondition: .none, edit: .mergePatch(patch)) }
             case 4:
                 name = "reorder"
                 var order = componentIds[id] ?? []
                 if random.next(3) == 0 { order.append("missing") } else { order.reverse() }
                 let given = order
-                run = { try await $0.update(appId: app.id, id: id, precondition: .none, edit: .reorder(given)) }
+                run = { try await $0.screens.update(appId: app.id, id: id, precondition: .none, edit: .reorder(given)) }
             case 5:
                 name = "replace"
                 let body = screenBody("Replaced \(step)", components: [component("list", source: "feed-r", extra: ["id": .string("r-\(step)")])])
-                run = { try await $0.update(appId: app.id, id: id, precondition: .none, edit: .replace(body)) }
+                run = { try await $0.screens.update(appId: app.id, id: id, precondition: .none, edit: .replace(body)) }
             case 6:
                 name = "stale patch"
-                run = { try await $0.update(appId: app.id, id: id, precondition: .oneOf([1]), edit: .mergePatch(["name": "Stale"])) }
+                run = { try await $0.screens.update(appId: app.id, id: id, precondition: .oneOf([1]), edit: .mergePatch(["name": "Stale"])) }
+            case 8, 9:
+                // The family: renamed, a style dropped (refused while in use) or given back, broken.
+                name = "family patch"
+                let patches: [JSONValue] = [
+                    ["name": .string("Family \(step)")], ["cell_styles": [["id": "LIST_1", "columns": 1, "height": 80]]],
+                    ["cell_styles": phoneFamily["cell_styles"]!], ["cell_styles": allStyles], ["cell_styles": allStyles],
+                    ["interitem_spacing": "wide", "insets": 5],
+                ]
+                let patch = patches[random.next(patches.count)]
+                run = { _ in nil }
+                family = { try await $0.families.update(appId: app.id, id: "FAMILY_1", precondition: .none, edit: .mergePatch(patch)) }
+            case 10:
+                // A layout made, changed or removed (one of three ids), or its style unknown.
+                name = "layout"
+                let layoutId = "layout-\(random.next(3))"
+                let choice = random.next(4)
+                let body: JSONValue = [
+                    "id": .string(layoutId), "name": .string("Layout \(step)"), "family": "FAMILY_1",
+                    "ui_components": [component("list", [choice == 3 ? "NOPE" : "HERO_1"], source: "feed-l", extra: ["id": "l-c"])],
+                ]
+                run = { _ in nil }
+                family = { s in
+                    switch choice {
+                    case 0: return try await s.layouts.create(appId: app.id, body: body)
+                    case 1:
+                        try await s.layouts.delete(appId: app.id, id: layoutId, precondition: .none)
+                        return nil
+                    default: return try await s.layouts.update(appId: app.id, id: layoutId, precondition: .none, edit: .replace(body))
+                    }
+                }
+            case 11:
+                name = "family delete"
+                run = { _ in nil }
+                family = {
+                    try await $0.families.delete(appId: app.id, id: "FAMILY_1", precondition: .none)
+                    return nil
+                }
             default:
                 name = "delete"
                 run = {
-                    try await $0.delete(appId: app.id, id: id, precondition: .none)
+                    try await $0.screens.delete(appId: app.id, id: id, precondition: .none)
                     return nil
                 }
             }
             var outcomes: [Outcome] = []
-            for service in services { outcomes.append(await Self.outcome { try await run(service) }) }
+            for service in services {
+                if let family {
+                    outcomes.append(await Self.outcome { try await family(service).map { ($0.body, $0.revision) } })
+                } else {
+                    outcomes.append(await Self.outcome {
+                        try await run(service).map { (try JSONValue.parse($0.body.readableBytesView), $0.revision) }
+                    })
+                }
+            }
             #expect(outcomes[0] == outcomes[1], "step \(step) (\(name)): PostgreSQL \(outcomes[0]), in memory \(outcomes[1])")
-            if case .written(let json, _) = outcomes[0], let written = json["id"]?.stringValue {
+            if family == nil, case .written(let json, _) = outcomes[0], let written = json["id"]?.stringValue {
                 if !ids.contains(written) { ids.append(written) }
                 componentIds[written] = (json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
             }
-            if case .removed = outcomes[0] { ids.removeAll { $0 == id } }
+            if family == nil, case .removed = outcomes[0] { ids.removeAll { $0 == id } }
             kinds[name.split(separator: " ").first.map(String.init) ?? name, default: 0] += 1
             if case .written = outcomes[0] { kinds["written", default: 0] += 1 }
             if case .invalid = outcomes[0] { kinds["refused", default: 0] += 1 }
         }
         // The script did what it says: every kind of step, both outcomes, many times.
-        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "written", "refused"] {
+        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "family", "layout", "written", "refused"] {
             #expect(kinds[kind, default: 0] >= 5, "\(kind): \(kinds)")
         }
 

@@ -8,31 +8,31 @@ import Testing
 
 @testable import RiversServer
 
-/// The screen routes on the router alone (Hummingbird's `.router` mode: no sockets) over
-/// in-memory repositories: no PostgreSQL, so in the fast tier. The API group is the server's own
+/// The content routes (screens, families, layouts) on the router alone (Hummingbird's `.router`
+/// mode: no sockets) over in-memory repositories: no PostgreSQL, so in the fast tier. The API group is the server's own
 /// (`apiRoutes`: authentication, app access, problems), on in-memory callers (tokens only) and
 /// without `Idempotency-Key` (its bookkeeping is PostgreSQL's); the screens' use cases are
-/// `ScreenService` on `InMemoryScreenStorage`. What is tested is HTTP's part: statuses,
+/// `ScreenService`, `FamilyService` and `LayoutService` on `InMemoryContent`. What is tested is HTTP's part: statuses,
 /// problem+json with pointers, ETag and If-Match, Location, paging, who may do what.
-@Suite("Screen routes on in-memory repositories")
-struct ScreenRouterTests {
+@Suite("Content routes on in-memory repositories")
+struct ContentRouterTests {
     struct Fixture {
         let application: Application<RouterResponder<RiversContext>>
         let app: App
         let editor: HTTPFields
         let viewer: HTTPFields
         let other: HTTPFields
-        let storage: InMemoryScreenStorage
+        let storage: InMemoryContent
     }
 
-    static func fixture() throws -> Fixture {
+    static func fixture() async throws -> Fixture {
         let callers = InMemoryCallers()
         let app = callers.addApp(slug: "fast")
         let otherApp = callers.addApp(slug: "elsewhere")
-        let storage = InMemoryScreenStorage()
+        let storage = InMemoryContent()
         storage.addApp(id: app.id)
         storage.addApp(id: otherApp.id)
-        try storage.setFamily(appId: app.id, phoneFamily)
+        _ = try await FamilyService(storage: storage).create(appId: app.id, body: phoneFamily)
         let log = RouteLog()
         let router = Router(context: RiversContext.self)
         router.add(middleware: RequestIdMiddleware())
@@ -40,9 +40,11 @@ struct ScreenRouterTests {
         let routes = apiRoutes(
             on: router, callers: callers, idempotency: nil, configuration: ServerConfiguration(), cookies: SessionCookies(publicBaseURL: nil),
             routeLog: log, availability: DatabaseAvailability(ready: true))
-        ScreenController(screens: ScreenService(storage: storage), texts: storage, helpers: APIHelpers(bodyLimit: 64 * 1024))
+        let helpers = APIHelpers(bodyLimit: 64 * 1024)
+        FamilyController(families: FamilyService(storage: storage), layouts: LayoutService(storage: storage), texts: storage, helpers: helpers)
             .register(on: routes.appScoped())
-        #expect(log.routes.count == 7, "\(log.routes)")
+        ScreenController(screens: ScreenService(storage: storage), texts: storage, helpers: helpers).register(on: routes.appScoped())
+        #expect(log.routes.count == 19, "\(log.routes)")
         func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
         return Fixture(
             application: Application(router: router, logger: testLogger), app: app,
@@ -70,7 +72,7 @@ struct ScreenRouterTests {
     }
 
     @Test func aScreenIsCreatedReadChangedAndRemovedOverHTTP() async throws {
-        let f = try Self.fixture()
+        let f = try await Self.fixture()
         try await f.application.test(.router) { client in
             let created = try await Self.call(client, .post, "screens", headers: f.editor, json: screenBody("Home", components: [component("list", source: "feed-1"), component("list", source: "feed-2")]))
             #expect(created.status == .created, "\(created.text)")
@@ -109,7 +111,7 @@ struct ScreenRouterTests {
     }
 
     @Test func badRequestsAreProblemsAtTheirPointersAndChangeNothing() async throws {
-        let f = try Self.fixture()
+        let f = try await Self.fixture()
         try await f.application.test(.router) { client in
             let invalid = try await Self.call(client, .post, "screens", headers: f.editor, json: ["name": 5, "family": "FAMILY_1", "ui_components": [component("list", ["NOPE"])]])
             #expect(invalid.status == .unprocessableContent && invalid.isProblem, "\(invalid.text)")
@@ -131,8 +133,42 @@ struct ScreenRouterTests {
         }
     }
 
+    @Test func familiesAndLayoutsOverHTTP() async throws {
+        let f = try await Self.fixture()
+        try await f.application.test(.router) { client in
+            let family = try await Self.call(client, .get, "families/FAMILY_1", headers: f.viewer)
+            #expect(family.status == .ok && family.json["name"] == "Phones" && family.headers[.eTag] == "\"1\"", "\(family.text)")
+            let duplicate = try await Self.call(client, .post, "families", headers: f.editor, json: phoneFamily)
+            #expect(duplicate.status == .conflict && duplicate.isProblem, "\(duplicate.text)")
+
+            let layout = try await Self.call(client, .post, "layouts", headers: f.editor, json: [
+                "id": "lists", "name": "Lists", "family": "FAMILY_1", "ui_components": [component("list", source: "feed-1")],
+            ])
+            #expect(layout.status == .created && layout.headers[.location] == "/api/v1/apps/\(f.app.slug)/layouts/lists", "\(layout.text)")
+            let fromLayout = try await Self.call(client, .post, "screens", headers: f.editor, json: ["name": "Home", "from_layout": "lists"])
+            #expect(fromLayout.status == .created && fromLayout.json["ui_components"]?.arrayValue?.count == 1, "\(fromLayout.text)")
+
+            // A style in use cannot go: 409 naming who uses it.
+            let dropped = try await Self.call(client, .patch, "families/FAMILY_1", headers: f.editor, json: ["cell_styles": [["id": "GRID_1", "columns": 2, "aspect_ratio": 1.5]]])
+            #expect(dropped.status == .conflict && dropped.isProblem, "\(dropped.text)")
+            #expect(dropped.text.contains("lists") && dropped.text.contains("LIST_1"), "\(dropped.text)")
+            var ifMatch = f.editor
+            ifMatch[.ifMatch] = "\"1\""
+            let renamed = try await Self.call(client, .put, "families/FAMILY_1", headers: ifMatch, json: phoneFamily.mergePatched(with: ["name": "Phones and more"]))
+            #expect(renamed.status == .ok && renamed.headers[.eTag] == "\"2\"" && renamed.json["name"] == "Phones and more", "\(renamed.text)")
+            let bad = try await Self.call(client, .patch, "layouts/lists", headers: f.editor, json: ["ui_components": [component("list", ["NOPE"])]])
+            #expect(bad.status == .unprocessableContent && bad.pointers == ["/ui_components/0/cell_styles/0"], "\(bad.text)")
+            let list = try await Self.call(client, .get, "layouts", headers: f.viewer)
+            #expect(list.json["total"] == 1 && list.json["items"]?.arrayValue?.first?["name"] == "Lists", "\(list.text)")
+            let removed = try await Self.call(client, .delete, "layouts/lists", headers: f.editor)
+            #expect(removed.status == .noContent)
+            let byViewer = try await Self.call(client, .delete, "families/FAMILY_1", headers: f.viewer)
+            #expect(byViewer.status == .forbidden && byViewer.isProblem)
+        }
+    }
+
     @Test func onlyTheAppsEditorsWrite() async throws {
-        let f = try Self.fixture()
+        let f = try await Self.fixture()
         try await f.application.test(.router) { client in
             let byViewer = try await Self.call(client, .post, "screens", headers: f.viewer, json: screenBody("Home"))
             #expect(byViewer.status == .forbidden && byViewer.isProblem, "\(byViewer.text)")

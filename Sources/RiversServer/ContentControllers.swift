@@ -6,17 +6,17 @@ import RiversStore
 /// The screen routes: `apps/{app}/screens` (list, create, get, replace, merge-patch, delete) and
 /// the reorder of a screen's components. Writes go to the use cases (`ScreenService`), reads to
 /// the stored texts; both are given, so the same controller runs on PostgreSQL in the server and
-/// on in-memory repositories in the fast tier's router tests (`ScreenRouterTests`).
+/// on in-memory repositories in the fast tier's router tests (`ContentRouterTests`).
 struct ScreenController {
     let screens: ScreenService
-    let texts: any ScreenTextRepository
+    let texts: any RecordTextRepository
     let helpers: APIHelpers
 
     func register(on routes: RouteRegistrar<AppContext>) {
         ResourceEndpoints(
             path: "screens",
-            list: { try await texts.screenPage(appId: $0, limit: $1, offset: $2) },
-            get: { try await texts.screenText(appId: $0, id: $1) },
+            list: { try await texts.listText(.screens, appId: $0, limit: $1, offset: $2) },
+            get: { try await texts.recordText(.screens, appId: $0, id: $1) },
             create: { try await screens.create(appId: $0, body: $1) },
             update: { try await screens.update(appId: $0, id: $1, precondition: $2, edit: ScreenEdit($3)) },
             delete: { try await screens.delete(appId: $0, id: $1, precondition: $2) }
@@ -30,6 +30,34 @@ struct ScreenController {
         let order = try ComponentOrder.read(try await helpers.body(request))
         return JSONResponse(try await screens.update(
             appId: context.app.id, id: try context.pathParameter("id"), precondition: precondition, edit: .reorder(order.ids)))
+    }
+}
+
+/// The family and layout routes: `apps/{app}/families` and `apps/{app}/layouts` (list, create,
+/// get, replace, merge-patch, delete), writes to their use cases, reads to the stored texts.
+struct FamilyController {
+    let families: FamilyService
+    let layouts: LayoutService
+    let texts: any RecordTextRepository
+    let helpers: APIHelpers
+
+    func register(on routes: RouteRegistrar<AppContext>) {
+        ResourceEndpoints(
+            path: "families",
+            list: { try await texts.listText(.families, appId: $0, limit: $1, offset: $2) },
+            get: { try await texts.recordText(.families, appId: $0, id: $1) },
+            create: { RecordText.created(try await families.create(appId: $0, body: $1)) },
+            update: { RecordText(try await families.update(appId: $0, id: $1, precondition: $2, edit: $3)) },
+            delete: { try await families.delete(appId: $0, id: $1, precondition: $2) }
+        ).register(on: routes, helpers: helpers)
+        ResourceEndpoints(
+            path: "layouts",
+            list: { try await texts.listText(.layouts, appId: $0, limit: $1, offset: $2) },
+            get: { try await texts.recordText(.layouts, appId: $0, id: $1) },
+            create: { RecordText.created(try await layouts.create(appId: $0, body: $1)) },
+            update: { RecordText(try await layouts.update(appId: $0, id: $1, precondition: $2, edit: $3)) },
+            delete: { try await layouts.delete(appId: $0, id: $1, precondition: $2) }
+        ).register(on: routes, helpers: helpers)
     }
 }
 

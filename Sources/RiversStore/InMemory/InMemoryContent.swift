@@ -1,0 +1,348 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import RiversCore
+
+/// An app's content kept in memory: screens, families and layouts (and the plugins they are read
+/// with). A `ScreenStorage`, a `FamilyStorage` and a `RecordTextRepository` without PostgreSQL,
+/// for the fast tier's tests of the content use cases (`ScreenService`, `FamilyService`,
+/// `LayoutService`) and routes. Each app is kept in a value; a transaction works on a copy of it
+/// and commits only when its work returns (and runs again on a fresh copy should another
+/// transaction of the app have committed meanwhile, as a serializable PostgreSQL transaction
+/// would be retried), so a failed write leaves nothing. What it does not model: row locks
+/// (nothing waits), and the stored sizes are those of the text as written (PostgreSQL's jsonb
+/// text, which the caps measure there, is a little longer). `ContentStorageTests` runs one
+/// script of writes on it and on `Store` and requires the same outcome at every step.
+public final class InMemoryContent: ScreenStorage, FamilyStorage, RecordTextRepository {
+    /// A screen, family or layout as kept: typed, with its bookkeeping and its stored text.
+    struct Row<Value: Sendable>: Sendable {
+        var value: Value
+        var revision: Int
+        var createdAt: Date
+        var updatedAt: Date
+        /// The stored text: a screen's stored form (what a GET answers, less `home`), a family's
+        /// or layout's JSON.
+        var stored: [UInt8]
+
+        init(_ value: Value, stored: [UInt8]) {
+            self.value = value
+            self.stored = stored
+            revision = 1
+            createdAt = Date()
+            updatedAt = createdAt
+        }
+
+        /// The next revision of the row, holding `value`.
+        mutating func change(to value: Value, stored: [UInt8]) {
+            self.value = value
+            self.stored = stored
+            revision += 1
+            updatedAt = Date()
+        }
+
+        /// The row as its table's text (the stored text, with `extra` members spliced in before
+        /// its closing brace: a screen's `home`, which PostgreSQL keeps in a column).
+        func text(adding extra: String = "") -> RecordText {
+            var bytes = stored
+            if !extra.isEmpty {
+                bytes.removeLast()
+                bytes += Array(",\(extra)}".utf8)
+            }
+            return RecordText(body: ByteBuffer(bytes: bytes), revision: revision, createdAt: createdAt, updatedAt: updatedAt)
+        }
+
+        var record: Record { Record(body: (try? JSONValue.parse(stored)) ?? .null, revision: revision, createdAt: createdAt, updatedAt: updatedAt) }
+    }
+
+    struct AppState: Sendable {
+        var nextScreenNumber = 1
+        /// Each in the app's order (PostgreSQL's `position`: the order of creation).
+        var screens: [Row<Screen>] = []
+        var families: [Row<Family>] = []
+        var layouts: [Row<LayoutTemplate>] = []
+        var registry = PluginRegistry()
+        /// Moves on with every commit: a transaction that started from an older one runs again.
+        var commits = 0
+    }
+
+    private let apps = NIOLockedValueBox<[String: AppState]>([:])
+    /// Transactions committed, and those run again after another committed first.
+    private let counters = NIOLockedValueBox((committed: 0, retried: 0))
+
+    public init() {}
+
+    // MARK: Setting up an app (what other repositories write on PostgreSQL)
+
+    /// Adds an app with no screens.
+    public func addApp(id: String) {
+        apps.withLockedValue { $0[id] = AppState() }
+    }
+
+    /// Sets the app's plugins.
+    public func setRegistry(appId: String, _ registry: PluginRegistry) throws {
+        try change(appId) { $0.registry = registry }
+    }
+
+    private func change(_ appId: String, _ body: (inout AppState) -> Void) throws {
+        try apps.withLockedValue { apps in
+            guard apps[appId] != nil else { throw StoreError.notFound("no app \(appId)") }
+            body(&apps[appId]!)
+            apps[appId]!.commits += 1
+        }
+    }
+
+    // MARK: Reading back (for tests)
+
+    /// The app's screens in its order, typed, with their revisions.
+    public func screens(appId: String) -> [(screen: Screen, revision: Int)] {
+        apps.withLockedValue { $0[appId]?.screens.map { ($0.value, $0.revision) } ?? [] }
+    }
+
+    /// The app's families in its order, typed, with their revisions.
+    public func families(appId: String) -> [(family: Family, revision: Int)] {
+        apps.withLockedValue { $0[appId]?.families.map { ($0.value, $0.revision) } ?? [] }
+    }
+
+    /// The app's next `screen_type` number.
+    public func nextScreenNumber(appId: String) -> Int? {
+        apps.withLockedValue { $0[appId]?.nextScreenNumber }
+    }
+
+    /// Transactions committed, and transactions run again because another of their app committed first.
+    public var transactions: (committed: Int, retried: Int) { counters.withLockedValue { $0 } }
+
+    // MARK: RecordTextRepository (what GETs answer)
+
+    public func recordText(_ table: DocumentTable, appId: String, id: String) async throws -> RecordText {
+        let text = apps.withLockedValue { apps in apps[appId].flatMap { Self.texts(table, of: $0).first { $0.id == Self.key(table, id) }?.text } }
+        guard let text else { throw StoreError.notFound("no \(table.noun) \(id) in this app") }
+        return text
+    }
+
+    /// A page in the app's order, sized as `Store.listText` sizes it.
+    public func listText(_ table: DocumentTable, appId: String, limit: Int, offset: Int) async throws -> TextPage {
+        let limit = max(1, min(limit, Store.maxPageSize)), offset = max(0, offset)
+        let texts = apps.withLockedValue { apps in apps[appId].map { Self.texts(table, of: $0) } ?? [] }
+        return TextPage(items: texts.dropFirst(offset).prefix(limit).map(\.text), total: texts.count, limit: limit, offset: offset)
+    }
+
+    /// A table's rows as ids and texts, in the app's order.
+    private static func texts(_ table: DocumentTable, of app: AppState) -> [(id: String, text: RecordText)] {
+        switch table {
+        case .screens: return app.screens.map { ($0.value.id.lowercased(), Transaction.text($0)) }
+        case .families: return app.families.map { ($0.value.id, $0.text()) }
+        case .layouts: return app.layouts.map { ($0.value.id, $0.text()) }
+        }
+    }
+
+    /// How a table compares ids: screens' are UUIDs (any case), the others' exact.
+    static func key(_ table: DocumentTable, _ id: String) -> String {
+        table == .screens ? (UUIDText.normalize(id) ?? "") : id
+    }
+
+    // MARK: ScreenStorage and FamilyStorage
+
+    public func withScreens<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any ScreenTransaction) async throws -> T
+    ) async throws -> T {
+        try await transaction(appId) { try await work($0) }
+    }
+
+    public func withFamilies<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any FamilyTransaction) async throws -> T
+    ) async throws -> T {
+        try await transaction(appId) { try await work($0) }
+    }
+
+    private func transaction<T: Sendable>(_ appId: String, _ work: (Transaction) async throws -> T) async throws -> T {
+        while true {
+            guard let start = apps.withLockedValue({ $0[appId] }) else { throw StoreError.notFound("no app \(appId)") }
+            let tx = Transaction(state: start)
+            let result = try await work(tx)
+            let committed: Bool = apps.withLockedValue { apps in
+                guard apps[appId]?.commits == start.commits else { return false }
+                var state = tx.state
+                state.commits += 1
+                apps[appId] = state
+                return true
+            }
+            counters.withLockedValue { committed ? ($0.committed += 1) : ($0.retried += 1) }
+            if committed { return result }
+        }
+    }
+
+    /// One transaction: a copy of the app, changed in place.
+    final class Transaction: ScreenTransaction, FamilyTransaction {
+        var state: AppState
+
+        init(state: AppState) { self.state = state }
+
+        func registry() async throws -> PluginRegistry { state.registry }
+
+        // MARK: Screens
+
+        var nextScreenNumber: Int { state.nextScreenNumber }
+
+        func screenParents() async throws -> [String: String?] {
+            var parents: [String: String?] = [:]
+            for row in state.screens { parents[row.value.id] = .some(row.value.parent) }
+            return parents
+        }
+
+        func layout(id: String) async throws -> JSONValue? {
+            state.layouts.first { $0.value.id == id }.map { $0.value.json }
+        }
+
+        private func index(_ id: String) -> Int? {
+            guard let id = UUIDText.normalize(id) else { return nil }
+            return state.screens.firstIndex { $0.value.id.lowercased() == id }
+        }
+
+        func currentScreen(id: String, registry: PluginRegistry) async throws -> (screen: Screen, revision: Int) {
+            guard let i = index(id) else { throw StoreError.notFound("no screen \(id) in this app") }
+            return (state.screens[i].value, state.screens[i].revision)
+        }
+
+        func family(id: String) async throws -> SavedScreen.FamilyLookup {
+            state.families.first { $0.value.id == id }.map { .found($0.value) } ?? .missing
+        }
+
+        func lockScreen(id: String) async throws -> (revision: Int, home: Bool)? {
+            index(id).map { (state.screens[$0].revision, state.screens[$0].value.home) }
+        }
+
+        func screenText(id: String) async throws -> RecordText? {
+            index(id).map { Self.text(state.screens[$0]) }
+        }
+
+        /// What a GET answers: the stored form with `home` (PostgreSQL merges its column in).
+        static func text(_ row: Row<Screen>) -> RecordText {
+            row.text(adding: #""home":\#(row.value.home)"#)
+        }
+
+        func insert(_ screen: Screen, options: Screen.ReadOptions) async throws -> RecordText {
+            let row = Row(screen, stored: screen.storedForm())
+            state.screens.append(row)
+            state.nextScreenNumber += 1
+            return Self.text(row)
+        }
+
+        func update(_ screen: Screen, options: Screen.ReadOptions) async throws -> RecordText {
+            guard let i = index(screen.id) else { throw StoreError.notFound("the row vanished during the write") }
+            state.screens[i].change(to: screen, stored: screen.storedForm())
+            return Self.text(state.screens[i])
+        }
+
+        func clearHome(except id: String) async throws {
+            for i in state.screens.indices where state.screens[i].value.home && state.screens[i].value.id != id {
+                var screen = state.screens[i].value
+                screen.home = false
+                state.screens[i].change(to: screen, stored: state.screens[i].stored)
+            }
+        }
+
+        func linksTo(screen id: String) async throws -> [ResourceUse] {
+            let id = id.lowercased()
+            return state.screens.compactMap { row in
+                let screen = row.value
+                guard screen.id != id else { return nil }
+                if screen.parent == id { return ResourceUse(kind: .screen, id: screen.id, name: screen.name, via: .link("parent")) }
+                if screen.targets.contains(id) { return ResourceUse(kind: .screen, id: screen.id, name: screen.name, via: .link("target")) }
+                return nil
+            }
+        }
+
+        func delete(screen id: String) async throws {
+            if let i = index(id) { state.screens.remove(at: i) }
+        }
+
+        func makeFirstScreenHome() async throws {
+            guard var screen = state.screens.first?.value else { return }
+            screen.home = true
+            state.screens[0].change(to: screen, stored: state.screens[0].stored)
+        }
+
+        func storedBytes(screen id: String) async throws -> (screen: Int, app: Int) {
+            (index(id).map { state.screens[$0].stored.count } ?? 0, try await storedAppBytes())
+        }
+
+        // MARK: Families and layouts
+
+        /// A family's or layout's row as stored, and where it is.
+        private func row(_ table: DocumentTable, _ id: String) -> (index: Int, record: Record)? {
+            switch table {
+            case .families: return state.families.firstIndex { $0.value.id == id }.map { ($0, state.families[$0].record) }
+            case .layouts: return state.layouts.firstIndex { $0.value.id == id }.map { ($0, state.layouts[$0].record) }
+            case .screens: return nil
+            }
+        }
+
+        func stored(_ table: DocumentTable, id: String) async throws -> Record? { row(table, id)?.record }
+
+        func exists(_ table: DocumentTable, id: String) async throws -> Bool { row(table, id) != nil }
+
+        func count(_ table: DocumentTable) async throws -> Int {
+            table == .families ? state.families.count : table == .layouts ? state.layouts.count : state.screens.count
+        }
+
+        func delete(_ table: DocumentTable, id: String) async throws {
+            guard let i = row(table, id)?.index else { return }
+            if table == .families { state.families.remove(at: i) } else { state.layouts.remove(at: i) }
+        }
+
+        func insert(_ family: Family) async throws -> Record {
+            state.families.append(Row(family, stored: family.json.serialized()))
+            return state.families[state.families.count - 1].record
+        }
+
+        func update(_ family: Family) async throws -> Record {
+            try Self.change(&state.families, family.id, to: family, stored: family.json.serialized())
+        }
+
+        func insert(_ layout: LayoutTemplate) async throws -> Record {
+            state.layouts.append(Row(layout, stored: layout.json.serialized()))
+            return state.layouts[state.layouts.count - 1].record
+        }
+
+        func update(_ layout: LayoutTemplate) async throws -> Record {
+            try Self.change(&state.layouts, layout.id, to: layout, stored: layout.json.serialized())
+        }
+
+        /// The row `id` of `rows` at its next revision, holding `value`.
+        private static func change<T>(_ rows: inout [Row<T>], _ id: String, to value: T, stored: [UInt8]) throws -> Record where T: Identified {
+            guard let i = rows.firstIndex(where: { $0.value.id == id }) else { throw StoreError.notFound("the row vanished during the write") }
+            rows[i].change(to: value, stored: stored)
+            return rows[i].record
+        }
+
+        /// Screens first, then layouts, each in the app's order, as the SQL orders them.
+        func users(ofFamily id: String) async throws -> [FamilyUser] {
+            state.screens.filter { $0.value.family == id }.map {
+                FamilyUser(kind: .screen, id: $0.value.id, name: $0.value.name, cellStyles: Self.cellStyles($0.value.uiComponents))
+            } + state.layouts.filter { $0.value.family == id }.map {
+                FamilyUser(kind: .layout, id: $0.value.id, name: $0.value.name, cellStyles: Self.cellStyles($0.value.uiComponents))
+            }
+        }
+
+        /// The cell styles components name, their children's included.
+        static func cellStyles(_ components: [Component]) -> Set<String> {
+            components.reduce(into: Set<String>()) { styles, c in
+                styles.formUnion(c.cellStyles)
+                styles.formUnion(cellStyles(c.uiComponents))
+            }
+        }
+
+        func familyToCheck(id: String) async throws -> Family? {
+            state.families.first { $0.value.id == id }?.value
+        }
+
+        func storedAppBytes() async throws -> Int {
+            state.screens.reduce(0) { $0 + $1.stored.count } + state.families.reduce(0) { $0 + $1.stored.count }
+        }
+    }
+}
+
+/// A kept value with an id (families and layouts).
+protocol Identified { var id: String { get } }
+extension Family: Identified {}
+extension LayoutTemplate: Identified {}
