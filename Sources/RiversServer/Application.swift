@@ -232,6 +232,7 @@ public func buildRouter(
         passwords: Passwords(perAddress: configuration.passwordChecksPerAddress))
         .register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
+    PluginController(store: store, plugins: PluginService(storage: store), helpers: helpers).register(on: routes)
     FamilyController(families: FamilyService(storage: store), layouts: LayoutService(storage: store), texts: store, helpers: helpers)
         .register(on: routes.appScoped())
     ScreenController(screens: ScreenService(storage: store), texts: store, helpers: helpers).register(on: routes.appScoped())

@@ -15,7 +15,6 @@ struct APIController {
     func register(on routes: RouteRegistrar<RiversContext>) {
         let appRoutes = routes.appScoped()
         PreviewController(store: store, helpers: helpers).register(on: routes)
-        PluginController(store: store, helpers: helpers).register(on: routes)
         appRoutes.on(.get, "", need: .role(.viewer)) { _, context in
             JSONResponse(appJSON(context.app, role: context.role))
         }

@@ -1,12 +1,16 @@
 import Foundation
 import Hummingbird
 import RiversCore
+import RiversServices
 import RiversStore
 
 /// `/plugins`: register Zapp plugin manifests (screen plugins, ui_component plugins, navigation
 /// and hook plugins), keep their versions, and give the editor a form for each.
 struct PluginController {
+    /// What is read (the plugins as stored).
     let store: any PluginRepository
+    /// What is written.
+    let plugins: PluginService
     let helpers: APIHelpers
 
     func register(on routes: RouteRegistrar<RiversContext>) {
@@ -18,7 +22,7 @@ struct PluginController {
         }
         appRoutes.on(.post, "plugins", need: .role(.editor)) { request, context in
             let app = context.app
-            let (plugin, created) = try await store.registerPlugin(appId: app.id, manifestJSON: try await helpers.body(request))
+            let (plugin, created) = try await plugins.register(appId: app.id, manifestJSON: try await helpers.body(request))
             return JSONResponse(plugin, status: created ? .created : .ok, location: "/api/v1/apps/\(app.slug)/plugins/\(plugin.identifier)")
         }
         appRoutes.on(.get, "plugins/{id}", need: .role(.viewer)) { _, context in
@@ -28,14 +32,14 @@ struct PluginController {
         appRoutes.on(.put, "plugins/{id}", need: .role(.editor)) { request, context in
             let app = context.app
             let precondition = try helpers.precondition(request)
-            let (plugin, _) = try await store.registerPlugin(
+            let (plugin, _) = try await plugins.register(
                 appId: app.id, manifestJSON: try await helpers.body(request), expectedIdentifier: try context.pathParameter("id"),
                 precondition: precondition, replace: true)
             return JSONResponse(plugin)
         }
         appRoutes.on(.delete, "plugins/{id}", need: .role(.editor)) { request, context in
             let app = context.app
-            try await store.deletePlugin(appId: app.id, identifier: try context.pathParameter("id"), precondition: try helpers.precondition(request))
+            try await plugins.delete(appId: app.id, identifier: try context.pathParameter("id"), precondition: try helpers.precondition(request))
             return NoContent()
         }
         appRoutes.on(.get, "plugins/{id}/form", need: .role(.viewer)) { request, context in

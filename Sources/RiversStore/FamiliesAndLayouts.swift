@@ -70,18 +70,7 @@ extension Store: FamilyStorage {
 }
 
 /// The families and layouts of one app in one PostgreSQL transaction: SQL only.
-final class PostgresFamilyTransaction: FamilyTransaction {
-    let store: Store
-    let connection: PostgresConnection
-    let appId: String
-    var logger: Logger { store.logger }
-
-    init(store: Store, connection: PostgresConnection, appId: String) {
-        self.store = store
-        self.connection = connection
-        self.appId = appId
-    }
-
+final class PostgresFamilyTransaction: PostgresAppTransaction, FamilyTransaction {
     func registry() async throws -> PluginRegistry {
         try await store.registry(appId: appId, on: connection)
     }

@@ -187,112 +187,96 @@ extension Store {
         }
         return manifest
     }
+}
 
-    /// Registers a manifest: a new plugin, or a new version of one (which becomes current). The
-    /// same version again with the same manifest changes nothing; with another manifest it is a
-    /// conflict unless `replace` (PUT) says to replace it.
-    public func registerPlugin(
-        appId: String, manifestJSON: JSONValue, expectedIdentifier: String? = nil, precondition: RevisionPrecondition = .none, replace: Bool = false
-    ) async throws -> (plugin: StoredPlugin, created: Bool) {
-        let manifest: PluginManifest
-        do {
-            manifest = try PluginManifest.parse(manifestJSON)
-        } catch {
-            throw StoreError.invalid(error.errors)
-        }
-        if let expectedIdentifier, expectedIdentifier != manifest.identifier {
-            throw StoreError.invalid([FieldError("/identifier", "must be \(expectedIdentifier), the plugin this request replaces")])
-        }
-        let id = manifest.identifier
-        let version = manifest.manifestVersion
-        let text = manifest.raw.serializedString()
-        return try await client.transaction(logger: logger) { connection in
-            _ = try await lockApp(appId, on: connection)
-            let existing = try await storedPlugin(appId: appId, identifier: id, on: connection, lock: .update)
-            if let existing {
-                try precondition.check(existing.revision)
-            } else if expectedIdentifier != nil {
-                throw StoreError.notFound("no plugin \(id) in this app")
-            }
-            if existing == nil {
-                try AppCaps.refuseAtCap(
-                    try await number("SELECT count(*)::int FROM plugins WHERE app_id = \(appId)::uuid", on: connection),
-                    limit: Limits.maxPluginsPerApp, "plugins")
-                try await connection.query(
-                    "INSERT INTO plugins (app_id, identifier, current_version) VALUES (\(appId)::uuid, \(id), \(version))", logger: logger)
-            }
-            var sameVersion: String?
-            for try await stored in try await connection.query(
-                """
-                SELECT manifest::text FROM plugin_versions
-                WHERE app_id = \(appId)::uuid AND identifier = \(id) AND manifest_version = \(version)
-                """, logger: logger
-            ).decode(String.self) { sameVersion = stored }
-            if let sameVersion {
-                let unchanged = (try? JSONValue.parse(Array(sameVersion.utf8))) == manifest.raw
-                if unchanged, let existing, existing.currentVersion == version {
-                    return (existing, false)
-                }
-                if !unchanged, !replace {
-                    throw StoreError.conflict(
-                        "plugin \(id) has a version \(version) already with another manifest: raise manifest_version, or PUT to replace it",
-                        usedBy: [])
-                }
-                try await connection.query(
-                    """
-                    UPDATE plugin_versions SET manifest = \(text)::jsonb
-                    WHERE app_id = \(appId)::uuid AND identifier = \(id) AND manifest_version = \(version)
-                    """, logger: logger)
-            } else {
-                try AppCaps.refuseAtCap(
-                    try await number(
-                        "SELECT count(*)::int FROM plugin_versions WHERE app_id = \(appId)::uuid AND identifier = \(id)", on: connection),
-                    limit: Limits.maxVersionsPerPlugin, "versions of plugin \(id)")
-                try await connection.query(
-                    """
-                    INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest)
-                    VALUES (\(appId)::uuid, \(id), \(version), \(text)::jsonb)
-                    """, logger: logger)
-            }
-            if existing != nil {
-                try await connection.query(
-                    """
-                    UPDATE plugins SET current_version = \(version), revision = revision + 1, updated_at = now()
-                    WHERE app_id = \(appId)::uuid AND identifier = \(id)
-                    """, logger: logger)
-            }
-            guard let plugin = try await storedPlugin(appId: appId, identifier: id, on: connection, lock: .none) else {
-                throw StoreError.notFound("no plugin \(id) in this app")
-            }
-            return (plugin, existing == nil)
-        }
-    }
-
-    /// Deletes a plugin nothing uses.
-    public func deletePlugin(appId: String, identifier: String, precondition: RevisionPrecondition) async throws {
+extension Store: PluginStorage {
+    public func withPlugins<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any PluginTransaction) async throws -> T
+    ) async throws -> T {
         try await client.transaction(logger: logger) { connection in
             _ = try await lockApp(appId, on: connection)
-            guard let existing = try await storedPlugin(appId: appId, identifier: identifier, on: connection, lock: .update) else {
-                throw StoreError.notFound("no plugin \(identifier) in this app")
-            }
-            try precondition.check(existing.revision)
-            let content = try await self.content(appId: appId, on: connection)
-            var users = PluginRegistry().uses(of: identifier, in: content.screens)
-            for try await (layoutId, name) in try await connection.query(
-                """
-                SELECT id, body->>'name' FROM layouts
-                WHERE app_id = \(appId)::uuid
-                  AND jsonb_path_exists(body, '$.** ? (@.component_type == $id)', jsonb_build_object('id', \(identifier)::text))
-                ORDER BY position
-                """, logger: logger
-            ).decode((String, String).self) {
-                users.append(ResourceUse(kind: .layout, id: layoutId, name: name, via: .ways(["component"])))
-            }
-            if !users.isEmpty {
-                throw StoreError.conflict("plugin \(identifier) is used by \(users.count) screen(s) or layout(s)", usedBy: users)
-            }
-            try await connection.query(
-                "DELETE FROM plugins WHERE app_id = \(appId)::uuid AND identifier = \(identifier)", logger: logger)
+            return try await work(PostgresPluginTransaction(store: self, connection: connection, appId: appId))
         }
+    }
+}
+
+/// The plugins of one app in one PostgreSQL transaction: SQL only.
+final class PostgresPluginTransaction: PostgresAppTransaction, PluginTransaction {
+    func plugin(_ identifier: String) async throws -> StoredPlugin? {
+        try await store.storedPlugin(appId: appId, identifier: identifier, on: connection, lock: .update)
+    }
+
+    func pluginCount() async throws -> Int {
+        try await store.number("SELECT count(*)::int FROM plugins WHERE app_id = \(appId)::uuid", on: connection)
+    }
+
+    func versionCount(_ identifier: String) async throws -> Int {
+        try await store.number(
+            "SELECT count(*)::int FROM plugin_versions WHERE app_id = \(appId)::uuid AND identifier = \(identifier)", on: connection)
+    }
+
+    /// A stored manifest that no longer parses is another manifest (`null`).
+    func storedManifest(_ identifier: String, version: String) async throws -> JSONValue? {
+        for try await stored in try await connection.query(
+            """
+            SELECT manifest::text FROM plugin_versions
+            WHERE app_id = \(appId)::uuid AND identifier = \(identifier) AND manifest_version = \(version)
+            """, logger: logger
+        ).decode(String.self) {
+            return (try? JSONValue.parse(Array(stored.utf8))) ?? .null
+        }
+        return nil
+    }
+
+    func insertPlugin(_ identifier: String, currentVersion version: String) async throws {
+        try await connection.query(
+            "INSERT INTO plugins (app_id, identifier, current_version) VALUES (\(appId)::uuid, \(identifier), \(version))", logger: logger)
+    }
+
+    func insertVersion(_ manifest: PluginManifest) async throws {
+        try await connection.query(
+            """
+            INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest)
+            VALUES (\(appId)::uuid, \(manifest.identifier), \(manifest.manifestVersion), \(manifest.raw.serializedString())::jsonb)
+            """, logger: logger)
+    }
+
+    func replaceVersion(_ manifest: PluginManifest) async throws {
+        try await connection.query(
+            """
+            UPDATE plugin_versions SET manifest = \(manifest.raw.serializedString())::jsonb
+            WHERE app_id = \(appId)::uuid AND identifier = \(manifest.identifier) AND manifest_version = \(manifest.manifestVersion)
+            """, logger: logger)
+    }
+
+    func makeCurrent(_ identifier: String, version: String) async throws {
+        try await connection.query(
+            """
+            UPDATE plugins SET current_version = \(version), revision = revision + 1, updated_at = now()
+            WHERE app_id = \(appId)::uuid AND identifier = \(identifier)
+            """, logger: logger)
+    }
+
+    func delete(plugin identifier: String) async throws {
+        try await connection.query("DELETE FROM plugins WHERE app_id = \(appId)::uuid AND identifier = \(identifier)", logger: logger)
+    }
+
+    func screens() async throws -> [Screen] {
+        try await store.content(appId: appId, on: connection).screens
+    }
+
+    func layouts(usingComponentType componentType: String) async throws -> [ResourceUse] {
+        var users: [ResourceUse] = []
+        for try await (layoutId, name) in try await connection.query(
+            """
+            SELECT id, body->>'name' FROM layouts
+            WHERE app_id = \(appId)::uuid
+              AND jsonb_path_exists(body, '$.** ? (@.component_type == $id)', jsonb_build_object('id', \(componentType)::text))
+            ORDER BY position
+            """, logger: logger
+        ).decode((String, String).self) {
+            users.append(ResourceUse(kind: .layout, id: layoutId, name: name, via: .ways(["component"])))
+        }
+        return users
     }
 }

@@ -43,16 +43,13 @@ public protocol FamilyRepository: Sendable {
     func family(appId: String, id: String) async throws -> Record
 }
 
-/// Plugin manifests, every version of each, and the registry that follows from them.
+/// Plugin manifests, every version of each, and the registry that follows from them, as read.
+/// They are written through `PluginStorage` (PluginStorage.swift), whose use cases are `PluginService`'s.
 public protocol PluginRepository: Sendable {
     func registry(appId: String) async throws -> PluginRegistry
     func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page<StoredPlugin>
     func plugin(appId: String, identifier: String) async throws -> StoredPlugin
     func pluginManifest(appId: String, identifier: String, version: String?) async throws -> PluginManifest
-    func registerPlugin(
-        appId: String, manifestJSON: JSONValue, expectedIdentifier: String?, precondition: RevisionPrecondition, replace: Bool
-    ) async throws -> (plugin: StoredPlugin, created: Bool)
-    func deletePlugin(appId: String, identifier: String, precondition: RevisionPrecondition) async throws
 }
 
 /// What the public URLs read: the published index and documents, never a draft. Apart from
@@ -81,10 +78,3 @@ public protocol VersionRepository: PublishedDocumentSource {
 }
 
 extension Store: AppRepository, CallerRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, PluginRepository, VersionRepository {}
-
-extension PluginRepository {
-    /// Registers a new plugin, or a new version of one.
-    public func registerPlugin(appId: String, manifestJSON: JSONValue) async throws -> (plugin: StoredPlugin, created: Bool) {
-        try await registerPlugin(appId: appId, manifestJSON: manifestJSON, expectedIdentifier: nil, precondition: .none, replace: false)
-    }
-}

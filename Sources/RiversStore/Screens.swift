@@ -18,12 +18,8 @@ extension Store: ScreenStorage {
 /// (`SavedScreenCache`) in step: the current screen comes from there when its row version is the
 /// one kept (this process made or last saved it), and a written screen is kept under the row
 /// version PostgreSQL gives it, so the next write reads no stored text.
-final class PostgresScreenTransaction: ScreenTransaction {
-    let store: Store
-    let connection: PostgresConnection
-    let appId: String
+final class PostgresScreenTransaction: PostgresAppTransaction, ScreenTransaction {
     let nextScreenNumber: Int
-    var logger: Logger { store.logger }
 
     /// The stamp of the app's plugins, read with the registry.
     private var pluginStamp = ""
@@ -33,10 +29,8 @@ final class PostgresScreenTransaction: ScreenTransaction {
     private var lastFamily: (id: String, lookup: SavedScreen.FamilyLookup, stamp: String?)?
 
     init(store: Store, connection: PostgresConnection, appId: String, nextScreenNumber: Int) {
-        self.store = store
-        self.connection = connection
-        self.appId = appId
         self.nextScreenNumber = nextScreenNumber
+        super.init(store: store, connection: connection, appId: appId)
     }
 
     func registry() async throws -> PluginRegistry {

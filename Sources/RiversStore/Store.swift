@@ -397,3 +397,18 @@ extension JSONValue {
         return .object(o)
     }
 }
+
+/// The work of one app in one PostgreSQL transaction: what the storages' transactions
+/// (`PostgresScreenTransaction`, `PostgresFamilyTransaction`, `PostgresPluginTransaction`) run on.
+class PostgresAppTransaction {
+    let store: Store
+    let connection: PostgresConnection
+    let appId: String
+    var logger: Logger { store.logger }
+
+    init(store: Store, connection: PostgresConnection, appId: String) {
+        self.store = store
+        self.connection = connection
+        self.appId = appId
+    }
+}

@@ -8,11 +8,11 @@ import Testing
 
 @testable import RiversServer
 
-/// The content routes (screens, families, layouts) on the router alone (Hummingbird's `.router`
+/// The content routes (screens, families, layouts, plugins) on the router alone (Hummingbird's `.router`
 /// mode: no sockets) over in-memory repositories: no PostgreSQL, so in the fast tier. The API group is the server's own
 /// (`apiRoutes`: authentication, app access, problems), on in-memory callers (tokens only) and
 /// without `Idempotency-Key` (its bookkeeping is PostgreSQL's); the screens' use cases are
-/// `ScreenService`, `FamilyService` and `LayoutService` on `InMemoryContent`. What is tested is HTTP's part: statuses,
+/// `ScreenService`, `FamilyService`, `LayoutService` and `PluginService` on `InMemoryContent`. What is tested is HTTP's part: statuses,
 /// problem+json with pointers, ETag and If-Match, Location, paging, who may do what.
 @Suite("Content routes on in-memory repositories")
 struct ContentRouterTests {
@@ -25,7 +25,7 @@ struct ContentRouterTests {
         let storage: InMemoryContent
     }
 
-    static func fixture() async throws -> Fixture {
+    static func setUp() async throws -> Fixture {
         let callers = InMemoryCallers()
         let app = callers.addApp(slug: "fast")
         let otherApp = callers.addApp(slug: "elsewhere")
@@ -44,7 +44,9 @@ struct ContentRouterTests {
         FamilyController(families: FamilyService(storage: storage), layouts: LayoutService(storage: storage), texts: storage, helpers: helpers)
             .register(on: routes.appScoped())
         ScreenController(screens: ScreenService(storage: storage), texts: storage, helpers: helpers).register(on: routes.appScoped())
-        #expect(log.routes.count == 19, "\(log.routes)")
+        PluginController(store: storage, plugins: PluginService(storage: storage), helpers: helpers).register(on: routes)
+        PreviewController(store: storage, helpers: helpers).register(on: routes)
+        #expect(log.routes.count == 29, "\(log.routes)")
         func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
         return Fixture(
             application: Application(router: router, logger: testLogger), app: app,
@@ -72,7 +74,7 @@ struct ContentRouterTests {
     }
 
     @Test func aScreenIsCreatedReadChangedAndRemovedOverHTTP() async throws {
-        let f = try await Self.fixture()
+        let f = try await Self.setUp()
         try await f.application.test(.router) { client in
             let created = try await Self.call(client, .post, "screens", headers: f.editor, json: screenBody("Home", components: [component("list", source: "feed-1"), component("list", source: "feed-2")]))
             #expect(created.status == .created, "\(created.text)")
@@ -111,7 +113,7 @@ struct ContentRouterTests {
     }
 
     @Test func badRequestsAreProblemsAtTheirPointersAndChangeNothing() async throws {
-        let f = try await Self.fixture()
+        let f = try await Self.setUp()
         try await f.application.test(.router) { client in
             let invalid = try await Self.call(client, .post, "screens", headers: f.editor, json: ["name": 5, "family": "FAMILY_1", "ui_components": [component("list", ["NOPE"])]])
             #expect(invalid.status == .unprocessableContent && invalid.isProblem, "\(invalid.text)")
@@ -134,7 +136,7 @@ struct ContentRouterTests {
     }
 
     @Test func familiesAndLayoutsOverHTTP() async throws {
-        let f = try await Self.fixture()
+        let f = try await Self.setUp()
         try await f.application.test(.router) { client in
             let family = try await Self.call(client, .get, "families/FAMILY_1", headers: f.viewer)
             #expect(family.status == .ok && family.json["name"] == "Phones" && family.headers[.eTag] == "\"1\"", "\(family.text)")
@@ -167,8 +169,57 @@ struct ContentRouterTests {
         }
     }
 
+    @Test func pluginsOverHTTP() async throws {
+        let f = try await Self.setUp()
+        try await f.application.test(.router) { client in
+            let manifest = try fixture("manifest_qb_admob_inline_banner_ui_component_ios_qb.json")
+            let id = try #require(manifest["identifier"]?.stringValue)
+            let made = try await Self.call(client, .post, "plugins", headers: f.editor, json: manifest)
+            #expect(made.status == .created && made.headers[.location] == "/api/v1/apps/\(f.app.slug)/plugins/\(id)", "\(made.text)")
+            let again = try await Self.call(client, .post, "plugins", headers: f.editor, json: manifest)
+            #expect(again.status == .ok && again.json["revision"] == 1, "\(again.text)")
+            let other = try await Self.call(client, .post, "plugins", headers: f.editor, json: manifest.mergePatched(with: ["description": "Changed"]))
+            #expect(other.status == .conflict && other.isProblem, "\(other.text)")
+            let wrongId = try await Self.call(client, .put, "plugins/someone-else", headers: f.editor, json: manifest)
+            #expect(wrongId.status == .unprocessableContent && wrongId.pointers == ["/identifier"], "\(wrongId.text)")
+            let read = try await Self.call(client, .get, "plugins/\(id)", headers: f.viewer)
+            #expect(read.status == .ok && read.json["identifier"] == .string(id), "\(read.text)")
+            let form = try await Self.call(client, .get, "plugins/\(id)/form", headers: f.viewer)
+            #expect(form.status == .ok && form.json.objectValue != nil, "\(form.text)")
+            let list = try await Self.call(client, .get, "plugins", headers: f.viewer)
+            #expect(list.json["total"] == 1, "\(list.text)")
+            // Its type is in the app's catalog now: a screen may hold it; while one does, it stays.
+            let screen = try await Self.call(client, .post, "screens", headers: f.editor, json: screenBody("Ads", components: [component(id, source: "feed-1")]))
+            #expect(screen.status == .created, "\(screen.text)")
+            let inUse = try await Self.call(client, .delete, "plugins/\(id)", headers: f.editor)
+            #expect(inUse.status == .conflict && inUse.isProblem && inUse.text.contains("Ads"), "\(inUse.text)")
+            let screenId = try #require(screen.json["id"]?.stringValue)
+            #expect(try await Self.call(client, .delete, "screens/\(screenId)", headers: f.editor).status == .noContent)
+            let removed = try await Self.call(client, .delete, "plugins/\(id)", headers: f.editor)
+            #expect(removed.status == .noContent, "\(removed.text)")
+            #expect(try await Self.call(client, .get, "plugins/\(id)", headers: f.viewer).status == .notFound)
+        }
+    }
+
+    @Test func aSavedScreenIsPreviewed() async throws {
+        let f = try await Self.setUp()
+        try await f.application.test(.router) { client in
+            let made = try await Self.call(client, .post, "screens", headers: f.editor, json: screenBody("Home", components: [component("list", source: "feed-1")]))
+            let id = try #require(made.json["id"]?.stringValue)
+            let frames = try await Self.call(client, .get, "screens/\(id)/preview?width=320&height=568&scale=2", headers: f.viewer)
+            #expect(frames.status == .ok, "\(frames.text)")
+            // 320 wide, insets 10/10: one cell a row is 300 wide.
+            let first = frames.json["sections"]?.arrayValue?.first?["items"]?.arrayValue?.first?["frame"]
+            #expect(first?["x"] == 10 && first?["y"] == 10 && first?["width"] == 300 && first?["height"] == 80, "\(frames.text.prefix(400))")
+            let svg = try await Self.call(client, .get, "screens/\(id)/preview?width=320&height=568&format=svg", headers: f.viewer)
+            #expect(svg.status == .ok && svg.headers[.contentType]?.hasPrefix("image/svg+xml") == true && svg.text.contains("class=\"cell\""))
+            let unknown = try await Self.call(client, .get, "screens/\(UUIDText.random())/preview", headers: f.viewer)
+            #expect(unknown.status == .notFound && unknown.isProblem)
+        }
+    }
+
     @Test func onlyTheAppsEditorsWrite() async throws {
-        let f = try await Self.fixture()
+        let f = try await Self.setUp()
         try await f.application.test(.router) { client in
             let byViewer = try await Self.call(client, .post, "screens", headers: f.viewer, json: screenBody("Home"))
             #expect(byViewer.status == .forbidden && byViewer.isProblem, "\(byViewer.text)")

@@ -6,7 +6,8 @@ import Testing
 
 /// The in-memory content storage the fast tier's service and router tests run on must behave as
 /// PostgreSQL does. One seeded script of writes (screens created, patched, replaced, reordered and
-/// removed; the family patched and removed; layouts made, changed and removed; valid and not)
+/// removed; the family patched and removed; layouts made, changed and removed; a plugin registered,
+/// replaced and removed; valid and not)
 /// runs through the services on `Store` and on `InMemoryContent`: every step must end the same way
 /// (the same answer, revision and home flags included, or the same refusal at the same pointers),
 /// and the two apps must hold the same screens at the end.
@@ -38,11 +39,13 @@ struct ContentStorageTests {
         var screens: ScreenService
         var families: FamilyService
         var layouts: LayoutService
+        var plugins: PluginService
 
-        init(_ storage: some ScreenStorage & FamilyStorage) {
+        init(_ storage: some ScreenStorage & FamilyStorage & PluginStorage) {
             screens = ScreenService(storage: storage)
             families = FamilyService(storage: storage)
             layouts = LayoutService(storage: storage)
+            plugins = PluginService(storage: storage)
         }
     }
 
@@ -72,6 +75,8 @@ struct ContentStorageTests {
         let allStyles: JSONValue = .array((phoneFamily["cell_styles"]?.arrayValue ?? []) + [["id": "HERO_1", "columns": 1, "height": 200]])
         for s in services { _ = try await s.families.create(appId: app.id, body: phoneFamily.mergePatched(with: ["cell_styles": allStyles])) }
 
+        let manifest = try fixture("manifest_qb_admob_inline_banner_ui_component_ios_qb.json")
+        let banner = try #require(manifest["identifier"]?.stringValue)
         var random = SeededRandom(seed: 26)
         var ids: [String] = []
         var componentIds: [String: [String]] = [:]
@@ -83,7 +88,8 @@ struct ContentStorageTests {
             let name: String
             let run: @Sendable (Services) async throws -> RecordText?
             var family: (@Sendable (Services) async throws -> Record?)?
-            switch ids.count < 3 ? 0 : random.next(13) {
+            var plugin: (@Sendable (Services) async throws -> (plugin: StoredPlugin, created: Bool)?)?
+            switch ids.count < 3 ? 0 : random.next(14) {
             case 0, 1:
                 name = "create"
                 // A new screen, its ids given so both storages hold the same one; now and then
@@ -100,7 +106,10 @@ struct ContentStorageTests {
                 case 3: extra["parent"] = .string(UUIDText.random())
                 default: break
                 }
-                let body = screenBody("Screen \(step)", components: comps, extra: extra)
+                // Now and then a component of the plugin's type (refused while it is not registered).
+                let withBanner = random.next(4) == 0
+                let components = comps + (withBanner ? [component(banner, source: "feed-b", extra: ["id": .string("\(screenId.prefix(8))-b")])] : [])
+                let body = screenBody("Screen \(step)", components: components, extra: extra)
                 run = { try await $0.screens.create(appId: app.id, body: body).resource }
             case 2, 3:
                 name = "patch"
@@ -154,6 +163,21 @@ struct ContentStorageTests {
                     default: return try await s.layouts.update(appId: app.id, id: layoutId, precondition: .none, edit: .replace(body))
                     }
                 }
+            case 12:
+                // The plugin registered (a version, another manifest, replacing or not) or removed.
+                name = "plugin"
+                let choice = random.next(5)
+                let version = ["0.0.4", "0.0.5"][random.next(2)]
+                let sent = manifest.mergePatched(with: ["manifest_version": .string(version), "description": .string("Banner \(random.next(2))")])
+                let replace = random.next(2) == 0
+                run = { _ in nil }
+                plugin = { s in
+                    if choice == 0 {
+                        try await s.plugins.delete(appId: app.id, identifier: banner, precondition: .none)
+                        return nil
+                    }
+                    return try await s.plugins.register(appId: app.id, manifestJSON: sent, replace: replace)
+                }
             case 11:
                 name = "family delete"
                 run = { _ in nil }
@@ -170,7 +194,15 @@ struct ContentStorageTests {
             }
             var outcomes: [Outcome] = []
             for service in services {
-                if let family {
+                if let plugin {
+                    outcomes.append(await Self.outcome {
+                        try await plugin(service).map { p in
+                            (["identifier": .string(p.plugin.identifier), "current": .string(p.plugin.currentVersion), "created": .bool(p.created),
+                              "versions": .array(p.plugin.versions.map { .string($0.manifestVersion) }), "manifest": p.plugin.manifest.raw],
+                             p.plugin.revision)
+                        }
+                    })
+                } else if let family {
                     outcomes.append(await Self.outcome { try await family(service).map { ($0.body, $0.revision) } })
                 } else {
                     outcomes.append(await Self.outcome {
@@ -179,17 +211,18 @@ struct ContentStorageTests {
                 }
             }
             #expect(outcomes[0] == outcomes[1], "step \(step) (\(name)): PostgreSQL \(outcomes[0]), in memory \(outcomes[1])")
-            if family == nil, case .written(let json, _) = outcomes[0], let written = json["id"]?.stringValue {
+            let screenStep = family == nil && plugin == nil
+            if screenStep, case .written(let json, _) = outcomes[0], let written = json["id"]?.stringValue {
                 if !ids.contains(written) { ids.append(written) }
                 componentIds[written] = (json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
             }
-            if family == nil, case .removed = outcomes[0] { ids.removeAll { $0 == id } }
+            if screenStep, case .removed = outcomes[0] { ids.removeAll { $0 == id } }
             kinds[name.split(separator: " ").first.map(String.init) ?? name, default: 0] += 1
             if case .written = outcomes[0] { kinds["written", default: 0] += 1 }
             if case .invalid = outcomes[0] { kinds["refused", default: 0] += 1 }
         }
         // The script did what it says: every kind of step, both outcomes, many times.
-        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "family", "layout", "written", "refused"] {
+        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "family", "layout", "plugin", "written", "refused"] {
             #expect(kinds[kind, default: 0] >= 5, "\(kind): \(kinds)")
         }
 

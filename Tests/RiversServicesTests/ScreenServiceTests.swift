@@ -12,9 +12,7 @@ struct ScreenServiceTests {
     let appId = "11111111-1111-4111-8111-111111111111"
 
     func make() async throws -> (ScreenService, InMemoryContent) {
-        let storage = InMemoryContent()
-        storage.addApp(id: appId)
-        _ = try await FamilyService(storage: storage).create(appId: appId, body: family)
+        let storage = try await contentWithFamily(appId: appId)
         return (ScreenService(storage: storage), storage)
     }
 

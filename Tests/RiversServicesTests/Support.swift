@@ -1,7 +1,16 @@
 import Foundation
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
+
+/// Content in memory with one app, `appId`, and its family `FAMILY_1`.
+func contentWithFamily(appId: String) async throws -> InMemoryContent {
+    let storage = InMemoryContent()
+    storage.addApp(id: appId)
+    _ = try await FamilyService(storage: storage).create(appId: appId, body: family)
+    return storage
+}
 
 /// The pointers of the problems a write is refused with (422); an issue when it is not refused.
 func invalid<T>(_ write: () async throws -> T) async throws -> [String] {

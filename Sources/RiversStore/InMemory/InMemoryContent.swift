@@ -3,17 +3,19 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RiversCore
 
-/// An app's content kept in memory: screens, families and layouts (and the plugins they are read
-/// with). A `ScreenStorage`, a `FamilyStorage` and a `RecordTextRepository` without PostgreSQL,
-/// for the fast tier's tests of the content use cases (`ScreenService`, `FamilyService`,
-/// `LayoutService`) and routes. Each app is kept in a value; a transaction works on a copy of it
+/// An app's content kept in memory: screens, families, layouts and plugins. A `ScreenStorage`,
+/// `FamilyStorage` and `PluginStorage`, and the repositories that read them (`RecordTextRepository`,
+/// `PluginRepository`, `FamilyRepository`, `SavedScreenRepository` for previews), without PostgreSQL, for the fast tier's tests of the content use cases (`ScreenService`,
+/// `FamilyService`, `LayoutService`, `PluginService`) and routes. Each app is kept in a value; a transaction works on a copy of it
 /// and commits only when its work returns (and runs again on a fresh copy should another
 /// transaction of the app have committed meanwhile, as a serializable PostgreSQL transaction
 /// would be retried), so a failed write leaves nothing. What it does not model: row locks
 /// (nothing waits), and the stored sizes are those of the text as written (PostgreSQL's jsonb
 /// text, which the caps measure there, is a little longer). `ContentStorageTests` runs one
 /// script of writes on it and on `Store` and requires the same outcome at every step.
-public final class InMemoryContent: ScreenStorage, FamilyStorage, RecordTextRepository {
+public final class InMemoryContent: ScreenStorage, FamilyStorage, PluginStorage, RecordTextRepository, PluginRepository, FamilyRepository,
+    SavedScreenRepository
+{
     /// A screen, family or layout as kept: typed, with its bookkeeping and its stored text.
     struct Row<Value: Sendable>: Sendable {
         var value: Value
@@ -54,15 +56,42 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, RecordTextRepo
         var record: Record { Record(body: (try? JSONValue.parse(stored)) ?? .null, revision: revision, createdAt: createdAt, updatedAt: updatedAt) }
     }
 
+    /// A plugin as kept: every version's manifest, oldest first.
+    struct PluginRow: Sendable {
+        var identifier: String
+        var currentVersion: String
+        var versions: [(version: String, manifest: PluginManifest, createdAt: Date)]
+        var revision = 1
+        var createdAt = Date()
+        var updatedAt = Date()
+
+        var stored: StoredPlugin? {
+            guard let current = versions.first(where: { $0.version == currentVersion }) else { return nil }
+            return StoredPlugin(
+                identifier: identifier, currentVersion: currentVersion, manifest: current.manifest,
+                versions: versions.map { StoredPlugin.Version(manifestVersion: $0.version, createdAt: $0.createdAt) },
+                revision: revision, createdAt: createdAt, updatedAt: updatedAt)
+        }
+    }
+
     struct AppState: Sendable {
         var nextScreenNumber = 1
         /// Each in the app's order (PostgreSQL's `position`: the order of creation).
         var screens: [Row<Screen>] = []
         var families: [Row<Family>] = []
         var layouts: [Row<LayoutTemplate>] = []
-        var registry = PluginRegistry()
+        var plugins: [PluginRow] = []
         /// Moves on with every commit: a transaction that started from an older one runs again.
         var commits = 0
+
+        /// The plugins with all their versions, as screens and layouts are read with them.
+        var registry: PluginRegistry {
+            // (As `Store.registryAndStamp`: a plugin whose current version has no manifest is left out.)
+            PluginRegistry(Dictionary(uniqueKeysWithValues: plugins.map { row in
+                (row.identifier, PluginRegistry.Plugin(
+                    currentVersion: row.currentVersion, versions: Dictionary(row.versions.map { ($0.version, $0.manifest) }) { _, last in last }))
+            }).filter { $0.value.versions[$0.value.currentVersion] != nil })
+        }
     }
 
     private let apps = NIOLockedValueBox<[String: AppState]>([:])
@@ -76,19 +105,6 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, RecordTextRepo
     /// Adds an app with no screens.
     public func addApp(id: String) {
         apps.withLockedValue { $0[id] = AppState() }
-    }
-
-    /// Sets the app's plugins.
-    public func setRegistry(appId: String, _ registry: PluginRegistry) throws {
-        try change(appId) { $0.registry = registry }
-    }
-
-    private func change(_ appId: String, _ body: (inout AppState) -> Void) throws {
-        try apps.withLockedValue { apps in
-            guard apps[appId] != nil else { throw StoreError.notFound("no app \(appId)") }
-            body(&apps[appId]!)
-            apps[appId]!.commits += 1
-        }
     }
 
     // MARK: Reading back (for tests)
@@ -140,7 +156,54 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, RecordTextRepo
         table == .screens ? (UUIDText.normalize(id) ?? "") : id
     }
 
-    // MARK: ScreenStorage and FamilyStorage
+    // MARK: PluginRepository (the plugins as read)
+
+    private func state(_ appId: String) -> AppState? { apps.withLockedValue { $0[appId] } }
+
+    public func registry(appId: String) async throws -> PluginRegistry {
+        state(appId)?.registry ?? PluginRegistry()
+    }
+
+    public func listPlugins(appId: String, limit: Int, offset: Int) async throws -> Page<StoredPlugin> {
+        let plugins = state(appId)?.plugins.compactMap(\.stored) ?? []
+        let items = plugins.dropFirst(max(0, offset)).prefix(max(1, min(limit, Store.maxPageSize)))
+        return Page(items: Array(items), total: plugins.count, limit: limit, offset: offset)
+    }
+
+    public func plugin(appId: String, identifier: String) async throws -> StoredPlugin {
+        guard let plugin = state(appId)?.plugins.first(where: { $0.identifier == identifier })?.stored else {
+            throw StoreError.notFound("no plugin \(identifier) in this app")
+        }
+        return plugin
+    }
+
+    public func pluginManifest(appId: String, identifier: String, version: String?) async throws -> PluginManifest {
+        guard let plugin = try await registry(appId: appId).plugins[identifier] else { throw StoreError.notFound("no plugin \(identifier) in this app") }
+        guard let manifest = plugin.versions[version ?? plugin.currentVersion] else {
+            throw StoreError.notFound("plugin \(identifier) has no version \(version ?? "")")
+        }
+        return manifest
+    }
+
+    // MARK: FamilyRepository and SavedScreenRepository (what previews read)
+
+    public func family(appId: String, id: String) async throws -> Record {
+        guard let family = state(appId)?.families.first(where: { $0.value.id == id }) else { throw StoreError.notFound("no family \(id) in this app") }
+        return family.record
+    }
+
+    /// A saved screen with its family and the options it reads with (the app's, and its own type).
+    public func savedScreen(appId: String, id: String) async throws -> SavedScreen {
+        guard let app = state(appId), let key = UUIDText.normalize(id), let row = app.screens.first(where: { $0.value.id.lowercased() == key }) else {
+            throw StoreError.notFound("no screen \(id) in this app")
+        }
+        var options = app.registry.readOptions
+        options.pluginScreenTypes.insert(row.value.type)
+        let family = app.families.first { $0.value.id == row.value.family }.map { SavedScreen.FamilyLookup.found($0.value) } ?? .missing
+        return SavedScreen(screen: row.value, family: family, options: options)
+    }
+
+    // MARK: ScreenStorage, FamilyStorage and PluginStorage
 
     public func withScreens<T: Sendable>(
         appId: String, _ work: @escaping @Sendable (any ScreenTransaction) async throws -> T
@@ -150,6 +213,12 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, RecordTextRepo
 
     public func withFamilies<T: Sendable>(
         appId: String, _ work: @escaping @Sendable (any FamilyTransaction) async throws -> T
+    ) async throws -> T {
+        try await transaction(appId) { try await work($0) }
+    }
+
+    public func withPlugins<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any PluginTransaction) async throws -> T
     ) async throws -> T {
         try await transaction(appId) { try await work($0) }
     }
@@ -172,12 +241,66 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, RecordTextRepo
     }
 
     /// One transaction: a copy of the app, changed in place.
-    final class Transaction: ScreenTransaction, FamilyTransaction {
+    final class Transaction: ScreenTransaction, FamilyTransaction, PluginTransaction {
         var state: AppState
 
         init(state: AppState) { self.state = state }
 
         func registry() async throws -> PluginRegistry { state.registry }
+
+        // MARK: Plugins
+
+        private func pluginIndex(_ identifier: String) -> Int? { state.plugins.firstIndex { $0.identifier == identifier } }
+
+        func plugin(_ identifier: String) async throws -> StoredPlugin? { pluginIndex(identifier).flatMap { state.plugins[$0].stored } }
+
+        func pluginCount() async throws -> Int { state.plugins.count }
+
+        func versionCount(_ identifier: String) async throws -> Int { pluginIndex(identifier).map { state.plugins[$0].versions.count } ?? 0 }
+
+        func storedManifest(_ identifier: String, version: String) async throws -> JSONValue? {
+            pluginIndex(identifier).flatMap { state.plugins[$0].versions.first { $0.version == version }?.manifest.raw }
+        }
+
+        func insertPlugin(_ identifier: String, currentVersion version: String) async throws {
+            state.plugins.append(PluginRow(identifier: identifier, currentVersion: version, versions: []))
+        }
+
+        func insertVersion(_ manifest: PluginManifest) async throws {
+            guard let i = pluginIndex(manifest.identifier) else { throw StoreError.notFound("no plugin \(manifest.identifier) in this app") }
+            state.plugins[i].versions.append((manifest.manifestVersion, manifest, Date()))
+        }
+
+        func replaceVersion(_ manifest: PluginManifest) async throws {
+            guard let i = pluginIndex(manifest.identifier),
+                let v = state.plugins[i].versions.firstIndex(where: { $0.version == manifest.manifestVersion })
+            else { throw StoreError.notFound("no plugin \(manifest.identifier) in this app") }
+            state.plugins[i].versions[v].manifest = manifest
+        }
+
+        func makeCurrent(_ identifier: String, version: String) async throws {
+            guard let i = pluginIndex(identifier) else { return }
+            state.plugins[i].currentVersion = version
+            state.plugins[i].revision += 1
+            state.plugins[i].updatedAt = Date()
+        }
+
+        func delete(plugin identifier: String) async throws {
+            state.plugins.removeAll { $0.identifier == identifier }
+        }
+
+        func screens() async throws -> [Screen] { state.screens.map(\.value) }
+
+        func layouts(usingComponentType componentType: String) async throws -> [ResourceUse] {
+            state.layouts.filter { Self.uses(componentType, $0.value.uiComponents) }.map {
+                ResourceUse(kind: .layout, id: $0.value.id, name: $0.value.name, via: .ways(["component"]))
+            }
+        }
+
+        /// Whether a component, or a child at any depth, is of the type.
+        static func uses(_ componentType: String, _ components: [Component]) -> Bool {
+            components.contains { $0.componentType == componentType || uses(componentType, $0.uiComponents) }
+        }
 
         // MARK: Screens
 
