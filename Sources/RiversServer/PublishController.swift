@@ -1,11 +1,14 @@
 import Foundation
 import Hummingbird
 import RiversCore
+import RiversServices
 import RiversStore
 
 /// Publishing an app: the check, the draft, publish, versions, diff and rollback.
 struct PublishController {
     let store: any VersionRepository
+    /// Importing a document into the draft.
+    let imports: ImportService
     let helpers: APIHelpers
     let documents: PublishedDocuments
     let baseURL: String
@@ -109,7 +112,7 @@ struct PublishController {
         } catch let problem as Problem where problem.type == "malformed-json" {
             throw Problem.invalid([FieldError("", problem.detail)])
         }
-        let result = try await helpers.wholeApp.run(app: app.id) { try await store.importDocument(appId: app.id, json: document, replacing: replacing) }
+        let result = try await helpers.wholeApp.run(app: app.id) { try await imports.importDocument(appId: app.id, json: document, replacing: replacing) }
         return JSONResponse([
             "screens": .array(result.screens.map { ["id": $0.body["id"] ?? .null, "name": $0.body["name"] ?? .null, "screen_type": $0.body["screen_type"] ?? .null] }),
             "families_created": .array(result.familiesCreated.map(JSONValue.string)),

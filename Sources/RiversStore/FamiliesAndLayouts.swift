@@ -50,15 +50,7 @@ public func bodyKeepingId(_ body: JSONValue, id: String, normalize: (String) -> 
     return .object(o)
 }
 
-extension Store: FamilyStorage {
-    public func withFamilies<T: Sendable>(
-        appId: String, _ work: @escaping @Sendable (any FamilyTransaction) async throws -> T
-    ) async throws -> T {
-        try await client.transaction(logger: logger) { connection in
-            try await work(PostgresFamilyTransaction(store: self, connection: connection, appId: appId))
-        }
-    }
-
+extension Store {
     public func family(appId: String, id: String) async throws -> Record {
         try await get(.families, appId: appId, id: id)
     }
@@ -70,11 +62,7 @@ extension Store: FamilyStorage {
 }
 
 /// The families and layouts of one app in one PostgreSQL transaction: SQL only.
-final class PostgresFamilyTransaction: PostgresAppTransaction, FamilyTransaction {
-    func registry() async throws -> PluginRegistry {
-        try await store.registry(appId: appId, on: connection)
-    }
-
+extension PostgresContentTransaction {
     func stored(_ table: DocumentTable, id: String) async throws -> Record? {
         try await store.fetchIfPresent(table, appId: appId, id: id, on: connection, lock: .update)
     }

@@ -6,8 +6,9 @@ import RiversCore
 /// `Store` carries each call out in SQL on one transaction; `InMemoryContent` on a copy of the
 /// app it commits only when the work returns.
 public protocol FamilyStorage: Sendable {
-    /// Runs `work` as one transaction over the families and layouts of the app `appId`. Nothing
-    /// `work` wrote is kept if it throws.
+    /// Runs `work` as one transaction over the families and layouts of the app `appId`, its row
+    /// locked (as for screens and plugins: an app's content writes run one after another, always
+    /// taking the app first). Nothing `work` wrote is kept if it throws.
     func withFamilies<T: Sendable>(appId: String, _ work: @escaping @Sendable (any FamilyTransaction) async throws -> T) async throws -> T
 }
 

@@ -189,19 +189,8 @@ extension Store {
     }
 }
 
-extension Store: PluginStorage {
-    public func withPlugins<T: Sendable>(
-        appId: String, _ work: @escaping @Sendable (any PluginTransaction) async throws -> T
-    ) async throws -> T {
-        try await client.transaction(logger: logger) { connection in
-            _ = try await lockApp(appId, on: connection)
-            return try await work(PostgresPluginTransaction(store: self, connection: connection, appId: appId))
-        }
-    }
-}
-
 /// The plugins of one app in one PostgreSQL transaction: SQL only.
-final class PostgresPluginTransaction: PostgresAppTransaction, PluginTransaction {
+extension PostgresContentTransaction {
     func plugin(_ identifier: String) async throws -> StoredPlugin? {
         try await store.storedPlugin(appId: appId, identifier: identifier, on: connection, lock: .update)
     }

@@ -74,7 +74,6 @@ public protocol VersionRepository: PublishedDocumentSource {
     func version(appId: String, number: Int) async throws -> PublishedVersion
     func currentVersion(appId: String) async throws -> PublishedVersion?
     func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int)
-    func importDocument(appId: String, json: JSONValue, replacing: Bool) async throws -> Store.ImportResult
 }
 
 extension Store: AppRepository, CallerRepository, RecordTextRepository, SavedScreenRepository, FamilyRepository, PluginRepository, VersionRepository {}

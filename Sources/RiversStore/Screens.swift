@@ -2,24 +2,48 @@ import Foundation
 import PostgresNIO
 import RiversCore
 
-extension Store: ScreenStorage {
-    public func withScreens<T: Sendable>(
-        appId: String, _ work: @escaping @Sendable (any ScreenTransaction) async throws -> T
+extension Store: ContentStorage {
+    public func withContent<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any ContentTransaction) async throws -> T
     ) async throws -> T {
         try await client.transaction(logger: logger) { connection in
             let number = try await lockApp(appId, on: connection)
-            return try await work(PostgresScreenTransaction(store: self, connection: connection, appId: appId, nextScreenNumber: number))
+            return try await work(PostgresContentTransaction(store: self, connection: connection, appId: appId, nextScreenNumber: number))
         }
+    }
+
+    public func withScreens<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any ScreenTransaction) async throws -> T
+    ) async throws -> T {
+        try await withContent(appId: appId) { try await work($0) }
+    }
+
+    public func withFamilies<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any FamilyTransaction) async throws -> T
+    ) async throws -> T {
+        try await withContent(appId: appId) { try await work($0) }
+    }
+
+    public func withPlugins<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any PluginTransaction) async throws -> T
+    ) async throws -> T {
+        try await withContent(appId: appId) { try await work($0) }
     }
 }
 
-/// The screens of one app in one PostgreSQL transaction (the app's row locked by
-/// `Store.withScreens`). Besides the SQL, it keeps the process's typed screens
+/// The content of one app in one PostgreSQL transaction (the app's row locked by
+/// `Store.withContent`): SQL only, its screens here, its families and layouts in
+/// FamiliesAndLayouts.swift, its plugins in Plugins.swift, what an import needs in Versions.swift.
+/// Besides the SQL, it keeps the process's typed screens
 /// (`SavedScreenCache`) in step: the current screen comes from there when its row version is the
 /// one kept (this process made or last saved it), and a written screen is kept under the row
 /// version PostgreSQL gives it, so the next write reads no stored text.
-final class PostgresScreenTransaction: PostgresAppTransaction, ScreenTransaction {
+final class PostgresContentTransaction: ContentTransaction {
+    let store: Store
+    let connection: PostgresConnection
+    let appId: String
     let nextScreenNumber: Int
+    var logger: Logger { store.logger }
 
     /// The stamp of the app's plugins, read with the registry.
     private var pluginStamp = ""
@@ -29,8 +53,10 @@ final class PostgresScreenTransaction: PostgresAppTransaction, ScreenTransaction
     private var lastFamily: (id: String, lookup: SavedScreen.FamilyLookup, stamp: String?)?
 
     init(store: Store, connection: PostgresConnection, appId: String, nextScreenNumber: Int) {
+        self.store = store
+        self.connection = connection
+        self.appId = appId
         self.nextScreenNumber = nextScreenNumber
-        super.init(store: store, connection: connection, appId: appId)
     }
 
     func registry() async throws -> PluginRegistry {
@@ -188,9 +214,7 @@ final class PostgresScreenTransaction: PostgresAppTransaction, ScreenTransaction
     }
 
     func storedBytes(screen id: String) async throws -> (screen: Int, app: Int) {
-        let screen = try await store.number(
-            "SELECT coalesce(max(body_bytes), 0)::int FROM screens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid", on: connection)
-        return (screen, try await store.appBytes(appId: appId, on: connection))
+        (try await largestStoredBytes(screens: [id]), try await store.appBytes(appId: appId, on: connection))
     }
 }
 

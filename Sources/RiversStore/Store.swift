@@ -348,14 +348,6 @@ extension Store {
         throw StoreError.notFound("the row vanished during the write")
     }
 
-    /// In the transaction of a write of screens, after it: each of `ids` within
-    /// `Limits.maxScreenBytes` as stored (the JSON text PostgreSQL gives back), else 422.
-    func checkScreenSizes(appId: String, ids: [String], on connection: PostgresConnection) async throws {
-        let bytes = try await number(
-            "SELECT coalesce(max(body_bytes), 0)::int FROM screens WHERE app_id = \(appId)::uuid AND id = ANY(\(ids)::uuid[])", on: connection)
-        try AppCaps.checkScreenBytes(bytes)
-    }
-
     /// Locks the app's row: writes that must see the whole app consistently (screens: the home
     /// flag, parents, screen_type numbers) take it first, so they run one after another per app.
     func lockApp(_ appId: String, on connection: PostgresConnection) async throws -> Int {
@@ -395,20 +387,5 @@ extension JSONValue {
         guard var o = objectValue else { return self }
         for key in ["revision", "created_at", "updated_at"] { o.removeValue(forKey: key) }
         return .object(o)
-    }
-}
-
-/// The work of one app in one PostgreSQL transaction: what the storages' transactions
-/// (`PostgresScreenTransaction`, `PostgresFamilyTransaction`, `PostgresPluginTransaction`) run on.
-class PostgresAppTransaction {
-    let store: Store
-    let connection: PostgresConnection
-    let appId: String
-    var logger: Logger { store.logger }
-
-    init(store: Store, connection: PostgresConnection, appId: String) {
-        self.store = store
-        self.connection = connection
-        self.appId = appId
     }
 }

@@ -375,175 +375,54 @@ extension Store {
 
 // MARK: - Import
 
-extension Store {
-    /// What an import created.
-    public struct ImportResult: Sendable {
-        public var screens: [Record]
-        public var familiesCreated: [String]
-        public var familiesExtended: [String]
-        public var warnings: [FieldError]
+/// What an import (`ImportService`) needs of one app in one PostgreSQL transaction besides its
+/// screens, families and plugins: SQL only.
+extension PostgresContentTransaction {
+    func deleteAllScreens() async throws {
+        try await connection.query("DELETE FROM screens WHERE app_id = \(appId)::uuid", logger: logger)
     }
 
-    /// Creates the screens of an existing rivers.json (same ids, components in the same order),
-    /// their navigations and hooks, and the families they name. One transaction: all or nothing.
-    /// `replacing`: the document becomes the whole draft (a version restored into the editor): the
-    /// app's screens are removed first, in the same transaction.
-    public func importDocument(appId: String, json: JSONValue, replacing: Bool = false) async throws -> ImportResult {
-        try await client.transaction(logger: logger) { connection in
-            var number = try await lockApp(appId, on: connection)
-            if replacing {
-                // Children first is not needed: a screen's parent has no foreign key.
-                try await connection.query("DELETE FROM screens WHERE app_id = \(appId)::uuid", logger: logger)
-            }
-            let registry = try await registry(appId: appId, on: connection)
-            let imported: ImportedApp
-            do {
-                imported = try RiversImport.read(json, options: registry.readOptions)
-            } catch let failure as ValidationFailure {
-                throw StoreError.invalid(failure.errors)
-            }
-            // Families: new ones are created; existing ones gain the cell styles the screens name.
-            var created: [String] = [], extended: [String] = []
-            var families: [String: Family] = [:]
-            for family in imported.families {
-                if let existing = try await loadFamily(appId, id: family.id, on: connection) {
-                    var merged = existing
-                    let missing = family.cellStyles.filter { existing.cellStyle($0.id) == nil }
-                    if !missing.isEmpty {
-                        merged.cellStyles += missing
-                        try await connection.query(
-                            """
-                            UPDATE families SET body = \(merged.json.serializedString())::jsonb, revision = revision + 1, updated_at = now()
-                            WHERE app_id = \(appId)::uuid AND id = \(family.id)
-                            """, logger: logger)
-                        extended.append(family.id)
-                    }
-                    families[family.id] = merged
-                } else {
-                    try await connection.query(
-                        "INSERT INTO families (app_id, id, body) VALUES (\(appId)::uuid, \(family.id), \(family.json.serializedString())::jsonb)",
-                        logger: logger)
-                    created.append(family.id)
-                    families[family.id] = family
-                }
-            }
-            // Screens: every problem of every screen at once, pointers into the document.
-            var parents = try await screenParents(appId: appId, on: connection)
-            var errors: [FieldError] = []
-            // Pointers into the document: `/<index>/…`, or from the root for a single screen object.
-            func at(_ i: Int) -> String { imported.single ? "" : "/\(i)" }
-            for (i, screen) in imported.screens.enumerated() where parents[screen.id] != nil {
-                errors.append(FieldError(at(i) + "/id", "this app has a screen \(screen.id) already"))
-            }
-            for screen in imported.screens { parents[screen.id] = .some(screen.parent) }
-            var screens: [Screen] = []
-            // Content opens screens by screen_type: a document's own is kept unless the app uses
-            // it already; a missing one is generated.
-            var takenTypes: Set<String> = []
-            for try await type in try await connection.query(
-                "SELECT screen_type FROM screens WHERE app_id = \(appId)::uuid", logger: logger
-            ).decode(String.self) { takenTypes.insert(type) }
-            var rewritten: [FieldError] = []
-            for (i, original) in imported.screens.enumerated() {
-                // Plugin values in the form their plugins read (docs/spec/plugin-values.md), each
-                // rewrite a warning.
-                let (normalized, notes) = registry.normalizingValues(original)
-                var screen = registry.preparingNew(normalized)
-                rewritten += notes.map { FieldError(at(i) + $0.pointer, $0.message) }
-                if screen.screenType.isEmpty || takenTypes.contains(screen.screenType) {
-                    screen.screenType = ScreenTypeName.make(name: screen.name, number: number)
-                    number += 1
-                }
-                takenTypes.insert(screen.screenType)
-                // Generated values end in the app's counter: move it past a kept `name_N`, so a
-                // screen created later never gets the same value.
-                if let n = ScreenTypeName.number(of: screen.screenType), n >= number { number = n + 1 }
-                var problems = References.checkCellStyles(screen.uiComponents, family: families[screen.family], familyId: screen.family)
-                problems += References.checkScreenLinks(screen, parents: parents)
-                problems += registry.check(screen)
-                // Pointers where the value is in the document (a document keeps `parent` in `data`).
-                let item = imported.single ? json : (json.arrayValue?[i] ?? .null)
-                errors += problems.map { FieldError(at(i) + RiversImport.documentPointer($0.pointer, in: item), $0.message) }
-                screens.append(screen)
-            }
-            if !errors.isEmpty { throw StoreError.invalid(errors) }
-            var warnings = imported.warnings + rewritten
-            // `home` stays as the document says; an app left without a home screen is told so.
-            var hadHome = false
-            for try await found in try await connection.query(
-                "SELECT EXISTS (SELECT 1 FROM screens WHERE app_id = \(appId)::uuid AND home)", logger: logger
-            ).decode(Bool.self) { hadHome = found }
-            if !hadHome, !screens.isEmpty, !screens.contains(where: \.home) {
-                warnings.append(FieldError("", "no screen of the document is the home screen, and the app has none: make one screen home before publishing"))
-            }
-            // Navigation plugins the document names and the app lacks: a placeholder registration each.
-            for identifier in imported.placeholderPlugins {
-                let manifest = RiversImport.placeholderManifest(identifier: identifier).serializedString()
-                try await connection.query(
-                    "INSERT INTO plugins (app_id, identifier, current_version) VALUES (\(appId)::uuid, \(identifier), \(RiversImport.placeholderVersion))",
-                    logger: logger)
-                try await connection.query(
-                    """
-                    INSERT INTO plugin_versions (app_id, identifier, manifest_version, manifest)
-                    VALUES (\(appId)::uuid, \(identifier), \(RiversImport.placeholderVersion), \(manifest)::jsonb)
-                    """, logger: logger)
-            }
-            if let home = screens.first(where: \.home) { try await clearHome(appId: appId, except: home.id, on: connection) }
-            // Parents first, so that each screen is written whole in one statement (one entry in
-            // the audit log). Screens in a cycle of parents (the checks refuse those) would be
-            // linked in a second pass.
-            let (ordered, cyclic) = Self.parentsFirst(screens)
-            let cyclicIds = Set(cyclic.map(\.id))
-            var written: [String: Record] = [:]
-            for screen in ordered + cyclic {
-                let parent = cyclicIds.contains(screen.id) ? nil : screen.parent
-                written[screen.id] = try await returnedRecord(
-                    connection.query(
-                        """
-                        INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
-                        VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(parent)::uuid,
-                                \(screen.family), \(screen.targets.sorted())::uuid[], \(Self.storedBody(screen))::jsonb)
-                        RETURNING revision, created_at, updated_at
-                        """, logger: logger), body: screen.json)
-            }
-            for screen in cyclic where screen.parent != nil {
-                try await connection.query(
-                    "UPDATE screens SET parent = \(screen.parent)::uuid WHERE app_id = \(appId)::uuid AND id = \(screen.id)::uuid",
-                    logger: logger)
-            }
-            let records = screens.compactMap { written[$0.id] }
-            try await connection.query("UPDATE apps SET next_screen_number = \(number) WHERE id = \(appId)::uuid", logger: logger)
-            // One entry for the import as a whole, beside those of each screen and family it wrote.
-            try await self.appendAudit(
-                appId: appId, kind: "app", resourceId: appId, action: replacing ? "replace-draft" : "import",
-                summary: "\(records.count) screen(s), \(created.count) family(ies) created, \(extended.count) extended", on: connection)
-            // The app's caps hold after the import as after any other write (else it rolls back).
-            try await checkScreenSizes(appId: appId, ids: imported.screens.map(\.id), on: connection)
-            let screenCount = try await self.number("SELECT count(*)::int FROM screens WHERE app_id = \(appId)::uuid", on: connection)
-            if screenCount > Limits.maxScreensPerApp { try AppCaps.refuseAtCap(screenCount, limit: Limits.maxScreensPerApp, "screens") }
-            let familyCount = try await self.number("SELECT count(*)::int FROM families WHERE app_id = \(appId)::uuid", on: connection)
-            if familyCount > Limits.maxFamiliesPerApp { try AppCaps.refuseAtCap(familyCount, limit: Limits.maxFamiliesPerApp, "families") }
-            try await checkAppSize(appId: appId, on: connection)
-            return ImportResult(screens: records, familiesCreated: created, familiesExtended: extended, warnings: warnings)
-        }
+    func screenTypes() async throws -> Set<String> {
+        var types: Set<String> = []
+        for try await type in try await connection.query(
+            "SELECT screen_type FROM screens WHERE app_id = \(appId)::uuid", logger: logger
+        ).decode(String.self) { types.insert(type) }
+        return types
     }
 
-    /// `screens` with every screen after its parent when the parent is among them; those in a
-    /// cycle of parents come back apart, in document order.
-    static func parentsFirst(_ screens: [Screen]) -> (ordered: [Screen], cyclic: [Screen]) {
-        let ids = Set(screens.map(\.id))
-        var children: [String: [Screen]] = [:]
-        var ordered: [Screen] = []
-        for screen in screens {
-            if let parent = screen.parent, ids.contains(parent) { children[parent, default: []].append(screen) } else { ordered.append(screen) }
-        }
-        // Breadth first from the screens whose parent is not in the document: each once.
-        var next = 0
-        while next < ordered.count {
-            ordered += children.removeValue(forKey: ordered[next].id) ?? []
-            next += 1
-        }
-        let placed = Set(ordered.map(\.id))
-        return (ordered, screens.filter { !placed.contains($0.id) })
+    func hasHome() async throws -> Bool {
+        for try await found in try await connection.query(
+            "SELECT EXISTS (SELECT 1 FROM screens WHERE app_id = \(appId)::uuid AND home)", logger: logger
+        ).decode(Bool.self) { return found }
+        return false
+    }
+
+    func insertImported(_ screen: Screen, parent: String?) async throws -> Record {
+        try await store.returnedRecord(
+            connection.query(
+                """
+                INSERT INTO screens (app_id, id, screen_type, home, parent, family, targets, body)
+                VALUES (\(appId)::uuid, \(screen.id)::uuid, \(screen.screenType), \(screen.home), \(parent)::uuid,
+                        \(screen.family), \(screen.targets.sorted())::uuid[], \(Store.storedBody(screen))::jsonb)
+                RETURNING revision, created_at, updated_at
+                """, logger: logger), body: screen.json)
+    }
+
+    func setParent(of screen: String, to parent: String) async throws {
+        try await connection.query(
+            "UPDATE screens SET parent = \(parent)::uuid WHERE app_id = \(appId)::uuid AND id = \(screen)::uuid", logger: logger)
+    }
+
+    func setNextScreenNumber(_ number: Int) async throws {
+        try await connection.query("UPDATE apps SET next_screen_number = \(number) WHERE id = \(appId)::uuid", logger: logger)
+    }
+
+    func largestStoredBytes(screens ids: [String]) async throws -> Int {
+        try await store.number(
+            "SELECT coalesce(max(body_bytes), 0)::int FROM screens WHERE app_id = \(appId)::uuid AND id = ANY(\(ids)::uuid[])", on: connection)
+    }
+
+    func audit(kind: String, resourceId: String, action: String, summary: String) async throws {
+        try await store.appendAudit(appId: appId, kind: kind, resourceId: resourceId, action: action, summary: summary, on: connection)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 
 @testable import RiversServer
 
-/// The content routes (screens, families, layouts, plugins) on the router alone (Hummingbird's `.router`
+/// The content routes (the app, its catalog, screens, families, layouts, plugins, previews) on the router alone (Hummingbird's `.router`
 /// mode: no sockets) over in-memory repositories: no PostgreSQL, so in the fast tier. The API group is the server's own
 /// (`apiRoutes`: authentication, app access, problems), on in-memory callers (tokens only) and
 /// without `Idempotency-Key` (its bookkeeping is PostgreSQL's); the screens' use cases are
@@ -45,8 +45,8 @@ struct ContentRouterTests {
             .register(on: routes.appScoped())
         ScreenController(screens: ScreenService(storage: storage), texts: storage, helpers: helpers).register(on: routes.appScoped())
         PluginController(store: storage, plugins: PluginService(storage: storage), helpers: helpers).register(on: routes)
-        PreviewController(store: storage, helpers: helpers).register(on: routes)
-        #expect(log.routes.count == 29, "\(log.routes)")
+        APIController(store: storage, helpers: helpers, baseURL: "http://127.0.0.1").register(on: routes)
+        #expect(log.routes.count == 32, "\(log.routes)")
         func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
         return Fixture(
             application: Application(router: router, logger: testLogger), app: app,
@@ -68,7 +68,7 @@ struct ContentRouterTests {
         _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields, json: JSONValue? = nil, body: String? = nil
     ) async throws -> Answer {
         let bytes = json.map { ByteBuffer(bytes: $0.serialized()) } ?? body.map { ByteBuffer(string: $0) }
-        return try await client.execute(uri: "/api/v1/apps/fast/" + path, method: method, headers: headers, body: bytes) { response in
+        return try await client.execute(uri: "/api/v1/apps/fast" + (path.isEmpty ? "" : "/" + path), method: method, headers: headers, body: bytes) { response in
             Answer(status: response.status, headers: response.headers, text: String(buffer: response.body))
         }
     }
@@ -82,6 +82,8 @@ struct ContentRouterTests {
             #expect(created.headers[.location] == "/api/v1/apps/\(f.app.slug)/screens/\(id)")
             #expect(created.headers[.eTag] == "\"1\"" && created.json["revision"] == 1 && created.json["home"] == true)
 
+            let app = try await Self.call(client, .get, "", headers: f.viewer)
+            #expect(app.status == .ok && app.json["slug"] == "fast", "\(app.text)")
             let read = try await Self.call(client, .get, "screens/\(id)", headers: f.viewer)
             #expect(read.status == .ok && read.text == created.text && read.headers[.eTag] == "\"1\"")
             let list = try await Self.call(client, .get, "screens?limit=1", headers: f.viewer)
@@ -188,6 +190,9 @@ struct ContentRouterTests {
             #expect(form.status == .ok && form.json.objectValue != nil, "\(form.text)")
             let list = try await Self.call(client, .get, "plugins", headers: f.viewer)
             #expect(list.json["total"] == 1, "\(list.text)")
+            let catalog = try await Self.call(client, .get, "component-types", headers: f.viewer)
+            let types = (catalog.json["items"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+            #expect(types.contains(id) && types.contains("list"), "\(types)")
             // Its type is in the app's catalog now: a screen may hold it; while one does, it stays.
             let screen = try await Self.call(client, .post, "screens", headers: f.editor, json: screenBody("Ads", components: [component(id, source: "feed-1")]))
             #expect(screen.status == .created, "\(screen.text)")

@@ -40,12 +40,14 @@ struct ContentStorageTests {
         var families: FamilyService
         var layouts: LayoutService
         var plugins: PluginService
+        var imports: ImportService
 
-        init(_ storage: some ScreenStorage & FamilyStorage & PluginStorage) {
+        init(_ storage: some ContentStorage) {
             screens = ScreenService(storage: storage)
             families = FamilyService(storage: storage)
             layouts = LayoutService(storage: storage)
             plugins = PluginService(storage: storage)
+            imports = ImportService(storage: storage)
         }
     }
 
@@ -236,6 +238,32 @@ struct ContentStorageTests {
             #expect(a.0["screen_type"]?.stringValue == b.screen.screenType)
         }
         #expect(stored.filter { $0.0["home"] == true }.count == 1)
+
+        // A field document imported into both (its family extends FAMILY_1), then again (its
+        // ids are taken), then replacing the draft: the same outcome each time.
+        let document = try fixture("devportal_API_md_example.json")
+        for (replacing, refused) in [(false, false), (false, true), (true, false)] {
+            var results: [String] = []
+            for s in services {
+                do {
+                    let r = try await s.imports.importDocument(appId: app.id, json: document, replacing: replacing)
+                    results.append(String(decoding: JSONValue.object([
+                        "screens": .array(r.screens.map { ["body": $0.body, "revision": .number(Double($0.revision))] }),
+                        "created": .array(r.familiesCreated.map(JSONValue.string)), "extended": .array(r.familiesExtended.map(JSONValue.string)),
+                        "warnings": .array(r.warnings.map { .string($0.pointer + " " + $0.message) }),
+                    ]).serialized(), as: UTF8.self))
+                } catch StoreError.invalid(let errors) {
+                    results.append("invalid \(errors.map(\.pointer))")
+                }
+            }
+            #expect(results[0] == results[1], "import (replacing: \(replacing)): PostgreSQL \(results[0].prefix(500)), in memory \(results[1].prefix(500))")
+            #expect(results[0].hasPrefix("invalid") == refused, "\(results[0].prefix(500))")
+        }
+        let afterImport = try await store.listText(.screens, appId: app.id, limit: 500, offset: 0).items.map {
+            (try JSONValue.parse($0.body.readableBytesView)["id"]?.stringValue, $0.revision)
+        }
+        #expect(afterImport.map(\.0) == memory.screens(appId: app.id).map(\.screen.id) && afterImport.count == document.arrayValue?.count)
+        #expect(afterImport.map(\.1) == memory.screens(appId: app.id).map(\.revision))
     }
 }
 

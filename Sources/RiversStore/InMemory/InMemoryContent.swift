@@ -3,8 +3,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RiversCore
 
-/// An app's content kept in memory: screens, families, layouts and plugins. A `ScreenStorage`,
-/// `FamilyStorage` and `PluginStorage`, and the repositories that read them (`RecordTextRepository`,
+/// An app's content kept in memory: screens, families, layouts and plugins. A `ContentStorage`
+/// (and so a `ScreenStorage`, `FamilyStorage` and `PluginStorage`), and the repositories that read them (`RecordTextRepository`,
 /// `PluginRepository`, `FamilyRepository`, `SavedScreenRepository` for previews), without PostgreSQL, for the fast tier's tests of the content use cases (`ScreenService`,
 /// `FamilyService`, `LayoutService`, `PluginService`) and routes. Each app is kept in a value; a transaction works on a copy of it
 /// and commits only when its work returns (and runs again on a fresh copy should another
@@ -13,7 +13,7 @@ import RiversCore
 /// (nothing waits), and the stored sizes are those of the text as written (PostgreSQL's jsonb
 /// text, which the caps measure there, is a little longer). `ContentStorageTests` runs one
 /// script of writes on it and on `Store` and requires the same outcome at every step.
-public final class InMemoryContent: ScreenStorage, FamilyStorage, PluginStorage, RecordTextRepository, PluginRepository, FamilyRepository,
+public final class InMemoryContent: ContentStorage, RecordTextRepository, PluginRepository, FamilyRepository,
     SavedScreenRepository
 {
     /// A screen, family or layout as kept: typed, with its bookkeeping and its stored text.
@@ -81,6 +81,8 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, PluginStorage,
         var families: [Row<Family>] = []
         var layouts: [Row<LayoutTemplate>] = []
         var plugins: [PluginRow] = []
+        /// The entries an import adds to the audit log for the whole of it.
+        var audit: [String] = []
         /// Moves on with every commit: a transaction that started from an older one runs again.
         var commits = 0
 
@@ -203,7 +205,16 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, PluginStorage,
         return SavedScreen(screen: row.value, family: family, options: options)
     }
 
-    // MARK: ScreenStorage, FamilyStorage and PluginStorage
+    /// The app's audit entries for whole changes (an import's), oldest first: `kind resource action: summary`.
+    public func audit(appId: String) -> [String] { state(appId)?.audit ?? [] }
+
+    // MARK: ContentStorage
+
+    public func withContent<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any ContentTransaction) async throws -> T
+    ) async throws -> T {
+        try await transaction(appId) { try await work($0) }
+    }
 
     public func withScreens<T: Sendable>(
         appId: String, _ work: @escaping @Sendable (any ScreenTransaction) async throws -> T
@@ -241,7 +252,7 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, PluginStorage,
     }
 
     /// One transaction: a copy of the app, changed in place.
-    final class Transaction: ScreenTransaction, FamilyTransaction, PluginTransaction {
+    final class Transaction: ContentTransaction {
         var state: AppState
 
         init(state: AppState) { self.state = state }
@@ -461,6 +472,39 @@ public final class InMemoryContent: ScreenStorage, FamilyStorage, PluginStorage,
 
         func storedAppBytes() async throws -> Int {
             state.screens.reduce(0) { $0 + $1.stored.count } + state.families.reduce(0) { $0 + $1.stored.count }
+        }
+
+        // MARK: What an import needs
+
+        func deleteAllScreens() async throws { state.screens.removeAll() }
+
+        func screenTypes() async throws -> Set<String> { Set(state.screens.map(\.value.screenType)) }
+
+        func hasHome() async throws -> Bool { state.screens.contains { $0.value.home } }
+
+        func insertImported(_ screen: Screen, parent: String?) async throws -> Record {
+            // The parent as its column holds it; the stored form as the document gives it.
+            var kept = screen
+            kept.parent = parent
+            let row = Row(kept, stored: screen.storedForm())
+            state.screens.append(row)
+            return Record(body: screen.json, revision: row.revision, createdAt: row.createdAt, updatedAt: row.updatedAt)
+        }
+
+        /// (Not a new revision: PostgreSQL's statement leaves it as it is.)
+        func setParent(of screen: String, to parent: String) async throws {
+            guard let i = index(screen) else { return }
+            state.screens[i].value.parent = parent
+        }
+
+        func setNextScreenNumber(_ number: Int) async throws { state.nextScreenNumber = number }
+
+        func largestStoredBytes(screens ids: [String]) async throws -> Int {
+            ids.compactMap { index($0).map { state.screens[$0].stored.count } }.max() ?? 0
+        }
+
+        func audit(kind: String, resourceId: String, action: String, summary: String) async throws {
+            state.audit.append("\(kind) \(resourceId) \(action): \(summary)")
         }
     }
 }
