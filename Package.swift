@@ -78,7 +78,7 @@ let package = Package(
         ], resources: [.copy("openapi.json")]),
         // The `rivers` command: serve, migrate, app create, token create.
         .executableTarget(name: "rivers", dependencies: [
-            "RiversCore", "RiversStore", "RiversServer",
+            "RiversCore", "RiversStore", "RiversServices", "RiversServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),

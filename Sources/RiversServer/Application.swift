@@ -236,7 +236,8 @@ public func buildRouter(
     FamilyController(families: FamilyService(storage: store), layouts: LayoutService(storage: store), texts: store, helpers: helpers)
         .register(on: routes.appScoped())
     ScreenController(screens: ScreenService(storage: store), texts: store, helpers: helpers).register(on: routes.appScoped())
-    PublishController(store: store, imports: ImportService(storage: store), helpers: helpers, documents: documents, baseURL: configuration.baseURL)
+    PublishController(
+        store: store, publishing: PublishService(storage: store), imports: ImportService(storage: store), helpers: helpers, documents: documents, baseURL: configuration.baseURL)
         .register(on: routes)
     PreviewLinkController(store: store, helpers: helpers, baseURL: configuration.baseURL, availability: availability)
         .register(api: routes, open: open)

@@ -7,6 +7,8 @@ import RiversStore
 /// Publishing an app: the check, the draft, publish, versions, diff and rollback.
 struct PublishController {
     let store: any VersionRepository
+    /// Publishing and rollback.
+    let publishing: PublishService
     /// Importing a document into the draft.
     let imports: ImportService
     let helpers: APIHelpers
@@ -51,7 +53,7 @@ struct PublishController {
             let app = context.app
             let (note, channel) = try await Self.noteAndChannel(request, helpers: helpers)
             let outcome = try await helpers.wholeApp.run(app: app.id) {
-                try await Self.measured { try await store.publish(appId: app.id, note: note, publishedBy: context.publisher, channel: channel) }
+                try await Self.measured { try await publishing.publish(appId: app.id, note: note, publishedBy: context.publisher, channel: channel) }
             }
             return await respond(outcome, app: app, channel: channel)
         }
@@ -97,7 +99,7 @@ struct PublishController {
             let number = try Self.versionNumber(context)
             let note = try await Self.note(request, helpers: helpers)
             let outcome = try await helpers.wholeApp.run(app: app.id) {
-                try await Self.measured { try await store.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note) }
+                try await Self.measured { try await publishing.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note) }
             }
             return await respond(outcome, app: app)
         }

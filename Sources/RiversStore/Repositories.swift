@@ -62,15 +62,14 @@ public protocol PublishedDocumentSource: Sendable {
     func document(slug: String, number: Int) async throws -> PublishedVersion?
 }
 
-/// Published versions: the publish check, publishing, rollback, import, and (as a
-/// `PublishedDocumentSource`) what the public URLs serve.
+/// Published versions as read: the publish check, the draft, the versions, and (as a
+/// `PublishedDocumentSource`) what the public URLs serve. Publishing and rollback write through
+/// `VersionStorage` (`PublishService`), an import through `ContentStorage` (`ImportService`).
 public protocol VersionRepository: PublishedDocumentSource {
     func problems(appId: String) async throws -> PublishReport
     func draftDocument(appId: String) async throws -> DocumentFragments
     /// The draft checked like a publish: its problems, and its bytes when there are none.
     func checkedDraft(appId: String) async throws -> (problems: [FieldError], document: [UInt8]?)
-    func publish(appId: String, note: String, publishedBy: String, channel: String) async throws -> PublishOutcome
-    func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome
     func version(appId: String, number: Int) async throws -> PublishedVersion
     func currentVersion(appId: String) async throws -> PublishedVersion?
     func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int)

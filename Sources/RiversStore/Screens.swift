@@ -6,6 +6,14 @@ extension Store: ContentStorage {
     public func withContent<T: Sendable>(
         appId: String, _ work: @escaping @Sendable (any ContentTransaction) async throws -> T
     ) async throws -> T {
+        try await withApp(appId) { try await work($0) }
+    }
+
+    /// One transaction over the app `appId`, its row locked, with the transaction object every
+    /// storage of the app's content and versions works through.
+    func withApp<T: Sendable>(
+        _ appId: String, _ work: @escaping @Sendable (PostgresContentTransaction) async throws -> T
+    ) async throws -> T {
         try await client.transaction(logger: logger) { connection in
             let number = try await lockApp(appId, on: connection)
             return try await work(PostgresContentTransaction(store: self, connection: connection, appId: appId, nextScreenNumber: number))

@@ -134,97 +134,7 @@ extension Store {
     }
 
     func checkProblems(_ content: AppContent, appId: String) -> [FieldError] {
-        PublishCheck.problems(
-            screens: content.screens, families: content.families,
-            knownScreenTypes: Screen.builtInTypes.union(content.registry.screenPlugins.keys), catalog: content.registry.catalog)
-    }
-
-    /// Checks the whole app and stores its document as the next version, unless it is the same as
-    /// the current one. Concurrent publishes queue on the app's row and get consecutive numbers.
-    /// `channel` (production unless said) is pointed at the result; a document the newest version
-    /// already holds is not stored again (publishing it to another channel only moves that one).
-    public func publish(appId: String, note: String, publishedBy: String, channel: String = ChannelName.production) async throws -> PublishOutcome {
-        try await client.transaction(logger: logger) { connection in
-            _ = try await lockApp(appId, on: connection)
-            if channel != ChannelName.production,
-                try await number("SELECT count(*)::int FROM channels WHERE app_id = \(appId)::uuid AND name = \(channel)", on: connection) == 0
-            {
-                throw StoreError.invalid([FieldError("/channel", "this app has no channel \(channel): make it first")])
-            }
-            let content = try await self.content(appId: appId, on: connection)
-            let problems = checkProblems(content, appId: appId)
-            if !problems.isEmpty { throw StoreError.invalid(problems) }
-            let bytes = makeDocument(content)
-            return try await storeVersion(appId: appId, bytes: bytes, note: note, publishedBy: publishedBy, rollbackOf: nil, channel: channel, on: connection)
-        }
-    }
-
-    /// Publishes version `number`'s content again as a new version; the stable URL switches to it
-    /// in the same transaction.
-    public func rollback(appId: String, to number: Int, publishedBy: String, note: String) async throws -> PublishOutcome {
-        try await client.transaction(logger: logger) { connection in
-            _ = try await lockApp(appId, on: connection)
-            guard let old = try await version(appId: appId, number: number, on: connection) else {
-                throw StoreError.notFound("no version \(number) of this app")
-            }
-            return try await storeVersion(
-                appId: appId, bytes: old.document, note: note.isEmpty ? "rollback to version \(number)" : note,
-                publishedBy: publishedBy, rollbackOf: number, on: connection)
-        }
-    }
-
-    func storeVersion(
-        appId: String, bytes: [UInt8], note: String, publishedBy: String, rollbackOf: Int?, channel: String = ChannelName.production,
-        on connection: PostgresConnection
-    ) async throws -> PublishOutcome {
-        let sha = sha256Hex(bytes)
-        // Hashes are compared without reading documents; a whole version is read only when it is
-        // the answer.
-        var pointed: (number: Int, sha256: String)?
-        for try await row in try await connection.query(
-            """
-            SELECT v.number, v.sha256 FROM versions v JOIN channels c ON c.app_id = v.app_id AND c.version = v.number
-            WHERE c.app_id = \(appId)::uuid AND c.name = \(channel)
-            """, logger: logger
-        ).decode((Int, String).self) { pointed = row }
-        if let pointed, pointed.sha256 == sha, let current = try await version(appId: appId, number: pointed.number, on: connection) {
-            return .unchanged(current)
-        }
-        // The newest version holds these bytes already (published to another channel): the
-        // channel moves to it and no version is added. A rollback always adds one.
-        if rollbackOf == nil {
-            var newest: (number: Int, sha256: String)?
-            for try await row in try await connection.query(
-                "SELECT number, sha256 FROM versions WHERE app_id = \(appId)::uuid ORDER BY number DESC LIMIT 1", logger: logger
-            ).decode((Int, String).self) { newest = row }
-            if let newest, newest.sha256 == sha, var existing = try await version(appId: appId, number: newest.number, on: connection) {
-                _ = try await moveChannel(
-                    appId: appId, name: channel, to: existing.number, precondition: .none, movedBy: publishedBy, note: note, cause: .publish,
-                    on: connection)
-                existing.appId = appId
-                return .published(existing)
-            }
-        }
-        var next = 1
-        for try await n in try await connection.query(
-            "SELECT coalesce(max(number), 0) + 1 FROM versions WHERE app_id = \(appId)::uuid", logger: logger
-        ).decode(Int.self) { next = n }
-        try AppCaps.refuseAtCap(next - 1, limit: Limits.maxVersionsPerApp, "published versions")
-        let gzip = Gzip.compress(bytes)
-        let rows = try await connection.query(
-            """
-            INSERT INTO versions (app_id, number, document, sha256, gzip, published_by, note, rollback_of)
-            VALUES (\(appId)::uuid, \(next), \(Data(bytes)), \(sha), \(Data(gzip)), \(publishedBy), \(note), \(rollbackOf))
-            RETURNING created_at
-            """, logger: logger)
-        var createdAt = Date()
-        for try await date in rows.decode(Date.self) { createdAt = date }
-        _ = try await moveChannel(
-            appId: appId, name: channel, to: next, precondition: .none, movedBy: publishedBy, note: note,
-            cause: rollbackOf == nil ? .publish : .rollback, withNewVersion: true, on: connection)
-        return .published(PublishedVersion(
-            appId: appId, number: next, sha256: sha, document: bytes, gzip: gzip, publishedBy: publishedBy, note: note,
-            rollbackOf: rollbackOf, createdAt: createdAt))
+        PublishCheck.problems(screens: content.screens, families: content.families, registry: content.registry)
     }
 
     func currentVersion(appId: String, on connection: PostgresConnection) async throws -> PublishedVersion? {
@@ -370,6 +280,69 @@ extension Store {
         var version = try await client.reading { try await self.version(appId: app.id, number: number, on: $0) }
         version?.appId = app.id
         return version
+    }
+}
+
+// MARK: - Publishing
+
+extension Store: VersionStorage {
+    public func withVersions<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any VersionTransaction) async throws -> T
+    ) async throws -> T {
+        try await withApp(appId) { try await work($0) }
+    }
+}
+
+/// What publishing (`PublishService`) reads and writes of one app in one PostgreSQL transaction:
+/// SQL only.
+extension PostgresContentTransaction: VersionTransaction {
+    func channelExists(_ name: String) async throws -> Bool {
+        try await store.number(
+            "SELECT count(*)::int FROM channels WHERE app_id = \(appId)::uuid AND name = \(name)", on: connection) > 0
+    }
+
+    func draft() async throws -> Draft {
+        let content = try await store.content(appId: appId, on: connection)
+        return Draft(screens: content.screens, families: content.families, registry: content.registry, document: store.makeDocument(content))
+    }
+
+    func version(number: Int) async throws -> PublishedVersion? {
+        try await store.version(appId: appId, number: number, on: connection)
+    }
+
+    func pointed(channel: String) async throws -> (number: Int, sha256: String)? {
+        for try await row in try await connection.query(
+            """
+            SELECT v.number, v.sha256 FROM versions v JOIN channels c ON c.app_id = v.app_id AND c.version = v.number
+            WHERE c.app_id = \(appId)::uuid AND c.name = \(channel)
+            """, logger: logger
+        ).decode((Int, String).self) { return row }
+        return nil
+    }
+
+    func newestVersion() async throws -> (number: Int, sha256: String)? {
+        for try await row in try await connection.query(
+            "SELECT number, sha256 FROM versions WHERE app_id = \(appId)::uuid ORDER BY number DESC LIMIT 1", logger: logger
+        ).decode((Int, String).self) { return row }
+        return nil
+    }
+
+    func insert(_ version: PublishedVersion) async throws -> Date {
+        for try await date in try await connection.query(
+            """
+            INSERT INTO versions (app_id, number, document, sha256, gzip, published_by, note, rollback_of)
+            VALUES (\(appId)::uuid, \(version.number), \(Data(version.document)), \(version.sha256), \(Data(version.gzip)),
+                    \(version.publishedBy), \(version.note), \(version.rollbackOf))
+            RETURNING created_at
+            """, logger: logger
+        ).decode(Date.self) { return date }
+        return Date()
+    }
+
+    func moveChannel(_ name: String, to version: Int, movedBy: String, note: String, cause: ChannelMoveCause, withNewVersion: Bool) async throws {
+        _ = try await store.moveChannel(
+            appId: appId, name: name, to: version, precondition: .none, movedBy: movedBy, note: note, cause: cause,
+            withNewVersion: withNewVersion, on: connection)
     }
 }
 

@@ -7,6 +7,7 @@ import PostgresNIO
 import Prometheus
 import RiversCore
 import RiversServer
+import RiversServices
 import ServiceLifecycle
 import RiversStore
 
@@ -235,7 +236,7 @@ struct Publish: AsyncParsableCommand {
         try await withApp(app) { store, app, configuration in
             let outcome: PublishOutcome
             do {
-                outcome = try await store.publish(appId: app.id, note: note, publishedBy: "cli")
+                outcome = try await PublishService(storage: store).publish(appId: app.id, note: note, publishedBy: "cli")
             } catch StoreError.invalid(let problems) {
                 throw CLIError("not published: \(problems.count) problem(s)\n" + problems.map { "  \($0.pointer): \($0.message)" }.joined(separator: "\n"))
             }

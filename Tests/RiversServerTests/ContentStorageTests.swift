@@ -7,7 +7,7 @@ import Testing
 /// The in-memory content storage the fast tier's service and router tests run on must behave as
 /// PostgreSQL does. One seeded script of writes (screens created, patched, replaced, reordered and
 /// removed; the family patched and removed; layouts made, changed and removed; a plugin registered,
-/// replaced and removed; valid and not)
+/// replaced and removed; the draft published and rolled back; valid and not)
 /// runs through the services on `Store` and on `InMemoryContent`: every step must end the same way
 /// (the same answer, revision and home flags included, or the same refusal at the same pointers),
 /// and the two apps must hold the same screens at the end.
@@ -41,13 +41,15 @@ struct ContentStorageTests {
         var layouts: LayoutService
         var plugins: PluginService
         var imports: ImportService
+        var publishing: PublishService
 
-        init(_ storage: some ContentStorage) {
+        init(_ storage: some ContentStorage & VersionStorage) {
             screens = ScreenService(storage: storage)
             families = FamilyService(storage: storage)
             layouts = LayoutService(storage: storage)
             plugins = PluginService(storage: storage)
             imports = ImportService(storage: storage)
+            publishing = PublishService(storage: storage)
         }
     }
 
@@ -91,7 +93,8 @@ struct ContentStorageTests {
             let run: @Sendable (Services) async throws -> RecordText?
             var family: (@Sendable (Services) async throws -> Record?)?
             var plugin: (@Sendable (Services) async throws -> (plugin: StoredPlugin, created: Bool)?)?
-            switch ids.count < 3 ? 0 : random.next(14) {
+            var publish: (@Sendable (Services) async throws -> PublishOutcome)?
+            switch ids.count < 3 ? 0 : random.next(16) {
             case 0, 1:
                 name = "create"
                 // A new screen, its ids given so both storages hold the same one; now and then
@@ -180,6 +183,20 @@ struct ContentStorageTests {
                     }
                     return try await s.plugins.register(appId: app.id, manifestJSON: sent, replace: replace)
                 }
+            case 13, 14:
+                // A publish (refused while the draft has problems), a rollback to an earlier
+                // version, or a publish to a channel the app does not have.
+                name = "publish"
+                let choice = random.next(4)
+                let target = 1 + random.next(4)
+                run = { _ in nil }
+                publish = { s in
+                    switch choice {
+                    case 0: return try await s.publishing.rollback(appId: app.id, to: target, publishedBy: "script", note: "")
+                    case 1: return try await s.publishing.publish(appId: app.id, note: "beta", publishedBy: "script", channel: "beta")
+                    default: return try await s.publishing.publish(appId: app.id, note: "step", publishedBy: "script")
+                    }
+                }
             case 11:
                 name = "family delete"
                 run = { _ in nil }
@@ -196,7 +213,17 @@ struct ContentStorageTests {
             }
             var outcomes: [Outcome] = []
             for service in services {
-                if let plugin {
+                if let publish {
+                    outcomes.append(await Self.outcome {
+                        let (kind, v): (String, PublishedVersion)
+                        switch try await publish(service) {
+                        case .published(let version): (kind, v) = ("published", version)
+                        case .unchanged(let version): (kind, v) = ("unchanged", version)
+                        }
+                        return (["outcome": .string(kind), "sha256": .string(v.sha256), "size": .number(Double(v.size)),
+                                 "rollback_of": v.rollbackOf.map { .number(Double($0)) } ?? .null], v.number)
+                    })
+                } else if let plugin {
                     outcomes.append(await Self.outcome {
                         try await plugin(service).map { p in
                             (["identifier": .string(p.plugin.identifier), "current": .string(p.plugin.currentVersion), "created": .bool(p.created),
@@ -213,7 +240,7 @@ struct ContentStorageTests {
                 }
             }
             #expect(outcomes[0] == outcomes[1], "step \(step) (\(name)): PostgreSQL \(outcomes[0]), in memory \(outcomes[1])")
-            let screenStep = family == nil && plugin == nil
+            let screenStep = family == nil && plugin == nil && publish == nil
             if screenStep, case .written(let json, _) = outcomes[0], let written = json["id"]?.stringValue {
                 if !ids.contains(written) { ids.append(written) }
                 componentIds[written] = (json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
@@ -221,10 +248,11 @@ struct ContentStorageTests {
             if screenStep, case .removed = outcomes[0] { ids.removeAll { $0 == id } }
             kinds[name.split(separator: " ").first.map(String.init) ?? name, default: 0] += 1
             if case .written = outcomes[0] { kinds["written", default: 0] += 1 }
+            if publish != nil, case .written(let json, _) = outcomes[0] { kinds[json["outcome"]?.stringValue ?? "?", default: 0] += 1 }
             if case .invalid = outcomes[0] { kinds["refused", default: 0] += 1 }
         }
         // The script did what it says: every kind of step, both outcomes, many times.
-        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "family", "layout", "plugin", "written", "refused"] {
+        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "family", "layout", "plugin", "publish", "published", "written", "refused"] {
             #expect(kinds[kind, default: 0] >= 5, "\(kind): \(kinds)")
         }
 

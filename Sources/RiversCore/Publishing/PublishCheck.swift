@@ -3,6 +3,14 @@
 /// Every problem is reported (not just the first), each with a pointer below `/screens/<screen id>`
 /// (`/screens` for problems of the app as a whole). Pure: the caller loads the app.
 public enum PublishCheck {
+    /// The problems of an app's screens with its families and plugins: the screen types it knows
+    /// are the built-in ones and its screen plugins'.
+    public static func problems(screens: [Screen], families: [String: Family], registry: PluginRegistry) -> [FieldError] {
+        problems(
+            screens: screens, families: families, knownScreenTypes: Screen.builtInTypes.union(registry.screenPlugins.keys),
+            catalog: registry.catalog)
+    }
+
     public static func problems(
         screens: [Screen], families: [String: Family], knownScreenTypes: Set<String>, catalog: ComponentCatalog
     ) -> [FieldError] {

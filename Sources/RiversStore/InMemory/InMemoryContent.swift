@@ -3,8 +3,9 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RiversCore
 
-/// An app's content kept in memory: screens, families, layouts and plugins. A `ContentStorage`
-/// (and so a `ScreenStorage`, `FamilyStorage` and `PluginStorage`), and the repositories that read them (`RecordTextRepository`,
+/// An app's content kept in memory: screens, families, layouts, plugins, published versions and
+/// channels. A `ContentStorage` (and so a `ScreenStorage`, `FamilyStorage` and `PluginStorage`)
+/// and a `VersionStorage`, and the repositories that read them (`RecordTextRepository`,
 /// `PluginRepository`, `FamilyRepository`, `SavedScreenRepository` for previews), without PostgreSQL, for the fast tier's tests of the content use cases (`ScreenService`,
 /// `FamilyService`, `LayoutService`, `PluginService`) and routes. Each app is kept in a value; a transaction works on a copy of it
 /// and commits only when its work returns (and runs again on a fresh copy should another
@@ -13,7 +14,7 @@ import RiversCore
 /// (nothing waits), and the stored sizes are those of the text as written (PostgreSQL's jsonb
 /// text, which the caps measure there, is a little longer). `ContentStorageTests` runs one
 /// script of writes on it and on `Store` and requires the same outcome at every step.
-public final class InMemoryContent: ContentStorage, RecordTextRepository, PluginRepository, FamilyRepository,
+public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRepository, PluginRepository, FamilyRepository,
     SavedScreenRepository
 {
     /// A screen, family or layout as kept: typed, with its bookkeeping and its stored text.
@@ -83,6 +84,12 @@ public final class InMemoryContent: ContentStorage, RecordTextRepository, Plugin
         var plugins: [PluginRow] = []
         /// The entries an import adds to the audit log for the whole of it.
         var audit: [String] = []
+        /// Published versions, oldest first.
+        var versions: [PublishedVersion] = []
+        /// Channels by name: the version each points at, and its revision.
+        var channels: [String: (version: Int, revision: Int)] = [:]
+        /// Every move of a channel, oldest first.
+        var channelMoves: [(channel: String, version: Int, previous: Int?, cause: ChannelMoveCause, withNewVersion: Bool)] = []
         /// Moves on with every commit: a transaction that started from an older one runs again.
         var commits = 0
 
@@ -208,7 +215,19 @@ public final class InMemoryContent: ContentStorage, RecordTextRepository, Plugin
     /// The app's audit entries for whole changes (an import's), oldest first: `kind resource action: summary`.
     public func audit(appId: String) -> [String] { state(appId)?.audit ?? [] }
 
-    // MARK: ContentStorage
+    /// The app's published versions, oldest first.
+    public func versions(appId: String) -> [PublishedVersion] { state(appId)?.versions ?? [] }
+
+    /// The version a channel points at.
+    public func channel(appId: String, name: String) -> Int? { state(appId)?.channels[name]?.version }
+
+    // MARK: ContentStorage and VersionStorage
+
+    public func withVersions<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any VersionTransaction) async throws -> T
+    ) async throws -> T {
+        try await transaction(appId) { try await work($0) }
+    }
 
     public func withContent<T: Sendable>(
         appId: String, _ work: @escaping @Sendable (any ContentTransaction) async throws -> T
@@ -252,7 +271,7 @@ public final class InMemoryContent: ContentStorage, RecordTextRepository, Plugin
     }
 
     /// One transaction: a copy of the app, changed in place.
-    final class Transaction: ContentTransaction {
+    final class Transaction: ContentTransaction, VersionTransaction {
         var state: AppState
 
         init(state: AppState) { self.state = state }
@@ -472,6 +491,43 @@ public final class InMemoryContent: ContentStorage, RecordTextRepository, Plugin
 
         func storedAppBytes() async throws -> Int {
             state.screens.reduce(0) { $0 + $1.stored.count } + state.families.reduce(0) { $0 + $1.stored.count }
+        }
+
+        // MARK: Versions and channels
+
+        func channelExists(_ name: String) async throws -> Bool { state.channels[name] != nil }
+
+        /// The document is written from the typed screens (`RiversDocument.bytes`), as PostgreSQL's
+        /// is from the screens' kept fragments.
+        func draft() async throws -> Draft {
+            let registry = state.registry
+            let screens = state.screens.map(\.value)
+            var families: [String: Family] = [:]
+            for row in state.families { families[row.value.id] = row.value }
+            return Draft(
+                screens: screens, families: families, registry: registry,
+                document: RiversDocument.bytes(screens: screens, screenPlugins: registry.screenPluginInfo))
+        }
+
+        func version(number: Int) async throws -> PublishedVersion? { state.versions.first { $0.number == number } }
+
+        func pointed(channel: String) async throws -> (number: Int, sha256: String)? {
+            guard let number = state.channels[channel]?.version, let version = state.versions.first(where: { $0.number == number }) else { return nil }
+            return (number, version.sha256)
+        }
+
+        func newestVersion() async throws -> (number: Int, sha256: String)? { state.versions.last.map { ($0.number, $0.sha256) } }
+
+        func insert(_ version: PublishedVersion) async throws -> Date {
+            state.versions.append(version)
+            return version.createdAt
+        }
+
+        func moveChannel(_ name: String, to version: Int, movedBy: String, note: String, cause: ChannelMoveCause, withNewVersion: Bool) async throws {
+            let existing = state.channels[name]
+            if existing == nil { try AppCaps.refuseAtCap(state.channels.count, limit: Limits.maxChannelsPerApp, "channels") }
+            state.channels[name] = (version, (existing?.revision ?? 0) + 1)
+            state.channelMoves.append((name, version, existing?.version, cause, withNewVersion))
         }
 
         // MARK: What an import needs

@@ -1,0 +1,46 @@
+import Foundation
+import RiversCore
+
+/// Where published versions and channels are kept, for the publishing use cases (`PublishService`
+/// in RiversServices): the service decides what a publish or a rollback stores and where the
+/// channel points; a storage only reads and writes. `Store` carries each call out in SQL on one
+/// transaction (the app's row locked: publishes of an app queue and get consecutive numbers);
+/// `InMemoryContent` on a copy of the app it commits only when the work returns.
+public protocol VersionStorage: Sendable {
+    func withVersions<T: Sendable>(appId: String, _ work: @escaping @Sendable (any VersionTransaction) async throws -> T) async throws -> T
+}
+
+/// The app's draft as a publish reads it: what the publish check looks at, and its document.
+public struct Draft: Sendable {
+    public var screens: [Screen]
+    public var families: [String: Family]
+    public var registry: PluginRegistry
+    /// The bytes of rivers.json as the draft would be published.
+    public var document: [UInt8]
+
+    public init(screens: [Screen], families: [String: Family], registry: PluginRegistry, document: [UInt8]) {
+        self.screens = screens
+        self.families = families
+        self.registry = registry
+        self.document = document
+    }
+}
+
+/// The versions and channels of one app inside one transaction.
+public protocol VersionTransaction: AnyObject {
+    func channelExists(_ name: String) async throws -> Bool
+    /// The draft: every screen in display order, the families, the plugins, the document.
+    func draft() async throws -> Draft
+    /// A version whole (its document and gzip), or nil.
+    func version(number: Int) async throws -> PublishedVersion?
+    /// The number and hash of the version a channel points at (hashes are compared without
+    /// reading documents).
+    func pointed(channel: String) async throws -> (number: Int, sha256: String)?
+    /// The number and hash of the newest version.
+    func newestVersion() async throws -> (number: Int, sha256: String)?
+    /// Stores a new version (its `createdAt` is the storage's); answers with when it was made.
+    func insert(_ version: PublishedVersion) async throws -> Date
+    /// Points a channel (made if need be) at a version, with an entry in its history; every
+    /// server process hears of a move when the transaction commits.
+    func moveChannel(_ name: String, to version: Int, movedBy: String, note: String, cause: ChannelMoveCause, withNewVersion: Bool) async throws
+}
