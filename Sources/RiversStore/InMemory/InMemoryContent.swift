@@ -3,17 +3,19 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RiversCore
 
-/// An app's content kept in memory: screens, families, layouts, plugins, published versions and
+/// Apps' content kept in memory: screens, families, layouts, plugins, published versions and
 /// channels. A `ContentStorage` (and so a `ScreenStorage`, `FamilyStorage` and `PluginStorage`)
 /// and a `VersionStorage`, and the repositories that read them (`RecordTextRepository`,
-/// `PluginRepository`, `FamilyRepository`, `SavedScreenRepository` for previews), without PostgreSQL, for the fast tier's tests of the content use cases (`ScreenService`,
-/// `FamilyService`, `LayoutService`, `PluginService`) and routes. Each app is kept in a value; a transaction works on a copy of it
-/// and commits only when its work returns (and runs again on a fresh copy should another
-/// transaction of the app have committed meanwhile, as a serializable PostgreSQL transaction
-/// would be retried), so a failed write leaves nothing. What it does not model: row locks
-/// (nothing waits), and the stored sizes are those of the text as written (PostgreSQL's jsonb
-/// text, which the caps measure there, is a little longer). `ContentStorageTests` runs one
-/// script of writes on it and on `Store` and requires the same outcome at every step.
+/// `PluginRepository`, `FamilyRepository`, `SavedScreenRepository` for previews), without
+/// PostgreSQL: the fast tier runs the services of RiversServices and the content routes on it.
+///
+/// Each app is kept in a value; a transaction works on a copy of it and commits only when its
+/// work returns (and runs again on a fresh copy should another transaction of the app have
+/// committed meanwhile, as a serializable PostgreSQL transaction would be retried), so a failed
+/// write leaves nothing. What it does not model: row locks (nothing waits), and the stored sizes
+/// are those of the text as written (PostgreSQL's jsonb text, which the caps measure there, is a
+/// little longer). `ContentStorageTests` runs one script of writes on it and on `Store` and
+/// requires the same outcome at every step.
 public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRepository, PluginRepository, FamilyRepository,
     SavedScreenRepository
 {
