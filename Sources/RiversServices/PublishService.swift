@@ -23,7 +23,7 @@ public struct PublishService: Sendable {
             let problems = PublishCheck.problems(screens: draft.screens, families: draft.families, registry: draft.registry)
             if !problems.isEmpty { throw StoreError.invalid(problems) }
             return try await Self.store(
-                draft.document, appId: appId, note: note, publishedBy: publishedBy, rollbackOf: nil, channel: channel, in: tx)
+                draft.document(), appId: appId, note: note, publishedBy: publishedBy, rollbackOf: nil, channel: channel, in: tx)
         }
     }
 

@@ -10,20 +10,23 @@ public protocol VersionStorage: Sendable {
     func withVersions<T: Sendable>(appId: String, _ work: @escaping @Sendable (any VersionTransaction) async throws -> T) async throws -> T
 }
 
-/// The app's draft as a publish reads it: what the publish check looks at, and its document.
+/// The app's draft as a publish reads it: what the publish check looks at, and its document,
+/// written only when asked for (a draft the check refuses is never written out).
 public struct Draft: Sendable {
     public var screens: [Screen]
     public var families: [String: Family]
     public var registry: PluginRegistry
-    /// The bytes of rivers.json as the draft would be published.
-    public var document: [UInt8]
+    let writeDocument: @Sendable () -> [UInt8]
 
-    public init(screens: [Screen], families: [String: Family], registry: PluginRegistry, document: [UInt8]) {
+    public init(screens: [Screen], families: [String: Family], registry: PluginRegistry, document: @escaping @Sendable () -> [UInt8]) {
         self.screens = screens
         self.families = families
         self.registry = registry
-        self.document = document
+        self.writeDocument = document
     }
+
+    /// The bytes of rivers.json as the draft would be published.
+    public func document() -> [UInt8] { writeDocument() }
 }
 
 /// The versions and channels of one app inside one transaction.

@@ -303,7 +303,8 @@ extension PostgresContentTransaction: VersionTransaction {
 
     func draft() async throws -> Draft {
         let content = try await store.content(appId: appId, on: connection)
-        return Draft(screens: content.screens, families: content.families, registry: content.registry, document: store.makeDocument(content))
+        let store = store
+        return Draft(screens: content.screens, families: content.families, registry: content.registry, document: { store.makeDocument(content) })
     }
 
     func version(number: Int) async throws -> PublishedVersion? {

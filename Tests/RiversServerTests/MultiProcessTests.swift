@@ -147,7 +147,7 @@ struct MultiProcessTests {
         #expect(publish.output.contains("/screens"), "an empty app is not published: \(publish.output)")
     }
 
-    @Test("a publish through one process is served by another within a second; a later one serves it at once; documents outlive the database")
+    @Test("a publish through one process reaches another by notification, long before the periodic check; a later one serves it at once; documents outlive the database")
     func twoProcesses() async throws {
         let (client, url) = try await TestDatabase.freshDatabase(prefix: "rivers_multi")
         try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
@@ -179,22 +179,28 @@ struct MultiProcessTests {
             return Int(json["version"]?["number"]?.numberValue ?? 0)
         }
 
-        /// How long until `server` serves version `number` at the current URL.
+        /// How long until `server` serves version `number` at the current URL (10 s at most).
         func propagation(to server: ServerProcess, number: Int) async throws -> Duration {
             let start = ContinuousClock.now
-            while ContinuousClock.now - start < .seconds(5) {
+            while ContinuousClock.now - start < .seconds(10) {
                 let response = try await server.get(http, path)
                 if response.headers.first(name: "X-Rivers-Version") == String(number) { return ContinuousClock.now - start }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            return .seconds(5)
+            return .seconds(10)
         }
 
+        // What this checks is the mechanism: the notification, not the full check every 30 s,
+        // brings the publish over. On a quiet machine it takes some milliseconds; the bound is
+        // wide because CI runs this beside a whole suite on two cores (a 1 s bound once failed
+        // there). How fast it is belongs to a benchmark, not to this test.
         #expect(try await publish(through: a) == 1)
-        #expect(try await propagation(to: b, number: 1) < .seconds(1))
+        let first = try await propagation(to: b, number: 1)
+        #expect(first < .seconds(5), "version 1 reached the other process after \(first)")
         _ = try await ScreenService(storage: store).update(appId: app.id, id: homeId, precondition: .none, edit: .mergePatch(["name": "Start"]))
         #expect(try await publish(through: a) == 2)
-        #expect(try await propagation(to: b, number: 2) < .seconds(1))
+        let second = try await propagation(to: b, number: 2)
+        #expect(second < .seconds(5), "version 2 reached the other process after \(second)")
 
         let c = try ServerProcess(databaseURL: url.urlString)
         later = c

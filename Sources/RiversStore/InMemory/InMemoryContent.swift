@@ -508,7 +508,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRe
             for row in state.families { families[row.value.id] = row.value }
             return Draft(
                 screens: screens, families: families, registry: registry,
-                document: RiversDocument.bytes(screens: screens, screenPlugins: registry.screenPluginInfo))
+                document: { RiversDocument.bytes(screens: screens, screenPlugins: registry.screenPluginInfo) })
         }
 
         func version(number: Int) async throws -> PublishedVersion? { state.versions.first { $0.number == number } }
