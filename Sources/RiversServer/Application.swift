@@ -242,7 +242,8 @@ public func buildRouter(
     PreviewLinkController(store: store, helpers: helpers, baseURL: configuration.baseURL, availability: availability)
         .register(api: routes, open: open)
     AppEventsController(store: store, hub: events, helpers: helpers).register(on: routes)
-    ReleaseController(store: store, helpers: helpers, documents: documents, baseURL: configuration.baseURL).register(on: routes)
+    ReleaseController(store: store, releases: ReleaseService(storage: store), helpers: helpers, documents: documents, baseURL: configuration.baseURL)
+        .register(on: routes)
     WebhookController(store: store, helpers: helpers, allowPrivate: configuration.webhookPrivateNetworks).register(on: routes)
     return router
 }
@@ -287,7 +288,7 @@ public func buildApplication(
         client, DatabaseMonitor(client: monitorClient ?? client, availability: availability, address: address, logger: logger, prepare: prepare),
         PublishListener(documents: documents, client: client, logger: logger),
         AppEventListener(hub: events, client: client, logger: logger),
-        ScheduleRunner(store: store, documents: documents, logger: logger),
+        ScheduleRunner(releases: ReleaseService(storage: store), documents: documents, logger: logger),
         WebhookDeliverer(
             store: store, logger: logger, retry: WebhookRetry(base: configuration.webhookRetrySeconds),
             allowPrivate: configuration.webhookPrivateNetworks))

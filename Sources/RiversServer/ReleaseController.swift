@@ -2,13 +2,15 @@ import Foundation
 import Hummingbird
 import Logging
 import RiversCore
+import RiversServices
 import RiversStore
 import ServiceLifecycle
 
 /// Releases (issue 27): channels, release rules and scheduled promotions. Every member sees
-/// them; admins change them.
+/// them; admins change them (through `ReleaseService`).
 struct ReleaseController {
     let store: any ReleaseRepository
+    let releases: ReleaseService
     let helpers: APIHelpers
     let documents: PublishedDocuments
     let baseURL: String
@@ -41,7 +43,7 @@ struct ReleaseController {
             let version = r.integer("version", required: true, minimum: 1, maximum: Limits.maxVersionsPerApp)
             let note = r.string("note", maxLength: 1000) ?? ""
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
-            let (channel, created) = try await store.moveChannel(
+            let (channel, created) = try await releases.moveChannel(
                 appId: context.app.id, name: name, version: version!, precondition: try helpers.precondition(request),
                 movedBy: context.publisher, note: note)
             try? await documents.refresh(slug: context.app.slug)
@@ -50,14 +52,14 @@ struct ReleaseController {
         appRoutes.on(.post, "channels/{name}/rollback", need: .role(.admin)) { request, context in
             let name = try Self.channelName(context)
             let note = try await PublishController.note(request, helpers: helpers)
-            let channel = try await store.rollbackChannel(
+            let channel = try await releases.rollbackChannel(
                 appId: context.app.id, name: name, precondition: try helpers.precondition(request), movedBy: context.publisher, note: note)
             try? await documents.refresh(slug: context.app.slug)
             return JSONResponse(json(channel, slug: context.app.slug), headers: [.eTag: ETag.make(channel.revision)])
         }
         appRoutes.on(.delete, "channels/{name}", need: .role(.admin)) { request, context in
             let name = try Self.channelName(context)
-            try await store.deleteChannel(appId: context.app.id, name: name, precondition: try helpers.precondition(request))
+            try await releases.deleteChannel(appId: context.app.id, name: name, precondition: try helpers.precondition(request))
             try? await documents.refresh(slug: context.app.slug)
             return NoContent()
         }
@@ -74,7 +76,7 @@ struct ReleaseController {
             let list = r.array("rules", required: true) ?? []
             let rules = ReleaseRules.read(list, at: "/rules", problems: problems)
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
-            let set = try await store.setReleaseRules(appId: context.app.id, rules: rules, precondition: try helpers.precondition(request))
+            let set = try await releases.setReleaseRules(appId: context.app.id, rules: rules, precondition: try helpers.precondition(request))
             try? await documents.refresh(slug: context.app.slug)
             return JSONResponse(Self.json(set), headers: [.eTag: ETag.make(set.revision)])
         }
@@ -133,12 +135,12 @@ struct ReleaseController {
                 }
             }
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
-            let schedule = try await store.createSchedule(
+            let schedule = try await releases.createSchedule(
                 appId: context.app.id, channel: channel!, version: version!, dueAt: at!, createdBy: context.publisher)
             return JSONResponse(Self.json(schedule), status: .created)
         }
         appRoutes.on(.delete, "schedules/{id}", need: .role(.admin)) { _, context in
-            _ = try await store.cancelSchedule(appId: context.app.id, id: try context.pathParameter("id"))
+            _ = try await releases.cancelSchedule(appId: context.app.id, id: try context.pathParameter("id"))
             return NoContent()
         }
     }
@@ -188,13 +190,13 @@ struct ReleaseController {
 /// exactly once across processes; one missed while every process was down fires at start, marked
 /// late.
 public struct ScheduleRunner: Service {
-    let store: any ReleaseRepository
+    let releases: ReleaseService
     let documents: PublishedDocuments
     let logger: Logger
     var interval: Duration = .seconds(1)
 
-    public init(store: any ReleaseRepository, documents: PublishedDocuments, logger: Logger, interval: Duration = .seconds(1)) {
-        self.store = store
+    public init(releases: ReleaseService, documents: PublishedDocuments, logger: Logger, interval: Duration = .seconds(1)) {
+        self.releases = releases
         self.documents = documents
         self.logger = logger
         self.interval = interval
@@ -213,7 +215,7 @@ public struct ScheduleRunner: Service {
             do {
                 // At most 100 a tick, so one backlog cannot hold a process.
                 for _ in 0..<100 {
-                    guard let fired = try await store.fireDueSchedule() else { break }
+                    guard let fired = try await releases.fireDueSchedule() else { break }
                     logger.info("schedule fired", metadata: [
                         "schedule": .string(fired.schedule.id), "app": .string(fired.slug), "channel": .string(fired.schedule.channel),
                         "version": .stringConvertible(fired.schedule.version), "late": .stringConvertible(fired.schedule.late),

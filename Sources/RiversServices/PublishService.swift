@@ -16,7 +16,7 @@ public struct PublishService: Sendable {
     /// only moves that one).
     public func publish(appId: String, note: String, publishedBy: String, channel: String = ChannelName.production) async throws -> PublishOutcome {
         try await storage.withVersions(appId: appId) { tx in
-            if channel != ChannelName.production, try await !tx.channelExists(channel) {
+            if channel != ChannelName.production, try await tx.channel(channel) == nil {
                 throw StoreError.invalid([FieldError("/channel", "this app has no channel \(channel.prefix(40)): make it first")])
             }
             let draft = try await tx.draft()
@@ -50,7 +50,8 @@ public struct PublishService: Sendable {
         // channel moves to it and no version is added. A rollback always adds one.
         let newest = try await tx.newestVersion()
         if rollbackOf == nil, let newest, newest.sha256 == sha, var existing = try await tx.version(number: newest.number) {
-            try await tx.moveChannel(channel, to: existing.number, movedBy: publishedBy, note: note, cause: .publish, withNewVersion: false)
+            _ = try await ReleaseService.move(
+                channel, to: existing.number, precondition: .none, movedBy: publishedBy, note: note, cause: .publish, withNewVersion: false, in: tx)
             existing.appId = appId
             return .published(existing)
         }
@@ -60,8 +61,9 @@ public struct PublishService: Sendable {
             appId: appId, number: next, sha256: sha, document: bytes, gzip: Gzip.compress(bytes), publishedBy: publishedBy, note: note,
             rollbackOf: rollbackOf, createdAt: Date())
         version.createdAt = try await tx.insert(version)
-        try await tx.moveChannel(
-            channel, to: next, movedBy: publishedBy, note: note, cause: rollbackOf == nil ? .publish : .rollback, withNewVersion: true)
+        _ = try await ReleaseService.move(
+            channel, to: next, precondition: .none, movedBy: publishedBy, note: note, cause: rollbackOf == nil ? .publish : .rollback,
+            withNewVersion: true, in: tx)
         return .published(version)
     }
 }

@@ -29,9 +29,8 @@ public struct Draft: Sendable {
     public func document() -> [UInt8] { writeDocument() }
 }
 
-/// The versions and channels of one app inside one transaction.
-public protocol VersionTransaction: AnyObject {
-    func channelExists(_ name: String) async throws -> Bool
+/// The versions of one app inside one transaction, and its channels (a publish moves one).
+public protocol VersionTransaction: ReleaseTransaction {
     /// The draft: every screen in display order, the families, the plugins, the document.
     func draft() async throws -> Draft
     /// A version whole (its document and gzip), or nil.
@@ -39,11 +38,6 @@ public protocol VersionTransaction: AnyObject {
     /// The number and hash of the version a channel points at (hashes are compared without
     /// reading documents).
     func pointed(channel: String) async throws -> (number: Int, sha256: String)?
-    /// The number and hash of the newest version.
-    func newestVersion() async throws -> (number: Int, sha256: String)?
     /// Stores a new version (its `createdAt` is the storage's); answers with when it was made.
     func insert(_ version: PublishedVersion) async throws -> Date
-    /// Points a channel (made if need be) at a version, with an entry in its history; every
-    /// server process hears of a move when the transaction commits.
-    func moveChannel(_ name: String, to version: Int, movedBy: String, note: String, cause: ChannelMoveCause, withNewVersion: Bool) async throws
 }

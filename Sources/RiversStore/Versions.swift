@@ -296,11 +296,6 @@ extension Store: VersionStorage {
 /// What publishing (`PublishService`) reads and writes of one app in one PostgreSQL transaction:
 /// SQL only.
 extension PostgresContentTransaction: VersionTransaction {
-    func channelExists(_ name: String) async throws -> Bool {
-        try await store.number(
-            "SELECT count(*)::int FROM channels WHERE app_id = \(appId)::uuid AND name = \(name)", on: connection) > 0
-    }
-
     func draft() async throws -> Draft {
         let content = try await store.content(appId: appId, on: connection)
         let store = store
@@ -321,13 +316,6 @@ extension PostgresContentTransaction: VersionTransaction {
         return nil
     }
 
-    func newestVersion() async throws -> (number: Int, sha256: String)? {
-        for try await row in try await connection.query(
-            "SELECT number, sha256 FROM versions WHERE app_id = \(appId)::uuid ORDER BY number DESC LIMIT 1", logger: logger
-        ).decode((Int, String).self) { return row }
-        return nil
-    }
-
     func insert(_ version: PublishedVersion) async throws -> Date {
         for try await date in try await connection.query(
             """
@@ -338,12 +326,6 @@ extension PostgresContentTransaction: VersionTransaction {
             """, logger: logger
         ).decode(Date.self) { return date }
         return Date()
-    }
-
-    func moveChannel(_ name: String, to version: Int, movedBy: String, note: String, cause: ChannelMoveCause, withNewVersion: Bool) async throws {
-        _ = try await store.moveChannel(
-            appId: appId, name: name, to: version, precondition: .none, movedBy: movedBy, note: note, cause: cause,
-            withNewVersion: withNewVersion, on: connection)
     }
 }
 

@@ -8,17 +8,19 @@ import Testing
 
 @testable import RiversServer
 
-/// The content routes (the app, its catalog, screens, families, layouts, plugins, previews) on the router alone (Hummingbird's `.router`
+/// The content routes (the app, its catalog, screens, families, layouts, plugins, previews, channels, release rules and
+/// schedules) on the router alone (Hummingbird's `.router`
 /// mode: no sockets) over in-memory repositories: no PostgreSQL, so in the fast tier. The API group is the server's own
 /// (`apiRoutes`: authentication, app access, problems), on in-memory callers (tokens only) and
 /// without `Idempotency-Key` (its bookkeeping is PostgreSQL's); the screens' use cases are
-/// `ScreenService`, `FamilyService`, `LayoutService` and `PluginService` on `InMemoryContent`. What is tested is HTTP's part: statuses,
+/// `ScreenService`, `FamilyService`, `LayoutService`, `PluginService` and `ReleaseService` on `InMemoryContent`. What is tested is HTTP's part: statuses,
 /// problem+json with pointers, ETag and If-Match, Location, paging, who may do what.
 @Suite("Content routes on in-memory repositories")
 struct ContentRouterTests {
     struct Fixture {
         let application: Application<RouterResponder<RiversContext>>
         let app: App
+        let admin: HTTPFields
         let editor: HTTPFields
         let viewer: HTTPFields
         let other: HTTPFields
@@ -30,7 +32,7 @@ struct ContentRouterTests {
         let app = callers.addApp(slug: "fast")
         let otherApp = callers.addApp(slug: "elsewhere")
         let storage = InMemoryContent()
-        storage.addApp(id: app.id)
+        storage.addApp(id: app.id, slug: app.slug)
         storage.addApp(id: otherApp.id)
         _ = try await FamilyService(storage: storage).create(appId: app.id, body: phoneFamily)
         let log = RouteLog()
@@ -46,11 +48,15 @@ struct ContentRouterTests {
         ScreenController(screens: ScreenService(storage: storage), texts: storage, helpers: helpers).register(on: routes.appScoped())
         PluginController(store: storage, plugins: PluginService(storage: storage), helpers: helpers).register(on: routes)
         APIController(store: storage, helpers: helpers, baseURL: "http://127.0.0.1").register(on: routes)
-        #expect(log.routes.count == 32, "\(log.routes)")
+        ReleaseController(
+            store: storage, releases: ReleaseService(storage: storage), helpers: helpers,
+            documents: PublishedDocuments(store: InMemoryPublishedVersions()), baseURL: "http://127.0.0.1"
+        ).register(on: routes)
+        #expect(log.routes.count == 43, "\(log.routes)")
         func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
         return Fixture(
             application: Application(router: router, logger: testLogger), app: app,
-            editor: bearer(callers.addToken(app: app, role: .editor)), viewer: bearer(callers.addToken(app: app, role: .viewer)),
+            admin: bearer(callers.addToken(app: app, role: .admin)), editor: bearer(callers.addToken(app: app, role: .editor)), viewer: bearer(callers.addToken(app: app, role: .viewer)),
             other: bearer(callers.addToken(app: otherApp, role: .admin)), storage: storage)
     }
 
@@ -220,6 +226,68 @@ struct ContentRouterTests {
             #expect(svg.status == .ok && svg.headers[.contentType]?.hasPrefix("image/svg+xml") == true && svg.text.contains("class=\"cell\""))
             let unknown = try await Self.call(client, .get, "screens/\(UUIDText.random())/preview", headers: f.viewer)
             #expect(unknown.status == .notFound && unknown.isProblem)
+        }
+    }
+
+    @Test func channelsRulesAndSchedulesOverHTTP() async throws {
+        let f = try await Self.setUp()
+        // Versions 1 and 2, production at 2.
+        let (_, homeId) = try await ScreenService(storage: f.storage).create(appId: f.app.id, body: screenBody("Home", components: [component("list", source: "feed-1")]))
+        _ = try await PublishService(storage: f.storage).publish(appId: f.app.id, note: "", publishedBy: "test")
+        _ = try await ScreenService(storage: f.storage).update(appId: f.app.id, id: homeId, precondition: .none, edit: .mergePatch(["name": "Start"]))
+        _ = try await PublishService(storage: f.storage).publish(appId: f.app.id, note: "", publishedBy: "test")
+        try await f.application.test(.router) { client in
+            let channels = try await Self.call(client, .get, "channels", headers: f.viewer)
+            #expect(channels.status == .ok && channels.json["total"] == 1, "\(channels.text)")
+            #expect(channels.json["items"]?.arrayValue?.first?["version"] == 2 && channels.json["items"]?.arrayValue?.first?["public_url"] == "http://127.0.0.1/rivers/fast/rivers.json")
+
+            // Admins move channels; editors and viewers read them.
+            #expect(try await Self.call(client, .put, "channels/beta", headers: f.editor, json: ["version": 1]).status == .forbidden)
+            let bad = try await Self.call(client, .put, "channels/beta", headers: f.admin, json: ["version": "one", "at": 1])
+            #expect(bad.status == .unprocessableContent && bad.isProblem && Set(bad.pointers) == ["/version", "/at"], "\(bad.text)")
+            let missing = try await Self.call(client, .put, "channels/beta", headers: f.admin, json: ["version": 3])
+            #expect(missing.status == .unprocessableContent && missing.pointers == ["/version"])
+            let made = try await Self.call(client, .put, "channels/beta", headers: f.admin, json: ["version": 1, "note": "try"])
+            #expect(made.status == .created && made.headers[.eTag] == "\"1\"" && made.json["public_url"] == "http://127.0.0.1/rivers/fast/channels/beta/rivers.json", "\(made.text)")
+            var ifMatch = f.admin
+            ifMatch[.ifMatch] = "\"1\""
+            let moved = try await Self.call(client, .put, "channels/beta", headers: ifMatch, json: ["version": 2])
+            #expect(moved.status == .ok && moved.headers[.eTag] == "\"2\"")
+            #expect(try await Self.call(client, .put, "channels/beta", headers: ifMatch, json: ["version": 1]).status == .preconditionFailed)
+            let read = try await Self.call(client, .get, "channels/beta", headers: f.viewer)
+            #expect(read.json["history"]?.arrayValue?.map { $0["version"] } == [2, 1] && read.json["history"]?.arrayValue?.first?["previous_version"] == 1, "\(read.text)")
+            let back = try await Self.call(client, .post, "channels/beta/rollback", headers: f.admin, json: [:])
+            #expect(back.status == .ok && back.json["version"] == 1, "\(back.text)")
+            #expect(try await Self.call(client, .get, "channels/Not%20A%20Name", headers: f.viewer).status == .notFound)
+
+            // Rules name what exists; the resolver says where an app version goes.
+            let unknown = try await Self.call(client, .put, "release-rules", headers: f.admin, json: ["rules": [["channel": "qa"], ["version": 9]]])
+            #expect(unknown.status == .unprocessableContent && unknown.pointers == ["/rules/0/channel", "/rules/1/version"], "\(unknown.text)")
+            let rules = try await Self.call(client, .put, "release-rules", headers: f.admin, json: ["rules": [["store": "apple_store", "below_version": "5.0", "channel": "beta"]]])
+            #expect(rules.status == .ok && rules.headers[.eTag] == "\"1\"", "\(rules.text)")
+            let resolved = try await Self.call(client, .get, "release-rules/resolve?store=apple_store&app_version=4.2", headers: f.viewer)
+            #expect(resolved.json["channel"] == "beta" && resolved.json["version"] == 1 && resolved.json["rule"] == 0, "\(resolved.text)")
+            let other = try await Self.call(client, .get, "release-rules/resolve?store=google_play&app_version=4.2", headers: f.viewer)
+            #expect(other.json["channel"] == "production" && other.json["version"] == 2, "\(other.text)")
+            let inUse = try await Self.call(client, .delete, "channels/beta", headers: f.admin)
+            #expect(inUse.status == .conflict && inUse.isProblem, "\(inUse.text)")
+
+            // Schedules: made, listed, cancelled.
+            let soon = Timestamp.format(Date().addingTimeInterval(3600))
+            let past = try await Self.call(client, .post, "schedules", headers: f.admin, json: ["channel": "production", "version": 1, "at": "2020-01-01T00:00:00Z"])
+            #expect(past.status == .unprocessableContent && past.pointers == ["/at"])
+            let schedule = try await Self.call(client, .post, "schedules", headers: f.admin, json: ["channel": "production", "version": 1, "at": .string(soon)])
+            #expect(schedule.status == .created && schedule.json["state"] == "pending", "\(schedule.text)")
+            let id = try #require(schedule.json["id"]?.stringValue)
+            let listed = try await Self.call(client, .get, "schedules", headers: f.viewer)
+            #expect(listed.json["total"] == 1 && listed.json["items"]?.arrayValue?.first?["id"]?.stringValue == id)
+            #expect(try await Self.call(client, .delete, "schedules/\(id)", headers: f.editor).status == .forbidden)
+            #expect(try await Self.call(client, .delete, "schedules/\(id)", headers: f.admin).status == .noContent)
+            #expect(try await Self.call(client, .get, "schedules", headers: f.viewer).json["items"]?.arrayValue?.first?["state"] == "cancelled")
+            #expect(try await Self.call(client, .delete, "schedules/\(UUIDText.random())", headers: f.admin).status == .notFound)
+
+            // Another app's admin sees none of it.
+            #expect(try await Self.call(client, .get, "channels", headers: f.other).status == .notFound)
         }
     }
 

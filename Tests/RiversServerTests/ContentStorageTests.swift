@@ -7,7 +7,8 @@ import Testing
 /// The in-memory content storage the fast tier's service and router tests run on must behave as
 /// PostgreSQL does. One seeded script of writes (screens created, patched, replaced, reordered and
 /// removed; the family patched and removed; layouts made, changed and removed; a plugin registered,
-/// replaced and removed; the draft published and rolled back; valid and not)
+/// replaced and removed; the draft published and rolled back; channels moved, moved back and
+/// removed, release rules set, promotions scheduled and cancelled; valid and not)
 /// runs through the services on `Store` and on `InMemoryContent`: every step must end the same way
 /// (the same answer, revision and home flags included, or the same refusal at the same pointers),
 /// and the two apps must hold the same screens at the end.
@@ -42,14 +43,18 @@ struct ContentStorageTests {
         var plugins: PluginService
         var imports: ImportService
         var publishing: PublishService
+        var releases: ReleaseService
+        var releaseReads: any ReleaseRepository
 
-        init(_ storage: some ContentStorage & VersionStorage) {
+        init(_ storage: some ContentStorage & VersionStorage & ReleaseStorage & ReleaseRepository) {
             screens = ScreenService(storage: storage)
             families = FamilyService(storage: storage)
             layouts = LayoutService(storage: storage)
             plugins = PluginService(storage: storage)
             imports = ImportService(storage: storage)
             publishing = PublishService(storage: storage)
+            releases = ReleaseService(storage: storage)
+            releaseReads = storage
         }
     }
 
@@ -73,7 +78,7 @@ struct ContentStorageTests {
     @Test func oneScriptOfWritesEndsTheSameOnBoth() async throws {
         let (store, app, _) = try await storeWithApp(slugPrefix: "twin")
         let memory = InMemoryContent()
-        memory.addApp(id: app.id)
+        memory.addApp(id: app.id, slug: app.slug)
         let services = [Services(store), Services(memory)]
         // HERO_1 is the layouts' only: dropping it is refused exactly while a layout uses it.
         let allStyles: JSONValue = .array((phoneFamily["cell_styles"]?.arrayValue ?? []) + [["id": "HERO_1", "columns": 1, "height": 200]])
@@ -86,6 +91,9 @@ struct ContentStorageTests {
         var componentIds: [String: [String]] = [:]
         var kinds: [String: Int] = [:]
         let steps = 240
+        // Schedules are due an hour from now and later, one step a minute apart (none fires here:
+        // firing takes what is due in the whole shared database), in the same order on both.
+        let firstDue = Date().addingTimeInterval(3600)
         for step in 0..<steps {
             let id = ids.isEmpty ? "" : ids[random.next(ids.count)]
             // The step, chosen once and run on both storages.
@@ -94,7 +102,8 @@ struct ContentStorageTests {
             var family: (@Sendable (Services) async throws -> Record?)?
             var plugin: (@Sendable (Services) async throws -> (plugin: StoredPlugin, created: Bool)?)?
             var publish: (@Sendable (Services) async throws -> PublishOutcome)?
-            switch ids.count < 3 ? 0 : random.next(16) {
+            var release: (@Sendable (Services) async throws -> (json: JSONValue, revision: Int)?)?
+            switch ids.count < 3 ? 0 : random.next(18) {
             case 0, 1:
                 name = "create"
                 // A new screen, its ids given so both storages hold the same one; now and then
@@ -197,6 +206,50 @@ struct ContentStorageTests {
                     default: return try await s.publishing.publish(appId: app.id, note: "step", publishedBy: "script")
                     }
                 }
+            case 7, 16, 17:
+                // A channel moved (to a version that may not exist; If-Match now and then), moved
+                // back or removed; the rules set (naming what may not exist); a promotion scheduled
+                // cancelled or listed.
+                name = "release"
+                let choice = random.next(9)
+                let channel = [ChannelName.production, "beta", "qa"][random.next(3)]
+                let target = 1 + random.next(4)
+                let precondition: RevisionPrecondition = random.next(4) == 0 ? .oneOf([1 + random.next(3)]) : .none
+                let pick = random.next(10)
+                let due = firstDue.addingTimeInterval(60 * Double(step))
+                run = { _ in nil }
+                release = { s in
+                    switch choice {
+                    case 0, 1:
+                        let (c, created) = try await s.releases.moveChannel(
+                            appId: app.id, name: channel, version: target, precondition: precondition, movedBy: "script", note: "")
+                        return (["channel": .string(c.name), "version": .number(Double(c.version)), "created": .bool(created)], c.revision)
+                    case 2:
+                        let c = try await s.releases.rollbackChannel(appId: app.id, name: channel, precondition: precondition, movedBy: "script", note: "")
+                        return (["channel": .string(c.name), "version": .number(Double(c.version))], c.revision)
+                    case 3:
+                        try await s.releases.deleteChannel(appId: app.id, name: channel, precondition: precondition)
+                        return nil
+                    case 4:
+                        let rule = ReleaseRule(store: .appleStore, below: AppVersion("5.0"), target: pick < 3 ? .channel(channel) : .version(target))
+                        let set = try await s.releases.setReleaseRules(appId: app.id, rules: pick == 0 ? [] : [rule], precondition: precondition)
+                        return (["rules": .array(set.rules.map(\.json))], set.revision)
+                    case 5, 8:
+                        let made = try await s.releases.createSchedule(
+                            appId: app.id, channel: channel, version: pick < 7 ? 1 : target, dueAt: due, createdBy: "script")
+                        return (["channel": .string(made.channel), "version": .number(Double(made.version)), "pending": .bool(made.cancelledAt == nil)], 0)
+                    case 6, 7:
+                        let listed = try await s.releaseReads.schedules(appId: app.id, limit: 100, offset: 0).schedules
+                        if choice == 6 && pick >= 5 {
+                            // The list as it is: pending ones first, soonest first.
+                            return (.array(listed.map { .string("\($0.channel) v\($0.version) \($0.cancelledAt == nil ? "pending" : "cancelled")") }), 0)
+                        }
+                        guard !listed.isEmpty else { throw StoreError.notFound("no schedule yet") }
+                        let cancelled = try await s.releases.cancelSchedule(appId: app.id, id: listed[pick % listed.count].id)
+                        return (["channel": .string(cancelled.channel), "version": .number(Double(cancelled.version)), "pending": .bool(cancelled.cancelledAt == nil)], 0)
+                    default: return nil
+                    }
+                }
             case 11:
                 name = "family delete"
                 run = { _ in nil }
@@ -213,7 +266,9 @@ struct ContentStorageTests {
             }
             var outcomes: [Outcome] = []
             for service in services {
-                if let publish {
+                if let release {
+                    outcomes.append(await Self.outcome { try await release(service) })
+                } else if let publish {
                     outcomes.append(await Self.outcome {
                         let (kind, v): (String, PublishedVersion)
                         switch try await publish(service) {
@@ -240,7 +295,7 @@ struct ContentStorageTests {
                 }
             }
             #expect(outcomes[0] == outcomes[1], "step \(step) (\(name)): PostgreSQL \(outcomes[0]), in memory \(outcomes[1])")
-            let screenStep = family == nil && plugin == nil && publish == nil
+            let screenStep = family == nil && plugin == nil && publish == nil && release == nil
             if screenStep, case .written(let json, _) = outcomes[0], let written = json["id"]?.stringValue {
                 if !ids.contains(written) { ids.append(written) }
                 componentIds[written] = (json["ui_components"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
@@ -250,9 +305,13 @@ struct ContentStorageTests {
             if case .written = outcomes[0] { kinds["written", default: 0] += 1 }
             if publish != nil, case .written(let json, _) = outcomes[0] { kinds[json["outcome"]?.stringValue ?? "?", default: 0] += 1 }
             if case .invalid = outcomes[0] { kinds["refused", default: 0] += 1 }
+            if release != nil, case .written(let json, _) = outcomes[0] {
+                kinds["released", default: 0] += 1
+                if let pending = json["pending"]?.boolValue { kinds[pending ? "scheduled" : "cancelled", default: 0] += 1 }
+            }
         }
         // The script did what it says: every kind of step, both outcomes, many times.
-        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "family", "layout", "plugin", "publish", "published", "written", "refused"] {
+        for kind in ["create", "patch", "reorder", "replace", "stale", "delete", "family", "layout", "plugin", "publish", "published", "release", "released", "written", "refused"] {
             #expect(kinds[kind, default: 0] >= 5, "\(kind): \(kinds)")
         }
 
@@ -266,6 +325,16 @@ struct ContentStorageTests {
             #expect(a.0["screen_type"]?.stringValue == b.screen.screenType)
         }
         #expect(stored.filter { $0.0["home"] == true }.count == 1)
+        // The same channels and rules.
+        let channels = { (list: [Channel]) in list.map { "\($0.name) v\($0.version) r\($0.revision)" } }
+        #expect(channels(try await store.channels(appId: app.id)) == channels(try await memory.channels(appId: app.id)))
+        let rules = [try await store.releaseRules(appId: app.id), try await memory.releaseRules(appId: app.id)]
+        #expect(rules[0].rules == rules[1].rules && rules[0].revision == rules[1].revision)
+        // The same schedules, listed in the same order.
+        let schedules = { (list: [Schedule]) in list.map { "\($0.channel) v\($0.version) \($0.cancelledAt == nil ? "pending" : "cancelled")" } }
+        let listed = [try await store.schedules(appId: app.id, limit: 100, offset: 0), try await memory.schedules(appId: app.id, limit: 100, offset: 0)]
+        #expect(schedules(listed[0].schedules) == schedules(listed[1].schedules) && listed[0].total == listed[1].total)
+        #expect(kinds["scheduled", default: 0] >= 3 && kinds["cancelled", default: 0] >= 2, "\(kinds)")
 
         // A field document imported into both (its family extends FAMILY_1), then again (its
         // ids are taken), then replacing the draft: the same outcome each time.

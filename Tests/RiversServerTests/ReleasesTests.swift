@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import PostgresNIO
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
 
@@ -188,11 +189,11 @@ struct ReleasesTests {
 
             // Not due yet: nothing fires.
             let store = api.store
-            while try await store.fireDueSchedule() != nil {}  // other tests' due schedules, if any
+            while try await ReleaseService(storage: store).fireDueSchedule() != nil {}  // other tests' due schedules, if any
             #expect(version(try await api.request(.get, "/rivers/\(slug)/rivers.json", authorized: false)) == "2")
             try await Task.sleep(for: .milliseconds(1500))
             var fired: [FiredSchedule] = []
-            while let f = try await store.fireDueSchedule() { fired.append(f) }
+            while let f = try await ReleaseService(storage: store).fireDueSchedule() { fired.append(f) }
             let mine = fired.filter { $0.appId == api.app.id }
             #expect(mine.count == 1 && mine.first?.schedule.late == false)
             #expect(version(try await api.request(.get, "/rivers/\(slug)/rivers.json", authorized: false)) == "1")
@@ -216,7 +217,7 @@ struct ReleasesTests {
             let client = try await TestDatabase.client()
             try await client.query("UPDATE schedules SET due_at = now() - interval '1 hour' WHERE id = \(lateId)::uuid", logger: testLogger)
             var lateFired: FiredSchedule?
-            while let f = try await store.fireDueSchedule() { if f.appId == api.app.id { lateFired = f } }
+            while let f = try await ReleaseService(storage: store).fireDueSchedule() { if f.appId == api.app.id { lateFired = f } }
             #expect(lateFired?.schedule.late == true)
             let fireEntries = try await api.request(.get, "audit?kind=schedule")
             #expect((fireEntries["items"]?.arrayValue ?? []).contains { $0["summary"]?.stringValue?.contains("late") == true }, "\(fireEntries.text)")
@@ -233,7 +234,7 @@ struct ReleasesTests {
             try await Task.sleep(for: .milliseconds(1200))
             #expect(try await api.store.restoreApp(api.app.id) != nil)
             var fired: [FiredSchedule] = []
-            while let f = try await api.store.fireDueSchedule() { fired.append(f) }
+            while let f = try await ReleaseService(storage: api.store).fireDueSchedule() { fired.append(f) }
             #expect(!fired.contains { $0.schedule.id == id }, "a schedule of an archived app fired after its restore")
             let list = try await api.request(.get, "schedules")
             let mine = (list["items"]?.arrayValue ?? []).first { $0["id"]?.stringValue == id }
@@ -258,7 +259,7 @@ struct ReleasesTests {
                 for _ in 0..<4 {
                     group.addTask {
                         var ids: [String] = []
-                        while let f = try await store.fireDueSchedule() { if f.appId == api.app.id { ids.append(f.schedule.id) } }
+                        while let f = try await ReleaseService(storage: store).fireDueSchedule() { if f.appId == api.app.id { ids.append(f.schedule.id) } }
                         return ids
                     }
                 }

@@ -16,8 +16,8 @@ import RiversCore
 /// are those of the text as written (PostgreSQL's jsonb text, which the caps measure there, is a
 /// little longer). `ContentStorageTests` runs one script of writes on it and on `Store` and
 /// requires the same outcome at every step.
-public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRepository, PluginRepository, FamilyRepository,
-    SavedScreenRepository
+public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStorage, RecordTextRepository, PluginRepository, FamilyRepository,
+    SavedScreenRepository, ReleaseRepository
 {
     /// A screen, family or layout as kept: typed, with its bookkeeping and its stored text.
     struct Row<Value: Sendable>: Sendable {
@@ -88,10 +88,14 @@ public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRe
         var audit: [String] = []
         /// Published versions, oldest first.
         var versions: [PublishedVersion] = []
-        /// Channels by name: the version each points at, and its revision.
-        var channels: [String: (version: Int, revision: Int)] = [:]
+        var slug: String
+        /// Channels by name.
+        var channels: [String: Channel] = [:]
         /// Every move of a channel, oldest first.
-        var channelMoves: [(channel: String, version: Int, previous: Int?, cause: ChannelMoveCause, withNewVersion: Bool)] = []
+        var channelMoves: [(channel: String, move: ChannelMove, cause: ChannelMoveCause, withNewVersion: Bool)] = []
+        var rules = ReleaseRuleSet(rules: [], revision: 0, updatedAt: nil)
+        /// Schedules in the order they were made.
+        var schedules: [Schedule] = []
         /// Moves on with every commit: a transaction that started from an older one runs again.
         var commits = 0
 
@@ -113,9 +117,9 @@ public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRe
 
     // MARK: Setting up an app (what other repositories write on PostgreSQL)
 
-    /// Adds an app with no screens.
-    public func addApp(id: String) {
-        apps.withLockedValue { $0[id] = AppState() }
+    /// Adds an app with no screens (its slug its id unless said).
+    public func addApp(id: String, slug: String? = nil) {
+        apps.withLockedValue { $0[id] = AppState(slug: slug ?? id) }
     }
 
     // MARK: Reading back (for tests)
@@ -223,6 +227,39 @@ public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRe
     /// The version a channel points at.
     public func channel(appId: String, name: String) -> Int? { state(appId)?.channels[name]?.version }
 
+    // MARK: ReleaseRepository
+
+    public func channels(appId: String) async throws -> [Channel] {
+        // Production first, then by name.
+        (state(appId)?.channels.values.map { $0 } ?? []).sorted {
+            let first = ($0.name == ChannelName.production, $1.name == ChannelName.production)
+            return first.0 != first.1 ? first.0 : $0.name < $1.name
+        }
+    }
+
+    public func channel(appId: String, name: String, historyLimit: Int) async throws -> (channel: Channel, history: [ChannelMove]) {
+        guard let app = state(appId), let channel = app.channels[name] else { throw StoreError.notFound("no channel \(String(name.prefix(40))) in this app") }
+        return (channel, Array(app.channelMoves.filter { $0.channel == name }.map(\.move).reversed().prefix(historyLimit)))
+    }
+
+    public func releaseRules(appId: String) async throws -> ReleaseRuleSet {
+        state(appId)?.rules ?? ReleaseRuleSet(rules: [], revision: 0, updatedAt: nil)
+    }
+
+    /// Pending ones first (soonest first), then the rest newest first, as PostgreSQL orders them.
+    public func schedules(appId: String, limit: Int, offset: Int) async throws -> (schedules: [Schedule], total: Int) {
+        let all = state(appId)?.schedules ?? []
+        func pending(_ s: Schedule) -> Bool { s.firedAt == nil && s.cancelledAt == nil }
+        let sorted = all.filter(pending).sorted { ($0.dueAt, $0.id) < ($1.dueAt, $1.id) }
+            + all.filter { !pending($0) }.sorted { $0.dueAt != $1.dueAt ? $0.dueAt > $1.dueAt : $0.id < $1.id }
+        return (Array(sorted.dropFirst(offset).prefix(limit)), all.count)
+    }
+
+    /// Every move of the app's channels, oldest first: the channel, the move, what moved it.
+    public func channelMoves(appId: String) -> [(channel: String, move: ChannelMove, cause: ChannelMoveCause, withNewVersion: Bool)] {
+        state(appId)?.channelMoves ?? []
+    }
+
     // MARK: ContentStorage and VersionStorage
 
     public func withVersions<T: Sendable>(
@@ -255,10 +292,37 @@ public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRe
         try await transaction(appId) { try await work($0) }
     }
 
+    public func withReleases<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any ReleaseTransaction) async throws -> T
+    ) async throws -> T {
+        try await transaction(appId) { try await work($0) }
+    }
+
+    /// The earliest due schedule of every app; the transaction runs only if it is still pending
+    /// then (another took it otherwise, and the next due one is looked for).
+    public func withDueSchedule<T: Sendable>(
+        _ work: @escaping @Sendable (any ReleaseTransaction, Schedule) async throws -> T
+    ) async throws -> T? {
+        while true {
+            let now = Date()
+            let due = apps.withLockedValue { apps in
+                apps.flatMap { app in
+                    app.value.schedules.filter { $0.firedAt == nil && $0.cancelledAt == nil && $0.dueAt <= now }.map { (appId: app.key, schedule: $0) }
+                }.min { ($0.schedule.dueAt, $0.schedule.id) < ($1.schedule.dueAt, $1.schedule.id) }
+            }
+            guard let due else { return nil }
+            let result: T? = try await transaction(due.appId) { tx in
+                guard let schedule = try await tx.schedule(id: due.schedule.id), schedule.firedAt == nil, schedule.cancelledAt == nil else { return nil }
+                return try await work(tx, schedule)
+            }
+            if let result { return result }
+        }
+    }
+
     private func transaction<T: Sendable>(_ appId: String, _ work: (Transaction) async throws -> T) async throws -> T {
         while true {
             guard let start = apps.withLockedValue({ $0[appId] }) else { throw StoreError.notFound("no app \(appId)") }
-            let tx = Transaction(state: start)
+            let tx = Transaction(appId: appId, state: start)
             let result = try await work(tx)
             let committed: Bool = apps.withLockedValue { apps in
                 guard apps[appId]?.commits == start.commits else { return false }
@@ -274,9 +338,13 @@ public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRe
 
     /// One transaction: a copy of the app, changed in place.
     final class Transaction: ContentTransaction, VersionTransaction {
+        let appId: String
         var state: AppState
 
-        init(state: AppState) { self.state = state }
+        init(appId: String, state: AppState) {
+            self.appId = appId
+            self.state = state
+        }
 
         func registry() async throws -> PluginRegistry { state.registry }
 
@@ -497,8 +565,6 @@ public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRe
 
         // MARK: Versions and channels
 
-        func channelExists(_ name: String) async throws -> Bool { state.channels[name] != nil }
-
         /// The document is written from the typed screens (`RiversDocument.bytes`), as PostgreSQL's
         /// is from the screens' kept fragments.
         func draft() async throws -> Draft {
@@ -525,11 +591,69 @@ public final class InMemoryContent: ContentStorage, VersionStorage, RecordTextRe
             return version.createdAt
         }
 
-        func moveChannel(_ name: String, to version: Int, movedBy: String, note: String, cause: ChannelMoveCause, withNewVersion: Bool) async throws {
-            let existing = state.channels[name]
-            if existing == nil { try AppCaps.refuseAtCap(state.channels.count, limit: Limits.maxChannelsPerApp, "channels") }
-            state.channels[name] = (version, (existing?.revision ?? 0) + 1)
-            state.channelMoves.append((name, version, existing?.version, cause, withNewVersion))
+        func slug() async throws -> String { state.slug }
+
+        func channel(_ name: String) async throws -> Channel? { state.channels[name] }
+
+        func channelNames() async throws -> Set<String> { Set(state.channels.keys) }
+
+        func versionExists(_ number: Int) async throws -> Bool { state.versions.contains { $0.number == number } }
+
+        func latestMove(of name: String) async throws -> ChannelMove? { state.channelMoves.last { $0.channel == name }?.move }
+
+        func writeChannel(
+            _ name: String, to version: Int, previous: Int?, movedBy: String, note: String, cause: ChannelMoveCause, withNewVersion: Bool
+        ) async throws -> Channel {
+            let now = Date()
+            var channel = state.channels[name] ?? Channel(name: name, version: version, revision: 0, createdAt: now, updatedAt: now)
+            channel.version = version
+            channel.revision += 1
+            channel.updatedAt = now
+            state.channels[name] = channel
+            let move = ChannelMove(id: state.channelMoves.count + 1, version: version, previousVersion: previous, movedBy: movedBy, note: note, at: now)
+            state.channelMoves.append((name, move, cause, withNewVersion))
+            return channel
+        }
+
+        /// (Its history stays, as PostgreSQL's `channel_moves` rows do.)
+        func deleteChannel(_ name: String) async throws { state.channels[name] = nil }
+
+        func releaseRules() async throws -> ReleaseRuleSet { state.rules }
+
+        func writeReleaseRules(_ rules: [ReleaseRule]) async throws -> ReleaseRuleSet {
+            state.rules = ReleaseRuleSet(rules: rules, revision: state.rules.revision + 1, updatedAt: Date())
+            return state.rules
+        }
+
+        func pendingSchedules(channel name: String?) async throws -> Int {
+            state.schedules.filter { $0.firedAt == nil && $0.cancelledAt == nil && (name == nil || $0.channel == name) }.count
+        }
+
+        func insertSchedule(channel: String, version: Int, dueAt: Date, createdBy: String) async throws -> Schedule {
+            let schedule = Schedule(
+                id: UUIDText.random(), channel: channel, version: version, dueAt: dueAt, createdBy: createdBy, createdAt: Date(), late: false)
+            state.schedules.append(schedule)
+            return schedule
+        }
+
+        func schedule(id: String) async throws -> Schedule? { state.schedules.first { $0.id == id } }
+
+        func markCancelled(schedule id: String) async throws -> Schedule {
+            try changeSchedule(id) { $0.cancelledAt = Date() }
+        }
+
+        func markFired(schedule id: String, lateAfterSeconds: Int) async throws -> Schedule {
+            try changeSchedule(id) {
+                let now = Date()
+                $0.firedAt = now
+                $0.late = $0.dueAt < now.addingTimeInterval(-Double(lateAfterSeconds))
+            }
+        }
+
+        private func changeSchedule(_ id: String, _ change: (inout Schedule) -> Void) throws -> Schedule {
+            guard let i = state.schedules.firstIndex(where: { $0.id == id }) else { throw StoreError.notFound("no schedule \(id) in this app") }
+            change(&state.schedules[i])
+            return state.schedules[i]
         }
 
         // MARK: What an import needs
