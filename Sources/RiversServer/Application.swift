@@ -226,10 +226,11 @@ public func buildRouter(
     let routes = apiRoutes(
         on: router, callers: store, idempotency: store, configuration: configuration, cookies: cookies, routeLog: routeLog,
         availability: availability)
-    TeamController(
-        store: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies, delivery: configuration.linkDelivery,
-        throttle: SignInThrottle(addressBurst: configuration.signInAddressBurst),
-        passwords: Passwords(perAddress: configuration.passwordChecksPerAddress))
+    let accounts = AccountService(
+        store: store, passwords: Passwords(perAddress: configuration.passwordChecksPerAddress),
+        throttle: SignInThrottle(addressBurst: configuration.signInAddressBurst))
+    SessionController(accounts: accounts, sessions: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies).register(on: routes)
+    TeamController(store: store, helpers: helpers, baseURL: configuration.baseURL, delivery: configuration.linkDelivery)
         .register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PluginController(store: store, plugins: PluginService(storage: store), helpers: helpers).register(on: routes)

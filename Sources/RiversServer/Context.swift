@@ -6,6 +6,7 @@ import NIOCore
 import NIOConcurrencyHelpers
 import NIOPosix
 import RiversCore
+import RiversServices
 import RiversStore
 
 /// Who is asking: a person signed in through the editor (a session cookie), or an API token.
@@ -270,10 +271,8 @@ struct SessionCookies: Sendable {
 /// on the pool that serves the editor's files, so a flood of sign-ins slows only sign-ins. At
 /// most `maxQueued` wait or run (503 past that), and at most `maxPerAddress` from one client
 /// address (429 past that): one client cannot fill the queue for everyone else.
-final class Passwords: Sendable {
+final class Passwords: PasswordHasher {
     static let cost: UInt8 = 12
-    static let minimumLength = 10
-    static let maximumBytes = 72  // bcrypt reads no further
     static let maxQueued = 16
     static let defaultPerAddress = 2
 
@@ -321,16 +320,7 @@ final class Passwords: Sendable {
     /// A hash of no one's password: verifying against it costs the same time as a real check, so
     /// an unknown email cannot be told from a wrong password by the time the answer takes.
     static let decoy = Bcrypt.hash("rivers decoy password", cost: cost)
-
-    /// A password people may choose: 10 characters or more, at most 72 bytes (bcrypt's limit).
-    static func check(_ password: String, field: String = "/password") throws {
-        guard password.trimmingCharacters(in: .whitespacesAndNewlines).count >= minimumLength else {
-            throw Problem.invalid([FieldError(field, "must be at least \(minimumLength) characters, not counting spaces at either end")])
-        }
-        guard password.utf8.count <= maximumBytes else {
-            throw Problem.invalid([FieldError(field, "must be at most \(maximumBytes) bytes")])
-        }
-    }
+    var decoy: String { Self.decoy }
 }
 
 /// Which password checks may start: at most `maxQueued` in all and `maxPerAddress` from one
@@ -359,64 +349,6 @@ struct PasswordAdmission {
     mutating func leave(_ address: String) {
         total -= 1
         if let n = byAddress[address] { byAddress[address] = n > 1 ? n - 1 : nil }
-    }
-}
-
-/// How sign-in attempts are held back. Nobody is locked out: past a free allowance, each
-/// attempt must wait a delay after the one before, doubling with each attempt (per address,
-/// per account), so guessing slows to a crawl while the owner waits seconds at most.
-/// - failures per account: 5 free, then 4 s, 8 s, … up to 60 s; not from an address the account
-///   signed in from lately (someone failing on purpose elsewhere cannot hold the owner back);
-/// - every attempt (success or not) per account: `accountBurst` free, then the same;
-/// - every attempt from one address: `addressBurst` free, then 4 s doubling up to 15 minutes.
-/// Counted over `window` (15 minutes), across every server process (the counts are in PostgreSQL).
-struct SignInThrottle: Sendable {
-    static let window: TimeInterval = 15 * 60
-    static let failuresPerAccount = 5
-    static let firstDelay: Double = 4
-    static let accountDelayCap: Double = 60
-    static let addressDelayCap: Double = 15 * 60
-
-    /// Attempts per account within the window before delays.
-    var accountBurst = 30
-    /// Attempts from one address within the window before delays (`SIGN_IN_ADDRESS_BURST`).
-    var addressBurst = 100
-
-    struct Keys {
-        var accountFailures: String
-        var accountAttempts: String
-        var addressAttempts: String
-        var all: [String] { [accountFailures, accountAttempts, addressAttempts] }
-        /// What a success takes back.
-        var failures: [String] { [accountFailures] }
-    }
-
-    static func keys(email: String, address: String) -> Keys {
-        Keys(accountFailures: "account:\(email)", accountAttempts: "attempts-account:\(email)", addressAttempts: "attempts-address:\(address)")
-    }
-
-    /// The delay required after the previous attempt when `count` attempts (this one included)
-    /// were made and `free` are allowed without one.
-    static func delay(count: Int, free: Int, cap: Double) -> Double? {
-        guard count > free else { return nil }
-        let doublings = min(count - free - 1, 30)
-        return min(cap, firstDelay * Double(1 << doublings))
-    }
-
-    /// Seconds to wait before trying again, or nil when this attempt may go ahead.
-    func wait(counts: [String: Store.AttemptCount], keys: Keys, knownAddress: Bool, now: Date) -> Int? {
-        var rules: [(String, Int, Double)] = [(keys.addressAttempts, addressBurst, Self.addressDelayCap)]
-        if !knownAddress {
-            rules.append((keys.accountFailures, Self.failuresPerAccount, Self.accountDelayCap))
-            rules.append((keys.accountAttempts, accountBurst, Self.accountDelayCap))
-        }
-        var longest: Double = 0
-        for (key, free, cap) in rules {
-            guard let counted = counts[key], let delay = Self.delay(count: counted.count, free: free, cap: cap) else { continue }
-            let since = counted.previous.map { now.timeIntervalSince($0) } ?? .infinity
-            if since < delay { longest = max(longest, delay - since) }
-        }
-        return longest > 0 ? max(1, Int(longest.rounded(.up))) : nil
     }
 }
 
@@ -596,4 +528,15 @@ struct NoContent: ResponseGenerator {
 
 extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+extension APIHelpers {
+    /// The request's body as an object whose members must be among `keys`; its problems go to
+    /// the `Problems` returned with it.
+    func reader(_ request: Request, keys: Set<String>) async throws -> (ObjectReader, Problems) {
+        let problems = Problems()
+        guard let r = ObjectReader(try await body(request), at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
+        r.rejectUnknownKeys(keys)
+        return (r, problems)
+    }
 }

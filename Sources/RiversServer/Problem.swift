@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import RiversCore
+import RiversServices
 import RiversStore
 
 /// An error answered as `application/problem+json` (RFC 9457): `type`, `title`, `status`,
@@ -114,6 +115,27 @@ public struct Problem: Error, HTTPResponseError, Sendable {
         case .invalid(let errors): return .invalid(errors)
         }
     }
+
+    static let linkGone = Problem(.gone, type: "link-gone", title: "Link used or expired",
+                                  detail: "this link has been used or has expired: ask for a new one")
+
+    /// Maps a refusal of signing in, of a password change or of a link's use to its problem.
+    public static func from(_ error: AccountError) -> Problem {
+        switch error {
+        case .signInFailed:
+            return Problem(.unauthorized, type: "sign-in-failed", title: "Sign-in failed", detail: "the email or the password is wrong", field: "/password")
+        case .tooManySignIns(let wait):
+            return Problem(.tooManyRequests, type: "too-many-sign-ins", title: "Too many sign-ins",
+                           detail: "too many sign-in attempts; try again in \(wait) seconds", headers: [.retryAfter: String(wait)])
+        case .wrongPassword(let field, let detail):
+            return Problem(.forbidden, type: "wrong-password", title: "Wrong password", detail: detail, field: field)
+        case .linkUnknown: return .notFound("this link is not known")
+        case .linkUsedOrExpired: return .linkGone
+        case .accountNeedsItsOwnLink:
+            return Problem(.conflict, type: "conflict", title: "Conflict",
+                           detail: "this email has an account already: set its password with its own link first, then accept with it")
+        }
+    }
 }
 
 /// Turns every error into problem+json: store errors by their meaning, Hummingbird's own errors
@@ -128,6 +150,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let problem as Problem {
             throw problem
         } catch let error as StoreError {
+            throw Problem.from(error)
+        } catch let error as AccountError {
             throw Problem.from(error)
         } catch let error as ValidationFailure {
             throw Problem.invalid(error.errors, count: error.count)

@@ -1,20 +1,16 @@
 import Foundation
 import Hummingbird
 import RiversCore
+import RiversServices
 import RiversStore
 
-/// People, sessions, apps, members, invitations, tokens and the audit log (issue 12).
+/// People, apps, members, invitations, tokens and the audit log (issue 12); signing in and
+/// sessions are `SessionController`'s.
 struct TeamController {
     let store: Store
     let helpers: APIHelpers
     let baseURL: String
-    let cookies: SessionCookies
     var delivery: any LinkDelivery = NoLinkDelivery()
-
-    /// How sign-ins are held back, per account and per address.
-    var throttle = SignInThrottle()
-    /// Where passwords are hashed and checked (a bounded pool of its own).
-    var passwords = Passwords()
 
     func appJSON(_ app: App, role: Role?) -> JSONValue { app.json(baseURL: baseURL, role: role) }
 
@@ -31,204 +27,8 @@ struct TeamController {
     }
 
     func register(on routes: RouteRegistrar<RiversContext>) {
-        registerSessions(on: routes)
         registerPeopleAndApps(on: routes)
         registerAppAdministration(on: routes.appScoped())
-    }
-
-    // MARK: Signing in
-
-    private func registerSessions(on routes: RouteRegistrar<RiversContext>) {
-        routes.on(.post, "session", need: .anyone) { request, context in
-            let (r, problems) = try await reader(request, keys: ["email", "password"])
-            let email = r.string("email", required: true, nonEmpty: true, maxLength: 254)?.lowercased()
-            let password = r.string("password", required: true, nonEmpty: true, maxLength: 1000)
-            guard problems.isEmpty, let email, let password else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let found = try await store.user(email: email)
-            guard try await checkPassword(password, hash: found?.passwordHash, email: email, context: context), let user = found?.user else {
-                throw Problem(.unauthorized, type: "sign-in-failed", title: "Sign-in failed", detail: "the email or the password is wrong", field: "/password")
-            }
-            return try await signIn(user, request: request, context: context, status: .created)
-        }
-        routes.on(.get, "session", need: .person) { _, context in
-            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
-            return JSONResponse(sessionJSON(session))
-        }
-        // A token says what it is: its app, role and expiry (a CI job can check it will not expire
-        // in the middle of a run).
-        routes.on(.get, "token", need: .token) { _, context in
-            guard case .token(let app, let token)? = context.principal else { throw Problem.unauthorized }
-            return JSONResponse(["token": token.json, "app": appJSON(app, role: token.role)])
-        }
-        routes.on(.delete, "session", need: .person) { _, context in
-            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
-            try await store.endSessions(userId: session.user.id, id: session.id)
-            return Response(status: .noContent, headers: [.setCookie: cookies.clearCookie])
-        }
-        routes.on(.get, "sessions", need: .person) { _, context in
-            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
-            let list = try await store.sessions(userId: session.user.id)
-            return JSONResponse(["items": .array(list.map { s in
-                ["id": .string(s.id), "created_at": .string(Timestamp.format(s.createdAt)), "last_seen_at": .string(Timestamp.format(s.lastSeenAt)),
-                 "user_agent": .string(s.userAgent), "address": .string(s.address), "current": .bool(s.id == session.id)]
-            })])
-        }
-        // Signing out everywhere: every session of the account ends, this one too.
-        routes.on(.delete, "sessions", need: .person) { _, context in
-            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
-            try await store.endSessions(userId: session.user.id, id: nil)
-            return Response(status: .noContent, headers: [.setCookie: cookies.clearCookie])
-        }
-        routes.on(.delete, "sessions/{id}", need: .person) { _, context in
-            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
-            let id = try context.pathParameter("id")
-            guard try await store.endSessions(userId: session.user.id, id: id) > 0 else { throw Problem.notFound("no session \(id)") }
-            // Ending this very session signs this browser out.
-            return Response(status: .noContent, headers: UUIDText.normalize(id) == session.id ? [.setCookie: cookies.clearCookie] : [:])
-        }
-        // A new password ends every session; the answer signs this browser in again.
-        routes.on(.post, "password", need: .person) { request, context in
-            guard case .person(let session)? = context.principal else { throw Problem.unauthorized }
-            let (r, problems) = try await reader(request, keys: ["current_password", "new_password"])
-            let current = r.string("current_password", required: true, maxLength: 1000)
-            let new = r.string("new_password", required: true, maxLength: 1000)
-            guard problems.isEmpty, let current, let new else { throw Problem.invalid(problems.errors, count: problems.count) }
-            try Passwords.check(new, field: "/new_password")
-            let hash = try await store.passwordHash(userId: session.user.id)
-            guard try await checkPassword(current, hash: hash, email: session.user.email, context: context) else {
-                throw Problem(.forbidden, type: "wrong-password", title: "Wrong password", detail: "the current password is wrong", field: "/current_password")
-            }
-            try await store.setPassword(userId: session.user.id, hash: try await passwords.hash(new, from: context.remoteAddress))
-            return try await signIn(session.user, request: request, context: context, status: .ok)
-        }
-
-        // One-time links: what a link is, and using it (set a password; accept an invitation).
-        // The secret travels in the X-Link-Secret header: proxies and CDNs log paths, not it.
-        routes.on(.get, "link", need: .anyone) { request, _ in
-            try await linkInfo(try Self.linkSecret(request))
-        }
-        routes.on(.post, "link", need: .anyone) { request, context in
-            try await useLink(try Self.linkSecret(request), request: request, context: context)
-        }
-        // The same with the secret in the path (deprecated: kept for clients written before).
-        routes.on(.get, "links/{secret}", need: .anyone) { _, context in
-            try await linkInfo(try context.pathParameter("secret"))
-        }
-        routes.on(.post, "links/{secret}", need: .anyone) { request, context in
-            try await useLink(try context.pathParameter("secret"), request: request, context: context)
-        }
-    }
-
-    static func linkSecret(_ request: Request) throws -> String {
-        guard let secret = request.headers[.linkSecret], !secret.isEmpty else {
-            throw Problem(.badRequest, type: "missing-link-secret", title: "Link secret missing",
-                          detail: "send the link's secret (what follows # in its URL) in X-Link-Secret", field: "X-Link-Secret")
-        }
-        return secret
-    }
-
-    /// What a link is for, so the page that opens it asks the right question.
-    private func linkInfo(_ secret: String) async throws -> JSONResponse {
-        let link = try await liveLink(secret)
-        var o = link.json.objectValue ?? [:]
-        o["has_password"] = .bool(try await store.user(email: link.email)?.passwordHash != nil)
-        return JSONResponse(.object(o))
-    }
-
-    /// Uses a link, once, and signs its person in.
-    private func useLink(_ secret: String, request: Request, context: RiversContext) async throws -> Response {
-        let link = try await liveLink(secret)
-        let (r, problems) = try await reader(request, keys: ["password", "name"])
-        let password = r.string("password", required: true, maxLength: 1000)
-        let name = r.string("name", maxLength: 200)
-        guard problems.isEmpty, let password else { throw Problem.invalid(problems.errors, count: problems.count) }
-        let existing = try await store.user(email: link.email)
-        let use: Store.LinkUse
-        if link.kind == .invitation, let hash = existing?.passwordHash {
-            // Someone with an account accepts with the password they have.
-            guard try await checkPassword(password, hash: hash, email: link.email, context: context) else {
-                throw Problem(.forbidden, type: "wrong-password", title: "Wrong password",
-                              detail: "this account has a password already: enter it to accept", field: "/password")
-            }
-            use = .existingAccount
-        } else {
-            // Refused before any hashing: an invitation never sets the password of an account that
-            // exists (the store refuses it too), so it must cost no bcrypt work to be told so.
-            if link.kind == .invitation, existing != nil { throw Self.accountNeedsItsOwnLink }
-            try Passwords.check(password)
-            use = .setPassword(hash: try await passwords.hash(password, from: context.remoteAddress), name: name)
-        }
-        // The person the link is for is who acts (the audit log names them, not "anonymous").
-        let actor = AuditActor(name: link.email, kind: .user, requestId: context.id, address: context.remoteAddress)
-        guard let user = try await AuditActor.$current.withValue(actor, operation: { try await store.useLink(secret: secret, use) }) else {
-            throw Problem.linkGone
-        }
-        // The address a password was just chosen from is one its owner uses (the per-account
-        // throttle does not hold them back there).
-        if case .setPassword = use { try await store.recordSignInSuccess(email: user.email, address: context.remoteAddress) }
-        return try await signIn(user, request: request, context: context, status: .created)
-    }
-
-    static let accountNeedsItsOwnLink = Problem(
-        .conflict, type: "conflict", title: "Conflict",
-        detail: "this email has an account already: set its password with its own link first, then accept with it")
-
-    /// Checks a password under the sign-in throttle (`SignInThrottle`). The attempt is counted
-    /// before the check, so concurrent attempts see each other; one held back is a 429 with
-    /// Retry-After, answered at once and not counted. A success takes back its failures (not its
-    /// place among the attempts); a failure stays counted and is audited. Without a hash (no
-    /// account, or no password yet) a decoy is checked, so the time taken tells nothing.
-    private func checkPassword(_ password: String, hash: String?, email: String, context: RiversContext) async throws -> Bool {
-        let address = context.remoteAddress
-        let keys = SignInThrottle.keys(email: email, address: address)
-        let attempt = try await store.beginSignInAttempt(keys: keys.all, window: SignInThrottle.window)
-        let knownAddress = try await store.isKnownAddress(email: email, address: address)
-        if let wait = throttle.wait(counts: attempt.counts, keys: keys, knownAddress: knownAddress, now: Date()) {
-            try await store.dropSignInAttempt(ids: attempt.ids, keys: keys.all)
-            throw Problem(.tooManyRequests, type: "too-many-sign-ins", title: "Too many sign-ins",
-                          detail: "too many sign-in attempts; try again in \(wait) seconds", headers: [.retryAfter: String(wait)])
-        }
-        let ok: Bool
-        do {
-            ok = try await passwords.verify(password, hash: hash ?? Passwords.decoy, from: address) && hash != nil
-        } catch {
-            try await store.dropSignInAttempt(ids: attempt.ids, keys: keys.all)
-            throw error
-        }
-        try await store.endSignInAttempt(ids: attempt.ids)
-        if ok {
-            try await store.dropSignInAttempt(ids: attempt.ids, keys: keys.failures)
-            try await store.recordSignInSuccess(email: email, address: address)
-        } else {
-            try await store.recordSignInFailure(email: email)
-        }
-        return ok
-    }
-
-    private func liveLink(_ secret: String) async throws -> OneTimeLink {
-        guard secret.utf8.count <= 100, let link = try await store.link(secret: secret) else {
-            throw Problem.notFound("this link is not known")
-        }
-        guard link.usedAt == nil, link.expiresAt > Date() else { throw Problem.linkGone }
-        return link
-    }
-
-    private func signIn(_ user: User, request: Request, context: RiversContext, status: HTTPResponse.Status) async throws -> Response {
-        // The person signing in is who acts (not "anonymous").
-        let actor = AuditActor(name: user.email, kind: .user, requestId: context.id, address: context.remoteAddress)
-        let (secret, session) = try await AuditActor.$current.withValue(actor) {
-            let created = try await store.createSession(userId: user.id, userAgent: request.headers[.userAgent] ?? "", address: context.remoteAddress)
-            try await store.recordSignIn(userId: user.id)
-            return created
-        }
-        var response = try JSONResponse(sessionJSON(session), status: status).response(from: request, context: context)
-        response.headers[.setCookie] = cookies.setCookie(secret)
-        response.headers[.cacheControl] = "no-store"
-        return response
-    }
-
-    private func sessionJSON(_ session: SignedInSession) -> JSONValue {
-        ["user": session.user.json, "session_id": .string(session.id), "csrf_token": .string(session.csrfToken)]
     }
 
     // MARK: People and apps
@@ -252,7 +52,7 @@ struct TeamController {
             }
         }
         routes.on(.post, "apps", need: .instanceAdmin) { request, context in
-            let (r, problems) = try await reader(request, keys: ["slug", "name"])
+            let (r, problems) = try await helpers.reader(request, keys: ["slug", "name"])
             let slug = r.string("slug", required: true, nonEmpty: true, maxLength: 63)
             let name = r.string("name", nonEmpty: true, maxLength: 200)
             if let slug, !Store.isValidSlug(slug) { problems.add(r.at("slug"), Store.slugRule) }
@@ -278,7 +78,7 @@ struct TeamController {
         // A new account gets a one-time link to set its password (no mail is sent: the link is in
         // the answer, for whoever made the account to pass on).
         routes.on(.post, "users", need: .instanceAdmin) { request, context in
-            let (r, problems) = try await reader(request, keys: ["email", "name", "admin"])
+            let (r, problems) = try await helpers.reader(request, keys: ["email", "name", "admin"])
             let email = r.string("email", required: true, nonEmpty: true, maxLength: 254)
             let name = r.string("name", maxLength: 200)
             let admin = r.bool("admin")
@@ -321,7 +121,7 @@ struct TeamController {
     private func registerAppAdministration(on routes: RouteRegistrar<AppContext>) {
         // App settings: the name, and the slug (the old public URL answers 301 for 90 days).
         routes.on(.patch, "", need: .role(.admin)) { request, context in
-            let (r, problems) = try await reader(request, keys: ["name", "slug"])
+            let (r, problems) = try await helpers.reader(request, keys: ["name", "slug"])
             // A merge patch's null removes a member; an app's name and slug cannot be removed.
             for key in ["name", "slug"] where r.object[key]?.isNull == true { problems.add(r.at(key), "cannot be removed (null); give a new \(key) or leave it out") }
             let name = r.string("name", nonEmpty: true, maxLength: 200)
@@ -349,7 +149,7 @@ struct TeamController {
         }
         routes.on(.put, "members/{user}", need: .role(.admin)) { request, context in
             let userId = try context.pathParameter("user")
-            let (r, problems) = try await reader(request, keys: ["role"])
+            let (r, problems) = try await helpers.reader(request, keys: ["role"])
             let role = r.role()
             guard problems.isEmpty, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
             guard try await store.user(id: userId) != nil else { throw Problem.notFound("no account \(userId)") }
@@ -366,7 +166,7 @@ struct TeamController {
             return JSONResponse(pageJSON(links.map(\.json), total: total, limit: limit, offset: offset))
         }
         routes.on(.post, "invitations", need: .role(.admin)) { request, context in
-            let (r, problems) = try await reader(request, keys: ["email", "role"])
+            let (r, problems) = try await helpers.reader(request, keys: ["email", "role"])
             let email = r.string("email", required: true, nonEmpty: true, maxLength: 254)
             let role = r.role()
             if let email, !Self.looksLikeEmail(email) { problems.add("/email", "must be an email address") }
@@ -390,7 +190,7 @@ struct TeamController {
         }
         // The token is in this answer only; afterwards it is known by its id and name.
         routes.on(.post, "tokens", need: .role(.admin)) { request, context in
-            let (r, problems) = try await reader(request, keys: ["name", "role", "expires_at"])
+            let (r, problems) = try await helpers.reader(request, keys: ["name", "role", "expires_at"])
             let name = r.string("name", required: true, nonEmpty: true, maxLength: 100)
             let role = r.role()
             let expires = r.expiry(within: 5 * 366 * 24 * 3600, described: "5 years")
@@ -412,13 +212,6 @@ struct TeamController {
     }
 
     /// The request's body as an object with only `keys`; problems are collected, thrown by the caller.
-    private func reader(_ request: Request, keys: Set<String>) async throws -> (ObjectReader, Problems) {
-        let problems = Problems()
-        guard let r = ObjectReader(try await helpers.body(request), at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
-        r.rejectUnknownKeys(keys)
-        return (r, problems)
-    }
-
     /// `GET …/audit?actor=&kind=&id=&since=&until=&limit=&offset=`, newest first.
     private func auditPage(appId: String?, _ request: Request) async throws -> JSONResponse {
         let (limit, offset) = try helpers.paging(request)
@@ -451,11 +244,6 @@ extension ObjectReader {
         if text != nil, role == nil { problems.add(at("role"), "must be one of viewer, editor, publisher, admin") }
         return role
     }
-}
-
-extension Problem {
-    static let linkGone = Problem(.gone, type: "link-gone", title: "Link used or expired",
-                                  detail: "this link has been used or has expired: ask for a new one")
 }
 
 /// Where one-time links (set-password links, invitations) go besides the answer that made them.

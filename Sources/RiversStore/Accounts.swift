@@ -296,34 +296,21 @@ extension Store {
 
     // MARK: Throttling sign-ins
 
-    /// What the throttle knows of one key: attempts within the window (this one included), the
-    /// oldest of them, and when the one before this was made.
-    public struct AttemptCount: Sendable {
-        public var count: Int
-        public var oldest: Date
-        public var previous: Date?
-        public init(count: Int, oldest: Date, previous: Date?) {
-            self.count = count
-            self.oldest = oldest
-            self.previous = previous
-        }
-    }
-
     /// Counts an attempt against each key before its password is checked (so concurrent guesses
     /// see each other), and returns the attempt's rows and, per key, what is counted within `window`.
-    public func beginSignInAttempt(keys: [String], window: TimeInterval) async throws -> (ids: [Int], counts: [String: AttemptCount]) {
+    public func beginSignInAttempt(keys: [String], window: TimeInterval) async throws -> (ids: [Int], counts: [String: SignInAttemptCount]) {
         try await client.transaction(logger: logger) { connection in
             var ids: [Int] = []
             for try await id in try await connection.query(
                 "INSERT INTO sign_in_failures (key) SELECT unnest(\(keys)::text[]) RETURNING id", logger: self.logger
             ).decode(Int.self) { ids.append(id) }
-            var counts: [String: AttemptCount] = [:]
+            var counts: [String: SignInAttemptCount] = [:]
             for try await (key, count, oldest, previous) in try await connection.query(
                 """
                 SELECT key, count(*)::int, min(at), max(at) FILTER (WHERE NOT (id = ANY(\(ids)))) FROM sign_in_failures
                 WHERE key = ANY(\(keys)) AND at > now() - make_interval(secs => \(window)) GROUP BY key
                 """, logger: self.logger
-            ).decode((String, Int, Date, Date?).self) { counts[key] = AttemptCount(count: count, oldest: oldest, previous: previous) }
+            ).decode((String, Int, Date, Date?).self) { counts[key] = SignInAttemptCount(count: count, oldest: oldest, previous: previous) }
             return (ids, counts)
         }
     }
@@ -476,13 +463,6 @@ extension Store {
             try await changedRows(
                 "DELETE FROM links WHERE app_id = \(appId)::uuid AND id = \(id)::uuid AND kind = 'invitation' AND used_at IS NULL RETURNING 1") > 0
         else { throw StoreError.notFound("no pending invitation \(id)") }
-    }
-
-    public enum LinkUse: Sendable {
-        /// Sets this password (hashed) on the account: a new one, or one without a password.
-        case setPassword(hash: String, name: String?)
-        /// The account exists with a password, checked by the caller: only the invitation is taken.
-        case existingAccount
     }
 
     /// Uses a link once, in one transaction: marks it used (a second use finds it used), sets the

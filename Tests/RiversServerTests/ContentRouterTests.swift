@@ -35,13 +35,7 @@ struct ContentRouterTests {
         storage.addApp(id: app.id, slug: app.slug)
         storage.addApp(id: otherApp.id)
         _ = try await FamilyService(storage: storage).create(appId: app.id, body: phoneFamily)
-        let log = RouteLog()
-        let router = Router(context: RiversContext.self)
-        router.add(middleware: RequestIdMiddleware())
-        router.add(middleware: ProblemMiddleware(bodyLimit: 64 * 1024, routes: log))
-        let routes = apiRoutes(
-            on: router, callers: callers, idempotency: nil, configuration: ServerConfiguration(), cookies: SessionCookies(publicBaseURL: nil),
-            routeLog: log, availability: DatabaseAvailability(ready: true))
+        let (router, routes, log) = apiRouterAlone(callers: callers)
         let helpers = APIHelpers(bodyLimit: 64 * 1024)
         FamilyController(families: FamilyService(storage: storage), layouts: LayoutService(storage: storage), texts: storage, helpers: helpers)
             .register(on: routes.appScoped())

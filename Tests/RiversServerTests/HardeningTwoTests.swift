@@ -240,8 +240,8 @@ struct HardeningTwoTests {
         let throttle = SignInThrottle(accountBurst: 30, addressBurst: 100)
         let keys = SignInThrottle.keys(email: "a@example.com", address: "10.0.0.1")
         let now = Date()
-        func counts(_ key: String, _ count: Int, before seconds: Double) -> [String: Store.AttemptCount] {
-            [key: Store.AttemptCount(count: count, oldest: now.addingTimeInterval(-600), previous: now.addingTimeInterval(-seconds))]
+        func counts(_ key: String, _ count: Int, before seconds: Double) -> [String: SignInAttemptCount] {
+            [key: SignInAttemptCount(count: count, oldest: now.addingTimeInterval(-600), previous: now.addingTimeInterval(-seconds))]
         }
         // Five failures are free; the sixth waits 4 s after the fifth, the seventh 8 s, up to 60 s.
         #expect(throttle.wait(counts: counts(keys.accountFailures, 5, before: 0), keys: keys, knownAddress: false, now: now) == nil)

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import PostgresNIO
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
 

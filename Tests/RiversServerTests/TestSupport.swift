@@ -234,3 +234,19 @@ extension JSONValue {
         return current
     }
 }
+
+/// The server's API group on a router alone (no sockets, no PostgreSQL), as the fast tier's
+/// router tests use it: request ids, problems, and `apiRoutes`' authentication and app access on
+/// `callers`, without `Idempotency-Key` (its bookkeeping is PostgreSQL's).
+func apiRouterAlone(
+    callers: some CallerRepository, cookies: SessionCookies = SessionCookies(publicBaseURL: nil)
+) -> (router: Router<RiversContext>, routes: RouteRegistrar<RiversContext>, log: RouteLog) {
+    let log = RouteLog()
+    let router = Router(context: RiversContext.self)
+    router.add(middleware: RequestIdMiddleware())
+    router.add(middleware: ProblemMiddleware(bodyLimit: 64 * 1024, routes: log))
+    let routes = apiRoutes(
+        on: router, callers: callers, idempotency: nil, configuration: ServerConfiguration(), cookies: cookies,
+        routeLog: log, availability: DatabaseAvailability(ready: true))
+    return (router, routes, log)
+}

@@ -4,11 +4,13 @@ import RiversCore
 
 /// Apps and their API tokens in memory: a `CallerRepository` without PostgreSQL, for the fast
 /// tier's router tests (the API's authentication and app access run on it as on `Store`). It
-/// keeps tokens only: there are no people, so no session is ever found and no person is a member.
+/// keeps tokens; sessions are `people`'s (none without them); no person is a member of an app
+/// here (app routes are reached with tokens).
 public final class InMemoryCallers: CallerRepository {
     private let tokens = NIOLockedValueBox<[String: (app: App, token: TokenInfo)]>([:])
+    let people: InMemoryAccounts?
 
-    public init() {}
+    public init(people: InMemoryAccounts? = nil) { self.people = people }
 
     /// A new app (its id a fresh UUID).
     public func addApp(slug: String, name: String = "App") -> App {
@@ -28,7 +30,7 @@ public final class InMemoryCallers: CallerRepository {
         tokens.withLockedValue { $0[token] }
     }
 
-    public func session(secret: String) async throws -> SignedInSession? { nil }
+    public func session(secret: String) async throws -> SignedInSession? { people?.session(secret: secret) }
 
     public func appAndRole(_ idOrSlug: String, userId: String) async throws -> (app: App, role: Role?)? { nil }
 }

@@ -1,0 +1,248 @@
+import Foundation
+import NIOConcurrencyHelpers
+import RiversCore
+
+/// People in memory: accounts, their sessions, the sign-in throttle's counts, one-time links and
+/// app memberships. A `SignInRepository` without PostgreSQL, for the fast tier's tests of
+/// `AccountService` and of the session and link routes; `InMemoryCallers` finds its sessions.
+/// Each call changes a copy of the state and keeps it only when it returns (a refused use of a
+/// link leaves the link as it was, as PostgreSQL's rolled-back transaction does).
+public final class InMemoryAccounts: SignInRepository {
+    struct Person {
+        var user: User
+        var passwordHash: String?
+        /// Addresses it signed in from with its password, and when last.
+        var addresses: [String: Date] = [:]
+    }
+
+    struct Session {
+        var id: String
+        var userId: String
+        var csrfToken: String
+        var userAgent: String
+        var address: String
+        var createdAt: Date
+        var lastSeenAt: Date
+    }
+
+    struct Link {
+        var link: OneTimeLink
+        /// Whether whoever made it may still grant its role (a demoted admin's invitation is void).
+        var grantorMayGrant: Bool
+    }
+
+    struct State {
+        /// Accounts by email.
+        var people: [String: Person] = [:]
+        /// Sessions by their cookie's secret.
+        var sessions: [String: Session] = [:]
+        var attempts: [(id: Int, key: String, at: Date)] = []
+        var nextAttempt = 1
+        /// Links by secret.
+        var links: [String: Link] = [:]
+        /// Roles by app id, then user id.
+        var members: [String: [String: Role]] = [:]
+        /// What the audit log would hold: "kind action resource".
+        var audit: [String] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    public init() {}
+
+    // MARK: Setting up (what the store's other calls write on PostgreSQL)
+
+    /// A new account; `passwordHash` as the hasher in use makes it (nil: no password yet).
+    @discardableResult
+    public func addPerson(email: String, name: String = "", passwordHash: String? = nil, isAdmin: Bool = false) -> User {
+        let user = User(id: UUIDText.random(), email: email, name: name, isAdmin: isAdmin, hasPassword: passwordHash != nil, createdAt: Date())
+        state.withLockedValue { $0.people[email] = Person(user: user, passwordHash: passwordHash) }
+        return user
+    }
+
+    /// A one-time link for `email` (an invitation to `app` as `role` when both are given); its secret.
+    public func addLink(
+        kind: OneTimeLink.Kind, email: String, app: App? = nil, role: Role? = nil, expiresIn: TimeInterval = 3600, grantorMayGrant: Bool = true
+    ) -> String {
+        let secret = "rvl_" + UUIDText.random().replacingOccurrences(of: "-", with: "")
+        let link = OneTimeLink(
+            id: UUIDText.random(), kind: kind, email: email, app: app, role: role, createdBy: "memory", createdAt: Date(),
+            expiresAt: Date().addingTimeInterval(expiresIn))
+        state.withLockedValue { $0.links[secret] = Link(link: link, grantorMayGrant: grantorMayGrant) }
+        return secret
+    }
+
+    public func addMember(appId: String, userId: String, role: Role) {
+        state.withLockedValue { $0.members[appId, default: [:]][userId] = role }
+    }
+
+    // MARK: Reading back (for tests)
+
+    public func role(appId: String, userId: String) -> Role? { state.withLockedValue { $0.members[appId]?[userId] } }
+    public var audit: [String] { state.withLockedValue { $0.audit } }
+    public func passwordHashOf(email: String) -> String? { state.withLockedValue { $0.people[email]?.passwordHash } }
+
+    /// The signed-in person of a session's secret (what `InMemoryCallers` answers with).
+    public func session(secret: String) -> SignedInSession? {
+        state.withLockedValue { state in
+            guard let s = state.sessions[secret], let person = state.people.values.first(where: { $0.user.id == s.userId }) else { return nil }
+            return SignedInSession(id: s.id, user: person.user, csrfToken: s.csrfToken)
+        }
+    }
+
+    /// Runs `change` on a copy of the state, kept only when it returns.
+    private func transaction<T>(_ change: (inout State) throws -> T) rethrows -> T {
+        try state.withLockedValue { state in
+            var copy = state
+            let result = try change(&copy)
+            state = copy
+            return result
+        }
+    }
+
+    // MARK: SignInRepository
+
+    public func user(email: String) async throws -> (user: User, passwordHash: String?)? {
+        state.withLockedValue { $0.people[email].map { ($0.user, $0.passwordHash) } }
+    }
+
+    public func passwordHash(userId: String) async throws -> String? {
+        state.withLockedValue { $0.people.values.first { $0.user.id == userId }?.passwordHash }
+    }
+
+    public func setPassword(userId: String, hash: String) async throws {
+        transaction { Self.setPassword(&$0, userId: userId, hash: hash) }
+    }
+
+    static func setPassword(_ state: inout State, userId: String, hash: String) {
+        guard let email = state.people.first(where: { $0.value.user.id == userId })?.key else { return }
+        state.people[email]?.passwordHash = hash
+        state.people[email]?.user.hasPassword = true
+        state.sessions = state.sessions.filter { $0.value.userId != userId }
+        state.audit.append("account set-password \(userId)")
+    }
+
+    public func createSession(userId: String, userAgent: String, address: String) async throws -> (secret: String, session: SignedInSession) {
+        try transaction { state in
+            guard let person = state.people.values.first(where: { $0.user.id == userId }) else { throw StoreError.notFound("no account \(userId)") }
+            // An account keeps its newest sessions only.
+            let mine = state.sessions.filter { $0.value.userId == userId }.sorted { $0.value.lastSeenAt > $1.value.lastSeenAt }
+            for (secret, _) in mine.dropFirst(Limits.maxSessionsPerAccount - 1) { state.sessions[secret] = nil }
+            let secret = "rss_" + UUIDText.random().replacingOccurrences(of: "-", with: "")
+            let session = Session(
+                id: UUIDText.random(), userId: userId, csrfToken: UUIDText.random(), userAgent: String(userAgent.prefix(300)),
+                address: String(address.prefix(100)), createdAt: Date(), lastSeenAt: Date())
+            state.sessions[secret] = session
+            return (secret, SignedInSession(id: session.id, user: person.user, csrfToken: session.csrfToken))
+        }
+    }
+
+    public func recordSignIn(userId: String) async throws {
+        transaction { $0.audit.append("session sign-in \(userId)") }
+    }
+
+    public func sessions(userId: String) async throws -> [SessionSummary] {
+        state.withLockedValue { state in
+            state.sessions.values.filter { $0.userId == userId }.sorted { $0.lastSeenAt > $1.lastSeenAt }.map {
+                SessionSummary(id: $0.id, createdAt: $0.createdAt, lastSeenAt: $0.lastSeenAt, userAgent: $0.userAgent, address: $0.address)
+            }
+        }
+    }
+
+    @discardableResult
+    public func endSessions(userId: String, id: String?) async throws -> Int {
+        if let id, UUIDText.normalize(id) == nil { return 0 }
+        let id = id.flatMap(UUIDText.normalize)
+        return transaction { state in
+            let ending = state.sessions.filter { $0.value.userId == userId && (id == nil || $0.value.id == id) }
+            for secret in ending.keys { state.sessions[secret] = nil }
+            return ending.count
+        }
+    }
+
+    public func beginSignInAttempt(keys: [String], window: TimeInterval) async throws -> (ids: [Int], counts: [String: SignInAttemptCount]) {
+        transaction { state in
+            let now = Date()
+            var ids: [Int] = []
+            for key in keys {
+                state.attempts.append((state.nextAttempt, key, now))
+                ids.append(state.nextAttempt)
+                state.nextAttempt += 1
+            }
+            var counts: [String: SignInAttemptCount] = [:]
+            for key in keys {
+                let within = state.attempts.filter { $0.key == key && $0.at > now.addingTimeInterval(-window) }
+                guard let oldest = within.map(\.at).min() else { continue }
+                counts[key] = SignInAttemptCount(count: within.count, oldest: oldest, previous: within.filter { !ids.contains($0.id) }.map(\.at).max())
+            }
+            return (ids, counts)
+        }
+    }
+
+    public func endSignInAttempt(ids: [Int]) async throws {
+        transaction { state in
+            let now = Date()
+            for i in state.attempts.indices where ids.contains(state.attempts[i].id) { state.attempts[i].at = now }
+        }
+    }
+
+    public func dropSignInAttempt(ids: [Int], keys: [String]) async throws {
+        transaction { $0.attempts.removeAll { ids.contains($0.id) && keys.contains($0.key) } }
+    }
+
+    public func isKnownAddress(email: String, address: String) async throws -> Bool {
+        state.withLockedValue { state in
+            guard let at = state.people[email]?.addresses[address] else { return false }
+            return at > Date().addingTimeInterval(-Store.knownAddressLifetime)
+        }
+    }
+
+    public func recordSignInSuccess(email: String, address: String) async throws {
+        transaction { $0.people[email]?.addresses[address] = Date() }
+    }
+
+    public func recordSignInFailure(email: String) async throws {
+        transaction { $0.audit.append("session sign-in-failed \(email)") }
+    }
+
+    public func link(secret: String) async throws -> OneTimeLink? {
+        state.withLockedValue { $0.links[secret]?.link }
+    }
+
+    public func useLink(secret: String, _ use: LinkUse) async throws -> User? {
+        try transaction { state in
+            guard var stored = state.links[secret], stored.link.usedAt == nil, stored.link.expiresAt > Date() else { return nil }
+            stored.link.usedAt = Date()
+            state.links[secret] = stored
+            let link = stored.link
+            // An invitation whose grantor may no longer grant its role is void: used up (kept),
+            // nothing else done.
+            if link.kind == .invitation, link.app != nil, !stored.grantorMayGrant { return nil }
+            var person = state.people[link.email]
+            if person == nil {
+                guard link.kind == .invitation else { throw StoreError.notFound("the account of this link no longer exists") }
+                var name = ""
+                if case .setPassword(_, let n?) = use { name = String(n.prefix(200)) }
+                let user = User(id: UUIDText.random(), email: link.email, name: name, isAdmin: false, hasPassword: false, createdAt: Date())
+                person = Person(user: user)
+                state.people[link.email] = person
+                state.audit.append("account create \(user.id)")
+            } else if link.kind == .invitation, case .setPassword = use {
+                throw StoreError.conflict(
+                    "this email has an account already: set its password with its own link first, then accept with it", usedBy: [])
+            }
+            guard let userId = person?.user.id else { return nil }
+            if case .setPassword(let hash, let name) = use {
+                Self.setPassword(&state, userId: userId, hash: hash)
+                if let name, !name.isEmpty { state.people[link.email]?.user.name = String(name.prefix(200)) }
+            }
+            if let appId = link.app?.id, let role = link.role {
+                let members = state.members[appId, default: [:]]
+                if members[userId] == nil { try AppCaps.refuseAtCap(members.count, limit: Limits.maxMembersPerApp, "members") }
+                // A membership only ever goes up by an invitation.
+                if members[userId].map({ role > $0 }) ?? true { state.members[appId, default: [:]][userId] = role }
+            }
+            return state.people[link.email]?.user
+        }
+    }
+}
