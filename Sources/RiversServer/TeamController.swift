@@ -8,6 +8,8 @@ import RiversStore
 /// sessions are `SessionController`'s.
 struct TeamController {
     let store: Store
+    /// Members, invitations and tokens changed.
+    let team: TeamService
     let helpers: APIHelpers
     let baseURL: String
     var delivery: any LinkDelivery = NoLinkDelivery()
@@ -85,13 +87,13 @@ struct TeamController {
             if let email, !Self.looksLikeEmail(email) { problems.add("/email", "must be an email address") }
             guard problems.isEmpty, let email else { throw Problem.invalid(problems.errors, count: problems.count) }
             let user = try await store.createUser(email: email, name: name ?? "", isAdmin: admin ?? false)
-            let (secret, link) = try await store.createLink(kind: .setPassword, email: user.email, createdBy: context.principal?.displayName ?? "")
+            let (secret, link) = try await store.createPasswordLink(email: user.email, createdBy: context.principal?.displayName ?? "")
             return JSONResponse(["user": user.json, "link": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.post, "users/{id}/password-link", need: .instanceAdmin) { _, context in
             let id = try context.pathParameter("id")
             guard let user = try await store.user(id: id) else { throw Problem.notFound("no account \(id)") }
-            let (secret, link) = try await store.createLink(kind: .setPassword, email: user.email, createdBy: context.principal?.displayName ?? "")
+            let (secret, link) = try await store.createPasswordLink(email: user.email, createdBy: context.principal?.displayName ?? "")
             return JSONResponse(["user": user.json, "link": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.get, "audit", need: .instanceAdmin) { request, _ in
@@ -152,12 +154,11 @@ struct TeamController {
             let (r, problems) = try await helpers.reader(request, keys: ["role"])
             let role = r.role()
             guard problems.isEmpty, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
-            guard try await store.user(id: userId) != nil else { throw Problem.notFound("no account \(userId)") }
-            try await store.addMember(appId: context.app.id, userId: userId, role: role)
+            try await team.setRole(appId: context.app.id, userId: userId, role: role)
             return JSONResponse(["user_id": .string(userId), "role": .string(role.rawValue)])
         }
         routes.on(.delete, "members/{user}", need: .role(.admin)) { _, context in
-            try await store.removeMember(appId: context.app.id, userId: try context.pathParameter("user"))
+            try await team.removeMember(appId: context.app.id, userId: try context.pathParameter("user"))
             return NoContent()
         }
         routes.on(.get, "invitations", need: .role(.admin)) { request, context in
@@ -171,8 +172,8 @@ struct TeamController {
             let role = r.role()
             if let email, !Self.looksLikeEmail(email) { problems.add("/email", "must be an email address") }
             guard problems.isEmpty, let email, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let (secret, link) = try await store.createLink(
-                kind: .invitation, email: email, appId: context.app.id, role: role, createdBy: context.principal?.displayName ?? "",
+            let (secret, link) = try await team.invite(
+                appId: context.app.id, email: email, role: role, createdBy: context.principal?.displayName ?? "",
                 grantedBy: context.principal?.grantor ?? .operator)
             let url = await deliver(secret, link)
             // With mail, the link goes to the invitee only (see `LinkDelivery`).
@@ -180,7 +181,7 @@ struct TeamController {
                 ["invitation": link.json, "url": delivery.handsLinksToTheirPeople ? .null : .string(url)], status: .created)
         }
         routes.on(.delete, "invitations/{id}", need: .role(.admin)) { _, context in
-            try await store.deleteInvitation(appId: context.app.id, id: try context.pathParameter("id"))
+            try await team.withdrawInvitation(appId: context.app.id, id: try context.pathParameter("id"))
             return NoContent()
         }
         routes.on(.get, "tokens", need: .role(.admin)) { request, context in
@@ -195,7 +196,7 @@ struct TeamController {
             let role = r.role()
             let expires = r.expiry(within: 5 * 366 * 24 * 3600, described: "5 years")
             guard problems.isEmpty, let name, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let (token, info) = try await store.createToken(
+            let (token, info) = try await team.createToken(
                 appId: context.app.id, name: name, role: role, expiresAt: expires, createdBy: context.principal?.displayName ?? "",
                 grantedBy: context.principal?.grantor ?? .operator)
             var o = info.json.objectValue ?? [:]
@@ -203,7 +204,7 @@ struct TeamController {
             return JSONResponse(.object(o), status: .created, headers: [.cacheControl: "no-store"])
         }
         routes.on(.delete, "tokens/{id}", need: .role(.admin)) { _, context in
-            try await store.revokeToken(appId: context.app.id, id: try context.pathParameter("id"))
+            try await team.revokeToken(appId: context.app.id, id: try context.pathParameter("id"))
             return NoContent()
         }
         routes.on(.get, "audit", need: .role(.admin)) { request, context in
@@ -211,7 +212,6 @@ struct TeamController {
         }
     }
 
-    /// The request's body as an object with only `keys`; problems are collected, thrown by the caller.
     /// `GET …/audit?actor=&kind=&id=&since=&until=&limit=&offset=`, newest first.
     private func auditPage(appId: String?, _ request: Request) async throws -> JSONResponse {
         let (limit, offset) = try helpers.paging(request)

@@ -383,47 +383,43 @@ extension Store {
 
     // MARK: Links
 
-    /// A one-time link's secret (returned once; only its hash is kept).
-    public func createLink(
-        kind: OneTimeLink.Kind, email: String, appId: String? = nil, role: Role? = nil, createdBy: String, grantedBy: Grantor = .operator
+    /// A link to set the password of the account of `email`: its secret (returned once; only
+    /// its hash is kept) and the link.
+    public func createPasswordLink(email: String, createdBy: String) async throws -> (secret: String, link: OneTimeLink) {
+        let email = try Self.normalizedEmail(email)
+        return try await client.transaction(logger: logger) { connection in
+            let made = try await self.insertLink(
+                kind: .setPassword, email: email, appId: nil, role: nil, createdBy: createdBy, grantedBy: .operator, on: connection)
+            try await self.appendAudit(appId: nil, kind: "account", resourceId: made.link.id, action: "password-link", summary: email, on: connection)
+            return made
+        }
+    }
+
+    /// Stores a one-time link in the caller's transaction (valid `linkLifetime`), dropping links
+    /// used or expired a month ago (kept that long for support).
+    func insertLink(
+        kind: OneTimeLink.Kind, email: String, appId: String?, role: Role?, createdBy: String, grantedBy: Grantor, on connection: PostgresConnection
     ) async throws -> (secret: String, link: OneTimeLink) {
-        let secret = Secret.make("rvl_"), id = UUIDText.random(), email = try Self.normalizedEmail(email)
-        let lifetime = Self.linkLifetime
-        let created = try await client.transaction(logger: logger) { connection in
-            // Used and expired links are kept a month (for support), then dropped.
-            try await connection.query(
-                "DELETE FROM links WHERE coalesce(used_at, expires_at) < now() - interval '30 days'", logger: self.logger)
-            if kind == .invitation, let appId {
-                try AppCaps.refuseAtCap(
-                    try await self.number(
-                        """
-                        SELECT count(*)::int FROM links WHERE app_id = \(appId)::uuid AND kind = 'invitation' AND used_at IS NULL AND expires_at > now()
-                        """, on: connection),
-                    limit: Limits.maxPendingInvitationsPerApp, "pending invitations")
-            }
-            let row = try await connection.query(
+        let secret = Secret.make("rvl_"), id = UUIDText.random()
+        try await connection.query(
+            "DELETE FROM links WHERE coalesce(used_at, expires_at) < now() - interval '30 days'", logger: logger)
+        try await connection.query(
             """
             INSERT INTO links (secret_hash, id, kind, email, app_id, role, created_by, expires_at, granted_by_user, granted_by_token)
             VALUES (\(Self.hash(secret)), \(id)::uuid, \(kind.rawValue), \(email), CAST(\(appId) AS uuid), \(role?.rawValue), \(createdBy),
-                    now() + make_interval(secs => \(lifetime)), CAST(\(grantedBy.userId) AS uuid), CAST(\(grantedBy.tokenId) AS uuid))
-            RETURNING created_at, expires_at
-            """, logger: self.logger).collect().first?.decode((Date, Date).self)
-            if kind == .setPassword {
-                try await self.appendAudit(appId: nil, kind: "account", resourceId: id, action: "password-link", summary: email, on: connection)
-            }
-            return row
-        }
-        guard let (createdAt, expires) = created else { throw StoreError.notFound("link") }
-        var app: App?
-        if let appId { app = try await findApp(appId) }
-        return (secret, OneTimeLink(id: id, kind: kind, email: email, app: app, role: role, createdBy: createdBy, createdAt: createdAt, expiresAt: expires))
+                    now() + make_interval(secs => \(Self.linkLifetime)), CAST(\(grantedBy.userId) AS uuid), CAST(\(grantedBy.tokenId) AS uuid))
+            """, logger: logger)
+        guard let link = try await links(connection.query(
+            "SELECT \(unescaped: Self.linkColumns) FROM links l LEFT JOIN apps a ON a.id = l.app_id WHERE l.id = \(id)::uuid", logger: logger)).first
+        else { throw StoreError.notFound("link") }
+        return (secret, link)
     }
 
     static let linkColumns = """
         l.id::text, l.kind, l.email, a.id::text, a.slug, a.name, a.created_at, l.role, l.created_by, l.created_at, l.expires_at, l.used_at
         """
 
-    private func links(_ rows: PostgresRowSequence) async throws -> [OneTimeLink] {
+    func links(_ rows: PostgresRowSequence) async throws -> [OneTimeLink] {
         var list: [OneTimeLink] = []
         for try await (id, kind, email, appId, slug, appName, appCreated, role, by, created, expires, used) in rows.decode(
             (String, String, String, String?, String?, String?, Date?, String?, String, Date, Date, Date?).self)
@@ -456,13 +452,6 @@ extension Store {
         let total = try await count(
             "SELECT count(*)::int FROM links WHERE app_id = \(appId)::uuid AND kind = 'invitation' AND used_at IS NULL AND expires_at > now()")
         return (links, total)
-    }
-
-    public func deleteInvitation(appId: String, id: String) async throws {
-        guard UUIDText.normalize(id) != nil,
-            try await changedRows(
-                "DELETE FROM links WHERE app_id = \(appId)::uuid AND id = \(id)::uuid AND kind = 'invitation' AND used_at IS NULL RETURNING 1") > 0
-        else { throw StoreError.notFound("no pending invitation \(id)") }
     }
 
     /// Uses a link once, in one transaction: marks it used (a second use finds it used), sets the
@@ -633,56 +622,12 @@ extension Store {
         try await client.reading { try await self.number(statement, on: $0) }
     }
 
-    /// Adds a member with a role (or changes the role of one).
-    public func addMember(appId: String, userId: String, role: Role) async throws {
-        guard let userId = UUIDText.normalize(userId) else { throw StoreError.notFound("no account \(userId)") }
-        try await client.transaction(logger: logger) { connection in
-            if role != .admin { try await self.keepAnAdmin(appId: appId, leaving: userId, on: connection) }
-            try await self.refuseNewMemberAtCap(appId: appId, userId: userId, on: connection)
-            try await connection.query(
-                """
-                INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role.rawValue))
-                ON CONFLICT (app_id, user_id) DO UPDATE SET role = EXCLUDED.role
-                """, logger: self.logger)
-            // A demoted member keeps nothing granted above the new role.
-            try await self.revokeGrants(appId: appId, userId: userId, above: role, on: connection)
-        }
-        tokens.clear()
-    }
-
-    public func removeMember(appId: String, userId: String) async throws {
-        guard let userId = UUIDText.normalize(userId) else { throw StoreError.notFound("no member \(userId) in this app") }
-        let removed = try await client.transaction(logger: logger) { connection -> Int in
-            try await self.keepAnAdmin(appId: appId, leaving: userId, on: connection)
-            var n = 0
-            for try await _ in try await connection.query(
-                "DELETE FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid RETURNING 1", logger: self.logger
-            ).decode(Int.self) { n += 1 }
-            if n > 0 { try await self.revokeGrants(appId: appId, userId: userId, above: nil, on: connection) }
-            return n
-        }
-        tokens.clear()
-        if removed == 0 { throw StoreError.notFound("no member \(userId) in this app") }
-    }
-
     /// 409 when `userId` is not a member yet and the app has as many members as it may.
     func refuseNewMemberAtCap(appId: String, userId: String, on connection: PostgresConnection) async throws {
         let (members, isMember) = try await (
             number("SELECT count(*)::int FROM memberships WHERE app_id = \(appId)::uuid", on: connection),
             number("SELECT count(*)::int FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid", on: connection))
         if isMember == 0 { try AppCaps.refuseAtCap(members, limit: Limits.maxMembersPerApp, "members") }
-    }
-
-    /// 409 when `userId` is the app's last admin member: someone must stay able to manage it.
-    /// (The members' rows are locked, so two such changes run one after the other.)
-    private func keepAnAdmin(appId: String, leaving userId: String, on connection: PostgresConnection) async throws {
-        var admins: [String] = []
-        for try await id in try await connection.query(
-            "SELECT user_id::text FROM memberships WHERE app_id = \(appId)::uuid AND role = 'admin' FOR UPDATE", logger: logger
-        ).decode(String.self) { admins.append(id) }
-        if admins == [userId] {
-            throw StoreError.conflict("this is the app's last admin: make someone else admin first", usedBy: [])
-        }
     }
 
     /// Runs one audited statement in a transaction of its own (the audit triggers read who acts
@@ -971,13 +916,6 @@ extension Store {
         }
         return (list, try await count("SELECT count(*)::int FROM api_tokens WHERE app_id = \(appId)::uuid"))
     }
-
-    public func revokeToken(appId: String, id: String) async throws {
-        defer { tokens.clear() }
-        guard UUIDText.normalize(id) != nil,
-            try await changedRows("DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1") > 0
-        else { throw StoreError.notFound("no token \(id) in this app") }
-    }
 }
 
 /// Valid API tokens looked up in the last second, so that a client's burst of requests costs
@@ -1033,5 +971,103 @@ final class TokenCache: Sendable {
             state.entries.removeAll()
             state.generation &+= 1
         }
+    }
+}
+
+// MARK: - The team's writes
+
+extension Store: TeamStorage {
+    /// The app's row is locked first, as every write of an app's content is; valid tokens this
+    /// process keeps are forgotten once the transaction commits (a revoked token, or one of a
+    /// member who lost the role that granted it, stops working at once here; elsewhere within
+    /// the cache's second).
+    public func withTeam<T: Sendable>(appId: String, _ work: @escaping @Sendable (any TeamTransaction) async throws -> T) async throws -> T {
+        defer { tokens.clear() }
+        return try await withApp(appId) { try await work($0) }
+    }
+}
+
+/// What the team use cases (`TeamService`) read and write of one app in one PostgreSQL
+/// transaction: SQL only.
+extension PostgresContentTransaction: TeamTransaction {
+    func userExists(_ userId: String) async throws -> Bool {
+        guard UUIDText.normalize(userId) != nil else { return false }
+        return try await store.number("SELECT count(*)::int FROM users WHERE id = \(userId)::uuid", on: connection) > 0
+    }
+
+    func adminMembers() async throws -> [String] {
+        var admins: [String] = []
+        for try await id in try await connection.query(
+            "SELECT user_id::text FROM memberships WHERE app_id = \(appId)::uuid AND role = 'admin' FOR UPDATE", logger: logger
+        ).decode(String.self) { admins.append(id) }
+        return admins
+    }
+
+    func memberCount() async throws -> Int {
+        try await store.number("SELECT count(*)::int FROM memberships WHERE app_id = \(appId)::uuid", on: connection)
+    }
+
+    func role(of userId: String) async throws -> Role? {
+        guard UUIDText.normalize(userId) != nil else { return nil }
+        for try await role in try await connection.query(
+            "SELECT role FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid", logger: logger
+        ).decode(String.self) { return Role(rawValue: role) }
+        return nil
+    }
+
+    func setMember(_ userId: String, role: Role) async throws {
+        try await connection.query(
+            """
+            INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role.rawValue))
+            ON CONFLICT (app_id, user_id) DO UPDATE SET role = EXCLUDED.role
+            """, logger: logger)
+    }
+
+    func removeMember(_ userId: String) async throws -> Bool {
+        guard UUIDText.normalize(userId) != nil else { return false }
+        for try await _ in try await connection.query(
+            "DELETE FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid RETURNING 1", logger: logger
+        ).decode(Int.self) { return true }
+        return false
+    }
+
+    func revokeGrants(of userId: String, above role: Role?) async throws {
+        try await store.revokeGrants(appId: appId, userId: userId, above: role, on: connection)
+    }
+
+    func pendingInvitationCount() async throws -> Int {
+        try await store.number(
+            """
+            SELECT count(*)::int FROM links WHERE app_id = \(appId)::uuid AND kind = 'invitation' AND used_at IS NULL AND expires_at > now()
+            """, on: connection)
+    }
+
+    func insertInvitation(email: String, role: Role, createdBy: String, grantedBy: Grantor) async throws -> (secret: String, link: OneTimeLink) {
+        try await store.insertLink(kind: .invitation, email: email, appId: appId, role: role, createdBy: createdBy, grantedBy: grantedBy, on: connection)
+    }
+
+    func deletePendingInvitation(id: String) async throws -> Bool {
+        guard UUIDText.normalize(id) != nil else { return false }
+        for try await _ in try await connection.query(
+            "DELETE FROM links WHERE app_id = \(appId)::uuid AND id = \(id)::uuid AND kind = 'invitation' AND used_at IS NULL RETURNING 1",
+            logger: logger
+        ).decode(Int.self) { return true }
+        return false
+    }
+
+    func tokenCount() async throws -> Int {
+        try await store.number("SELECT count(*)::int FROM api_tokens WHERE app_id = \(appId)::uuid", on: connection)
+    }
+
+    func insertToken(name: String, role: Role, expiresAt: Date?, createdBy: String, grantedBy: Grantor) async throws -> (token: String, info: TokenInfo) {
+        try await store.insertToken(appId: appId, name: name, role: role, expiresAt: expiresAt, createdBy: createdBy, grantedBy: grantedBy, on: connection)
+    }
+
+    func deleteToken(id: String) async throws -> Bool {
+        guard UUIDText.normalize(id) != nil else { return false }
+        for try await _ in try await connection.query(
+            "DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1", logger: logger
+        ).decode(Int.self) { return true }
+        return false
     }
 }

@@ -6,13 +6,12 @@ import RiversCore
 // one of them on PostgreSQL; each write is one transaction there. Screens are written through
 // `ScreenStorage` (ScreenStorage.swift), whose use cases are `ScreenService`'s.
 
-/// Apps and their API tokens.
+/// Apps (their tokens are written through `TeamStorage`, whose use cases are `TeamService`'s).
 public protocol AppRepository: Sendable {
     func createApp(slug: String, name: String) async throws -> App
     func findApp(_ idOrSlug: String) async throws -> App?
     func findApp(slug: String) async throws -> App?
     func app(id: String) async throws -> App
-    func createToken(appId: String, name: String, role: Role, expiresAt: Date?, createdBy: String, grantedBy: Grantor) async throws -> (token: String, info: TokenInfo)
 }
 
 /// Who is calling: what the API's authentication and app access read on every request.

@@ -158,26 +158,20 @@ public struct Store: Sendable {
         return app
     }
 
-    /// Issues a new API token for an app. The token is returned once; only its hash is stored.
-    public func createToken(
-        appId: String, name: String = "created with the app", role: Role = .admin, expiresAt: Date? = nil, createdBy: String = "",
-        grantedBy: Grantor = .operator
+    /// Stores a new API token of an app in the caller's transaction: the token (returned once;
+    /// only its hash is stored) and what its admins see.
+    func insertToken(
+        appId: String, name: String, role: Role, expiresAt: Date?, createdBy: String, grantedBy: Grantor, on connection: PostgresConnection
     ) async throws -> (token: String, info: TokenInfo) {
         let token = Secret.make("rvs_"), id = UUIDText.random()
-        let hash = Self.hash(token)
-        let createdAt = try await client.transaction(logger: logger) { connection -> Date? in
-            try AppCaps.refuseAtCap(
-                try await self.number("SELECT count(*)::int FROM api_tokens WHERE app_id = \(appId)::uuid", on: connection),
-                limit: Limits.maxTokensPerApp, "tokens")
-            return try await connection.query(
-                """
-                INSERT INTO api_tokens (id, app_id, token_hash, name, role, expires_at, created_by, granted_by_user, granted_by_token)
-                VALUES (\(id)::uuid, \(appId)::uuid, \(hash), \(name), \(role.rawValue), \(expiresAt), \(createdBy),
-                        CAST(\(grantedBy.userId) AS uuid), CAST(\(grantedBy.tokenId) AS uuid))
-                RETURNING created_at
-                """, logger: self.logger
-            ).collect().first?.decode(Date.self)
-        }
+        let createdAt = try await connection.query(
+            """
+            INSERT INTO api_tokens (id, app_id, token_hash, name, role, expires_at, created_by, granted_by_user, granted_by_token)
+            VALUES (\(id)::uuid, \(appId)::uuid, \(Self.hash(token)), \(name), \(role.rawValue), \(expiresAt), \(createdBy),
+                    CAST(\(grantedBy.userId) AS uuid), CAST(\(grantedBy.tokenId) AS uuid))
+            RETURNING created_at
+            """, logger: logger
+        ).collect().first?.decode(Date.self)
         return (token, TokenInfo(id: id, name: name, role: role, createdBy: createdBy, createdAt: createdAt ?? Date(), expiresAt: expiresAt, lastUsedAt: nil))
     }
 

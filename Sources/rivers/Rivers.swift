@@ -185,7 +185,7 @@ struct AppCommand: AsyncParsableCommand {
                 } catch StoreError.invalid(let errors) {
                     throw CLIError("slug " + errors.map(\.message).joined(separator: "; "))
                 }
-                let (token, _) = try await store.createToken(appId: app.id, name: "created with the app", role: .admin, createdBy: "command line")
+                let (token, _) = try await TeamService(storage: store).createToken(appId: app.id, name: "created with the app", role: .admin, createdBy: "command line")
                 if quiet {
                     print(token)
                 } else {
@@ -216,7 +216,7 @@ struct TokenCommand: AsyncParsableCommand {
             let name = self.name
             guard let role = Role(rawValue: role) else { throw CLIError("--role must be viewer, editor, publisher or admin") }
             try await withApp(app) { store, app, _ in
-                print(try await store.createToken(appId: app.id, name: name, role: role, createdBy: "command line").token)
+                print(try await TeamService(storage: store).createToken(appId: app.id, name: name, role: role, createdBy: "command line").token)
             }
         }
     }
@@ -281,7 +281,7 @@ struct UserCommand: AsyncParsableCommand {
 
     /// Prints a one-time link to set the account's password (valid 7 days, usable once).
     static func printLink(_ store: Store, email: String, configuration: ServerConfiguration) async throws {
-        let (secret, link) = try await store.createLink(kind: .setPassword, email: email, createdBy: "command line")
+        let (secret, link) = try await store.createPasswordLink(email: email, createdBy: "command line")
         print("set-password link for \(email) (usable once, until \(Timestamp.format(link.expiresAt))):")
         print("\(configuration.baseURL)/link.html#\(secret)")
     }

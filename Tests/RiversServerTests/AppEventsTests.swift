@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOConcurrencyHelpers
 import NIOCore
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
 
@@ -95,7 +96,7 @@ func withEventsAPI(bounds: AppEventHub.Bounds = AppEventHub.Bounds(), _ body: @S
     let client = try await TestDatabase.client()
     let store = Store(client: client, logger: testLogger)
     let app = try await store.createApp(slug: "ev-\(UUIDText.random().prefix(8))", name: "Events app")
-    let token = try await store.createToken(appId: app.id).token
+    let token = try await TeamService(storage: store).createToken(appId: app.id).token
     let documents = PublishedDocuments(store: store)
     let hub = AppEventHub(bounds: bounds)
     let router = buildRouter(store: store, configuration: testConfiguration(), documents: documents, events: hub)
@@ -186,11 +187,11 @@ struct AppEventsTests {
     @Test("viewers get content changes without emails and no access events; a removed member's stream and a revoked token's end at once")
     func accessFollowsTheCaller() async throws {
         try await withEventsAPI { e in
-            let viewer = try await e.api.store.createToken(appId: e.api.app.id, name: "viewer", role: .viewer, createdBy: "test")
+            let viewer = try await TeamService(storage: e.api.store).createToken(appId: e.api.app.id, name: "viewer", role: .viewer, createdBy: "test")
             let viewerStream = try await e.open(token: viewer.token)
             let adminStream = try await e.open()
             let user = try await e.api.store.createUser(email: "ev-\(UUIDText.random().prefix(8))@example.com", name: "Grace Hopper", isAdmin: false)
-            try await e.api.store.addMember(appId: e.api.app.id, userId: user.id, role: .editor)
+            try await TeamService(storage: e.api.store).setRole(appId: e.api.app.id, userId: user.id, role: .editor)
             let (secret, session) = try await e.api.store.createSession(userId: user.id, userAgent: "test", address: "")
             let personHeaders: HTTPFields = [.cookie: "\(SessionCookies.name)=\(secret)", SessionCookies.csrfHeader: session.csrfToken]
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(e.port)/api/v1/apps/\(e.api.app.slug)/events")
@@ -224,7 +225,7 @@ struct AppEventsTests {
             #expect(end.data["code"] == "access" && end.data["reason"] == "you were removed from this app")
             try await personStream.waitForEnd()
             // Revoked: the viewer token's stream ends too; the admin's goes on.
-            try await e.api.store.revokeToken(appId: e.api.app.id, id: viewer.info.id)
+            try await TeamService(storage: e.api.store).revokeToken(appId: e.api.app.id, id: viewer.info.id)
             _ = try await viewerStream.wait(for: "the end") { $0.name == "reload" }
             try await viewerStream.waitForEnd()
             #expect(!adminStream.isEnded)

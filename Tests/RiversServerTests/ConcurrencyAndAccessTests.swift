@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import RiversCore
 import RiversServer
+import RiversServices
 import RiversStore
 import Testing
 
@@ -72,7 +73,7 @@ struct ConcurrencyAndAccessTests {
     func isolation() async throws {
         try await withAPI { api in
             let other = try await api.store.createApp(slug: "b-\(UUIDText.random().prefix(8))", name: "B")
-            let otherToken = try await api.store.createToken(appId: other.id).token
+            let otherToken = try await TeamService(storage: api.store).createToken(appId: other.id).token
             let b = "/api/v1/apps/\(other.slug)"
             #expect(try await api.request(.post, "\(b)/families", json: phoneFamily, token: otherToken).status == .created)
             let screen = try await api.request(.post, "\(b)/screens", json: screenBody("B home"), token: otherToken)

@@ -51,7 +51,7 @@ struct HardeningTwoTests {
             // The slug stays the purged app's: CDNs may keep its numbered URLs for a year.
             await #expect(throws: StoreError.self) { try await api.store.createApp(slug: slug, name: "Squatter") }
             let third = try await api.store.createApp(slug: "third-\(UUIDText.random().prefix(6))", name: "Third")
-            let thirdToken = try await api.store.createToken(appId: third.id).token
+            let thirdToken = try await TeamService(storage: api.store).createToken(appId: third.id).token
             let grab = try await api.request(.patch, "/api/v1/apps/\(third.id)", json: ["slug": .string(slug)], token: thirdToken)
             #expect(grab.status == .conflict, "\(grab.text)")
 
@@ -61,7 +61,7 @@ struct HardeningTwoTests {
             try await stale.reloadAll()
             try await TestDatabase.client().query("DELETE FROM published_slugs WHERE slug = \(slug)", logger: testLogger)
             let newApp = try await api.store.createApp(slug: slug, name: "New tenant")
-            let newToken = try await api.store.createToken(appId: newApp.id).token
+            let newToken = try await TeamService(storage: api.store).createToken(appId: newApp.id).token
             let newAPI = TestAPI(client: api.client, store: api.store, app: newApp, token: newToken)
             try await newAPI.create("families", phoneFamily)
             _ = try await newAPI.create("screens", screenBody("New tenant", components: [component("list", source: "feed-1")]))
@@ -140,11 +140,11 @@ struct HardeningTwoTests {
     func newPerson(_ api: TestAPI, role: Role?) async throws -> Person {
         let email = "h-\(UUIDText.random().prefix(8))@example.com"
         let user = try await api.store.createUser(email: email, name: "H", isAdmin: false)
-        let (secret, _) = try await api.store.createLink(kind: .setPassword, email: email, createdBy: "test")
+        let (secret, _) = try await api.store.createPasswordLink(email: email, createdBy: "test")
         let used = try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: secret], authorized: false)
         #expect(used.status == .created)
         let cookie = try #require(used.headers[.setCookie]?.split(separator: ";").first)
-        if let role { try await api.store.addMember(appId: api.app.id, userId: user.id, role: role) }
+        if let role { try await TeamService(storage: api.store).setRole(appId: api.app.id, userId: user.id, role: role) }
         return Person(
             headers: [.cookie: String(cookie), SessionCookies.csrfHeader: try #require(used["csrf_token"]?.stringValue)],
             userId: user.id, email: email)

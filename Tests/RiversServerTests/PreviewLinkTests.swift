@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
 
@@ -19,7 +20,7 @@ struct PreviewLinkTests {
 
     func person(_ api: TestAPI, role: Role) async throws -> (userId: String, headers: HTTPFields) {
         let user = try await api.store.createUser(email: "pl-\(UUIDText.random().prefix(8))@example.com", name: "Pat", isAdmin: false)
-        try await api.store.addMember(appId: api.app.id, userId: user.id, role: role)
+        try await TeamService(storage: api.store).setRole(appId: api.app.id, userId: user.id, role: role)
         let (secret, session) = try await api.store.createSession(userId: user.id, userAgent: "test", address: "")
         return (user.id, [.cookie: "\(SessionCookies.name)=\(secret)", SessionCookies.csrfHeader: session.csrfToken])
     }
@@ -143,7 +144,7 @@ struct PreviewLinkTests {
         try await withAPI { api in
             try await api.create("families", phoneFamily)
             _ = try await api.create("screens", screenBody("Home", extra: ["home": true]))
-            let viewer = try await api.store.createToken(appId: api.app.id, name: "v", role: .viewer, createdBy: "test").token
+            let viewer = try await TeamService(storage: api.store).createToken(appId: api.app.id, name: "v", role: .viewer, createdBy: "test").token
             #expect(try await api.request(.get, "preview-links", token: viewer).status == .ok)
             #expect(try await api.request(.post, "preview-links", json: [:], token: viewer).status == .forbidden)
 
@@ -164,9 +165,9 @@ struct PreviewLinkTests {
             #expect(try await api.request(.get, c, authorized: false).status == .ok)
 
             // A token's links go with the token.
-            let editorToken = try await api.store.createToken(appId: api.app.id, name: "e", role: .editor, createdBy: "test")
+            let editorToken = try await TeamService(storage: api.store).createToken(appId: api.app.id, name: "e", role: .editor, createdBy: "test")
             let d = try path(try await api.request(.post, "preview-links", json: [:], token: editorToken.token))
-            try await api.store.revokeToken(appId: api.app.id, id: editorToken.info.id)
+            try await TeamService(storage: api.store).revokeToken(appId: api.app.id, id: editorToken.info.id)
             #expect(try await api.request(.get, d, authorized: false).status == .notFound)
 
             // Made and revoked are in the audit log.

@@ -30,7 +30,7 @@ struct TeamTests {
     func newPerson(_ api: TestAPI, admin: Bool = false) async throws -> Person {
         let email = "p-\(UUIDText.random().prefix(8))@example.com"
         _ = try await api.store.createUser(email: email, name: "P", isAdmin: admin)
-        let (secret, _) = try await api.store.createLink(kind: .setPassword, email: email, createdBy: "test")
+        let (secret, _) = try await api.store.createPasswordLink(email: email, createdBy: "test")
         let used = try await api.request(.post, "/api/v1/link", json: ["password": .string(Self.password)], headers: [.linkSecret: secret], authorized: false)
         #expect(used.status == .created, "\(used.text)")
         return try signedIn(used, email: email)
@@ -408,7 +408,7 @@ struct TeamTests {
 
             // Accepting an invitation never lowers a role (nor takes the last admin away).
             let boss = try await newPerson(api)
-            try await api.store.addMember(appId: api.app.id, userId: boss.userId, role: .admin)
+            try await TeamService(storage: api.store).setRole(appId: api.app.id, userId: boss.userId, role: .admin)
             let demote = try await api.request(.post, "invitations", json: ["email": .string(boss.email), "role": "viewer"])
             let demoteSecret = String(try #require(demote["url"]?.stringValue?.split(separator: "#").last))
             #expect(try await api.request(.post, "/api/v1/links/\(demoteSecret)", json: ["password": .string(Self.password)], authorized: false).status == .created)
@@ -425,7 +425,7 @@ struct TeamTests {
             let old = api.app.slug
             #expect(try await api.request(.patch, "", json: ["slug": .string("moved-\(UUIDText.random().prefix(6))")]).status == .ok)
             let other = try await api.store.createApp(slug: "other-\(UUIDText.random().prefix(6))", name: "Other")
-            let otherToken = try await api.store.createToken(appId: other.id).token
+            let otherToken = try await TeamService(storage: api.store).createToken(appId: other.id).token
             let grab = try await api.request(.patch, "/api/v1/apps/\(other.slug)", json: ["slug": .string(old)], token: otherToken)
             #expect(grab.status == .conflict, "\(grab.text)")
             await #expect(throws: StoreError.self) { try await api.store.createApp(slug: old, name: "Squatter") }
@@ -540,7 +540,7 @@ struct TeamTests {
     func peopleReachAppsBySlugOrId() async throws {
         try await withAPI { api in
             let member = try await newPerson(api), stranger = try await newPerson(api), admin = try await newPerson(api, admin: true)
-            try await api.store.addMember(appId: api.app.id, userId: member.userId, role: .editor)
+            try await TeamService(storage: api.store).setRole(appId: api.app.id, userId: member.userId, role: .editor)
             for key in [api.app.slug, api.app.id, api.app.id.uppercased()] {
                 let path = "/api/v1/apps/\(key)/families"
                 #expect(try await api.request(.get, path, headers: member.headers, authorized: false).status == .ok, "\(key)")
@@ -567,14 +567,14 @@ struct TeamTests {
         try await withAPI(routeLog: log) { api in
             var tokens: [Role: String] = [:]
             for role in Role.allCases {
-                tokens[role] = try await api.store.createToken(appId: api.app.id, name: "matrix \(role)", role: role, createdBy: "test").token
+                tokens[role] = try await TeamService(storage: api.store).createToken(appId: api.app.id, name: "matrix \(role)", role: role, createdBy: "test").token
             }
             let stranger = try await newPerson(api)
             let admin = try await newPerson(api, admin: true)
             var members: [Role: String] = [:]
             for role in Role.allCases {
                 let p = try await newPerson(api)
-                try await api.store.addMember(appId: api.app.id, userId: p.userId, role: role)
+                try await TeamService(storage: api.store).setRole(appId: api.app.id, userId: p.userId, role: role)
                 members[role] = p.userId
             }
             enum Caller { case anonymous, token(Role), member(Role), stranger, instanceAdmin }

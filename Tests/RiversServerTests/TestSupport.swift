@@ -5,6 +5,7 @@ import Logging
 import PostgresNIO
 import RiversCore
 @testable import RiversServer
+import RiversServices
 import RiversStore
 import Testing
 
@@ -146,7 +147,7 @@ enum ResponseLog {
 func storeWithApp(slugPrefix: String) async throws -> (store: Store, app: App, token: String) {
     let store = Store(client: try await TestDatabase.client(), logger: testLogger)
     let app = try await store.createApp(slug: "\(slugPrefix)-\(UUIDText.random().prefix(8))", name: "Test app")
-    return (store, app, try await store.createToken(appId: app.id).token)
+    return (store, app, try await TeamService(storage: store).createToken(appId: app.id).token)
 }
 
 func testConfiguration() -> ServerConfiguration {
@@ -159,6 +160,13 @@ func testConfiguration() -> ServerConfiguration {
     c.passwordChecksPerAddress = Passwords.maxQueued
     // Webhook receivers in the tests listen on 127.0.0.1 (the rules for real ones: WebhooksTests).
     c.webhookPrivateNetworks = true
+    // HummingbirdTesting's live client connects when a test starts and sends its first request
+    // after the test's own setup, which on a loaded machine (the whole suite on two cores) has
+    // taken longer than the 10 s a new connection gets: the server closed it, and the request
+    // failed with "I/O on closed channel". The timeouts themselves are tested against
+    // `rivers serve` (Tests/hostile).
+    c.connections.headerTimeout = .seconds(300)
+    c.connections.idleTimeout = .seconds(300)
     return c
 }
 
@@ -168,7 +176,7 @@ func withAPI(routeLog: RouteLog = RouteLog(), jsonWork: JSONWorkCount? = nil, _ 
     let client = try await TestDatabase.client()
     let store = Store(client: client, logger: testLogger)
     let app = try await store.createApp(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
-    let token = try await store.createToken(appId: app.id).token
+    let token = try await TeamService(storage: store).createToken(appId: app.id).token
     let documents = PublishedDocuments(store: store)
     let configuration = testConfiguration()
     let router = buildRouter(store: store, configuration: configuration, documents: documents, routeLog: routeLog)

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RiversCore
+import RiversServices
 @testable import RiversStore
 import Testing
 
@@ -50,9 +51,9 @@ struct TokenCacheTests {
         try await store.archiveApp(appId: app.id)
         #expect(try await store.tokenOwner(token) == nil)
         _ = try await store.restoreApp(app.id)
-        let second = try await store.createToken(appId: app.id)
+        let second = try await TeamService(storage: store).createToken(appId: app.id)
         #expect(try await store.tokenOwner(second.token) != nil)
-        try await store.revokeToken(appId: app.id, id: second.info.id)
+        try await TeamService(storage: store).revokeToken(appId: app.id, id: second.info.id)
         #expect(try await store.tokenOwner(second.token) == nil)
 
         // Another process deletes the token: this one refuses it once its entry ages out.

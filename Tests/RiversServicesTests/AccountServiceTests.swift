@@ -127,8 +127,12 @@ struct AccountServiceTests {
         #expect(await refusal { try await accounts.useLink(secret: early, client: here) { ("guss password here", nil) } } == .accountNeedsItsOwnLink)
         #expect(try await accounts.liveLink(secret: early).link.usedAt == nil)
 
-        // One whose grantor may no longer grant it is void: used up, nothing granted.
-        let void = people.addLink(kind: .invitation, email: "hal@example.com", app: app, role: .admin, grantorMayGrant: false)
+        // One whose grantor may no longer grant it (an admin no longer, whatever missed revoking
+        // it) is void: used up, nothing granted.
+        let boss = try await person("boss@example.com", password: nil)
+        people.addMember(appId: app.id, userId: boss.id, role: .admin)
+        let void = people.addLink(kind: .invitation, email: "hal@example.com", app: app, role: .admin, grantedBy: .person(userId: boss.id))
+        people.addMember(appId: app.id, userId: boss.id, role: .viewer)
         #expect(await refusal { try await accounts.useLink(secret: void, client: here) { ("hals password here", nil) } } == .linkUsedOrExpired)
         #expect(await refusal { try await accounts.liveLink(secret: void) } == .linkUsedOrExpired)
         #expect(try await people.user(email: "hal@example.com") == nil)

@@ -2,12 +2,15 @@ import Foundation
 import NIOConcurrencyHelpers
 import RiversCore
 
-/// People in memory: accounts, their sessions, the sign-in throttle's counts, one-time links and
-/// app memberships. A `SignInRepository` without PostgreSQL, for the fast tier's tests of
-/// `AccountService` and of the session and link routes; `InMemoryCallers` finds its sessions.
-/// Each call changes a copy of the state and keeps it only when it returns (a refused use of a
-/// link leaves the link as it was, as PostgreSQL's rolled-back transaction does).
-public final class InMemoryAccounts: SignInRepository {
+/// People in memory: accounts, their sessions, the sign-in throttle's counts, one-time links, app
+/// memberships and API tokens. A `SignInRepository` and a `TeamStorage` without PostgreSQL, for
+/// the fast tier's tests of `AccountService`, `TeamService` and the session and link routes;
+/// `InMemoryCallers` finds its sessions. Each call or transaction changes a copy of the state and
+/// keeps it only when it returns (a refused use of a link leaves the link as it was, as
+/// PostgreSQL's rolled-back transaction does); a transaction that started before another
+/// committed runs again. Preview links are not kept here (what a demotion revokes of them is
+/// PostgreSQL's tests' part).
+public final class InMemoryAccounts: SignInRepository, TeamStorage {
     struct Person {
         var user: User
         var passwordHash: String?
@@ -27,8 +30,14 @@ public final class InMemoryAccounts: SignInRepository {
 
     struct Link {
         var link: OneTimeLink
-        /// Whether whoever made it may still grant its role (a demoted admin's invitation is void).
-        var grantorMayGrant: Bool
+        var grantedBy: Grantor
+    }
+
+    struct Token {
+        var secret: String
+        var appId: String
+        var info: TokenInfo
+        var grantedBy: Grantor
     }
 
     struct State {
@@ -42,8 +51,23 @@ public final class InMemoryAccounts: SignInRepository {
         var links: [String: Link] = [:]
         /// Roles by app id, then user id.
         var members: [String: [String: Role]] = [:]
+        var tokens: [Token] = []
         /// What the audit log would hold: "kind action resource".
         var audit: [String] = []
+        /// Moves on with every change kept.
+        var commits = 0
+
+        /// Whether `grantor` still holds the app's admin role: an admin member (or an instance
+        /// admin), or an admin token of the app; the operator always.
+        func mayStillGrant(_ grantor: Grantor, appId: String) -> Bool {
+            switch grantor {
+            case .operator: return true
+            case .person(let userId):
+                return members[appId]?[userId] == .admin || people.values.contains { $0.user.id == userId && $0.user.isAdmin }
+            case .token(let id):
+                return tokens.contains { $0.info.id == id && $0.appId == appId && $0.info.role == .admin }
+            }
+        }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -62,23 +86,30 @@ public final class InMemoryAccounts: SignInRepository {
 
     /// A one-time link for `email` (an invitation to `app` as `role` when both are given); its secret.
     public func addLink(
-        kind: OneTimeLink.Kind, email: String, app: App? = nil, role: Role? = nil, expiresIn: TimeInterval = 3600, grantorMayGrant: Bool = true
+        kind: OneTimeLink.Kind, email: String, app: App? = nil, role: Role? = nil, expiresIn: TimeInterval = 3600, grantedBy: Grantor = .operator
     ) -> String {
         let secret = "rvl_" + UUIDText.random().replacingOccurrences(of: "-", with: "")
         let link = OneTimeLink(
             id: UUIDText.random(), kind: kind, email: email, app: app, role: role, createdBy: "memory", createdAt: Date(),
             expiresAt: Date().addingTimeInterval(expiresIn))
-        state.withLockedValue { $0.links[secret] = Link(link: link, grantorMayGrant: grantorMayGrant) }
+        transaction { $0.links[secret] = Link(link: link, grantedBy: grantedBy) }
         return secret
     }
 
+    /// Sets a membership as it is, revoking nothing (`TeamService.setRole` is the use case).
     public func addMember(appId: String, userId: String, role: Role) {
-        state.withLockedValue { $0.members[appId, default: [:]][userId] = role }
+        transaction { $0.members[appId, default: [:]][userId] = role }
     }
 
     // MARK: Reading back (for tests)
 
     public func role(appId: String, userId: String) -> Role? { state.withLockedValue { $0.members[appId]?[userId] } }
+    /// The app's tokens, oldest first.
+    public func tokens(appId: String) -> [TokenInfo] { state.withLockedValue { $0.tokens.filter { $0.appId == appId }.map(\.info) } }
+    /// The app's invitations not used yet.
+    public func pendingInvitations(appId: String) -> [OneTimeLink] {
+        state.withLockedValue { $0.links.values.map(\.link).filter { $0.kind == .invitation && $0.app?.id == appId && $0.usedAt == nil } }
+    }
     public var audit: [String] { state.withLockedValue { $0.audit } }
     public func passwordHashOf(email: String) -> String? { state.withLockedValue { $0.people[email]?.passwordHash } }
 
@@ -95,6 +126,7 @@ public final class InMemoryAccounts: SignInRepository {
         try state.withLockedValue { state in
             var copy = state
             let result = try change(&copy)
+            copy.commits += 1
             state = copy
             return result
         }
@@ -217,7 +249,7 @@ public final class InMemoryAccounts: SignInRepository {
             let link = stored.link
             // An invitation whose grantor may no longer grant its role is void: used up (kept),
             // nothing else done.
-            if link.kind == .invitation, link.app != nil, !stored.grantorMayGrant { return nil }
+            if link.kind == .invitation, let appId = link.app?.id, !state.mayStillGrant(stored.grantedBy, appId: appId) { return nil }
             var person = state.people[link.email]
             if person == nil {
                 guard link.kind == .invitation else { throw StoreError.notFound("the account of this link no longer exists") }
@@ -243,6 +275,91 @@ public final class InMemoryAccounts: SignInRepository {
                 if members[userId].map({ role > $0 }) ?? true { state.members[appId, default: [:]][userId] = role }
             }
             return state.people[link.email]?.user
+        }
+    }
+
+    // MARK: TeamStorage
+
+    public func withTeam<T: Sendable>(appId: String, _ work: @escaping @Sendable (any TeamTransaction) async throws -> T) async throws -> T {
+        while true {
+            let start = state.withLockedValue { $0 }
+            let tx = TeamTransactionInMemory(appId: appId, state: start)
+            let result = try await work(tx)
+            let committed: Bool = state.withLockedValue { state in
+                guard state.commits == start.commits else { return false }
+                state = tx.state
+                state.commits += 1
+                return true
+            }
+            if committed { return result }
+        }
+    }
+
+    /// One team transaction: a copy of the state, changed in place.
+    final class TeamTransactionInMemory: TeamTransaction {
+        let appId: String
+        var state: State
+
+        init(appId: String, state: State) {
+            self.appId = appId
+            self.state = state
+        }
+
+        func userExists(_ userId: String) async throws -> Bool { state.people.values.contains { $0.user.id == userId } }
+
+        func adminMembers() async throws -> [String] { (state.members[appId] ?? [:]).filter { $0.value == .admin }.map(\.key).sorted() }
+
+        func memberCount() async throws -> Int { state.members[appId]?.count ?? 0 }
+
+        func role(of userId: String) async throws -> Role? { state.members[appId]?[userId] }
+
+        func setMember(_ userId: String, role: Role) async throws { state.members[appId, default: [:]][userId] = role }
+
+        func removeMember(_ userId: String) async throws -> Bool { state.members[appId]?.removeValue(forKey: userId) != nil }
+
+        func revokeGrants(of userId: String, above role: Role?) async throws {
+            func revoked(_ granted: Role?, _ grantor: Grantor) -> Bool {
+                grantor == .person(userId: userId) && (role.map { kept in granted.map { $0 > kept } ?? false } ?? true)
+            }
+            state.links = state.links.filter { !($0.value.link.app?.id == appId && $0.value.link.usedAt == nil && revoked($0.value.link.role, $0.value.grantedBy)) }
+            state.tokens.removeAll { $0.appId == appId && revoked($0.info.role, $0.grantedBy) }
+        }
+
+        private var pending: [Link] {
+            state.links.values.filter { $0.link.kind == .invitation && $0.link.app?.id == appId && $0.link.usedAt == nil && $0.link.expiresAt > Date() }
+        }
+
+        func pendingInvitationCount() async throws -> Int { pending.count }
+
+        func insertInvitation(email: String, role: Role, createdBy: String, grantedBy: Grantor) async throws -> (secret: String, link: OneTimeLink) {
+            let secret = "rvl_" + UUIDText.random().replacingOccurrences(of: "-", with: "")
+            let link = OneTimeLink(
+                id: UUIDText.random(), kind: .invitation, email: email, app: App(id: appId, slug: "", name: "", createdAt: Date()), role: role,
+                createdBy: createdBy, createdAt: Date(), expiresAt: Date().addingTimeInterval(Store.linkLifetime))
+            state.links[secret] = Link(link: link, grantedBy: grantedBy)
+            return (secret, link)
+        }
+
+        func deletePendingInvitation(id: String) async throws -> Bool {
+            guard let secret = state.links.first(where: { $0.value.link.id == id && $0.value.link.app?.id == appId && $0.value.link.usedAt == nil })?.key
+            else { return false }
+            state.links[secret] = nil
+            return true
+        }
+
+        func tokenCount() async throws -> Int { state.tokens.filter { $0.appId == appId }.count }
+
+        func insertToken(name: String, role: Role, expiresAt: Date?, createdBy: String, grantedBy: Grantor) async throws -> (token: String, info: TokenInfo) {
+            let secret = "rvs_" + UUIDText.random().replacingOccurrences(of: "-", with: "")
+            let info = TokenInfo(id: UUIDText.random(), name: name, role: role, createdBy: createdBy, createdAt: Date(), expiresAt: expiresAt, lastUsedAt: nil)
+            state.tokens.append(Token(secret: secret, appId: appId, info: info, grantedBy: grantedBy))
+            return (secret, info)
+        }
+
+        func deleteToken(id: String) async throws -> Bool {
+            let before = state.tokens.count
+            state.tokens.removeAll { $0.appId == appId && $0.info.id == id }
+            return state.tokens.count < before
         }
     }
 }
