@@ -245,7 +245,7 @@ public func buildRouter(
     AppEventsController(store: store, hub: events, helpers: helpers).register(on: routes)
     ReleaseController(store: store, releases: ReleaseService(storage: store), helpers: helpers, documents: documents, baseURL: configuration.baseURL)
         .register(on: routes)
-    WebhookController(store: store, helpers: helpers, allowPrivate: configuration.webhookPrivateNetworks).register(on: routes)
+    WebhookController(store: store, webhooks: WebhookService(storage: store), helpers: helpers, allowPrivate: configuration.webhookPrivateNetworks).register(on: routes)
     return router
 }
 

@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import RiversCore
+import RiversServices
 import RiversStore
 import ServiceLifecycle
 
@@ -13,6 +14,8 @@ import ServiceLifecycle
 /// admins change them.
 struct WebhookController {
     let store: any WebhookRepository
+    /// Their changes.
+    let webhooks: WebhookService
     let helpers: APIHelpers
     /// Whether endpoints may be in private networks (`WEBHOOK_PRIVATE_NETWORKS=allow`).
     let allowPrivate: Bool
@@ -32,7 +35,7 @@ struct WebhookController {
             let events = Self.readEvents(r) ?? WebhookEvent.all
             let description = r.string("description", maxLength: 500) ?? ""
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
-            let (hook, secret) = try await store.createWebhook(
+            let (hook, secret) = try await webhooks.create(
                 appId: context.app.id, url: url!, description: description, events: events, createdBy: context.publisher)
             var o = Self.json(hook).objectValue ?? [:]
             o["secret"] = .string(secret)
@@ -50,22 +53,22 @@ struct WebhookController {
                 url: readURL(r, required: false), description: r.string("description", maxLength: 500), events: Self.readEvents(r),
                 enabled: r.bool("enabled"))
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
-            let hook = try await store.updateWebhook(
+            let hook = try await webhooks.update(
                 appId: context.app.id, id: try context.pathParameter("id"), change: change, precondition: try helpers.precondition(request))
             return JSONResponse(Self.json(hook), headers: [.eTag: ETag.make(hook.revision)])
         }
         appRoutes.on(.delete, "webhooks/{id}", need: .role(.admin)) { _, context in
-            try await store.deleteWebhook(appId: context.app.id, id: try context.pathParameter("id"))
+            try await webhooks.delete(appId: context.app.id, id: try context.pathParameter("id"))
             return NoContent()
         }
         appRoutes.on(.post, "webhooks/{id}/rotate-secret", need: .role(.admin)) { _, context in
-            let (hook, secret) = try await store.rotateWebhookSecret(appId: context.app.id, id: try context.pathParameter("id"))
+            let (hook, secret) = try await webhooks.rotateSecret(appId: context.app.id, id: try context.pathParameter("id"))
             var o = Self.json(hook).objectValue ?? [:]
             o["secret"] = .string(secret)
             return JSONResponse(.object(o), headers: [.cacheControl: "no-store", .eTag: ETag.make(hook.revision)])
         }
         appRoutes.on(.post, "webhooks/{id}/ping", need: .role(.admin)) { _, context in
-            let delivery = try await store.pingWebhook(appId: context.app.id, id: try context.pathParameter("id"))
+            let delivery = try await webhooks.ping(appId: context.app.id, id: try context.pathParameter("id"))
             return JSONResponse(Self.json(delivery), status: .accepted)
         }
         appRoutes.on(.get, "webhooks/{id}/deliveries", need: .role(.viewer)) { request, context in
@@ -89,7 +92,7 @@ struct WebhookController {
             return JSONResponse(.object(o))
         }
         appRoutes.on(.post, "webhooks/{id}/deliveries/{delivery}/redeliver", need: .role(.admin)) { _, context in
-            let delivery = try await store.redeliver(
+            let delivery = try await webhooks.redeliver(
                 appId: context.app.id, webhookId: try context.pathParameter("id"), id: try context.pathParameter("delivery"))
             return JSONResponse(Self.json(delivery), status: .accepted)
         }
@@ -158,7 +161,7 @@ enum WebhookSignature {
 /// address a host resolves to is checked before the call, redirects are never followed, and a
 /// call takes at most 10 seconds.
 public struct WebhookDeliverer: Service {
-    let store: any WebhookRepository
+    let store: any WebhookOutbox
     let logger: Logger
     let retry: WebhookRetry
     let allowPrivate: Bool
@@ -168,7 +171,7 @@ public struct WebhookDeliverer: Service {
     static let leaseSeconds = 60
     static let timeout: TimeAmount = .seconds(10)
 
-    public init(store: any WebhookRepository, logger: Logger, retry: WebhookRetry = WebhookRetry(), allowPrivate: Bool = false, interval: Duration = .seconds(1)) {
+    public init(store: any WebhookOutbox, logger: Logger, retry: WebhookRetry = WebhookRetry(), allowPrivate: Bool = false, interval: Duration = .seconds(1)) {
         self.store = store
         self.logger = logger
         self.retry = retry

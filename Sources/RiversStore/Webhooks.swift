@@ -66,32 +66,52 @@ public struct WebhookChange: Sendable {
     }
 }
 
+/// An app's webhooks and their deliveries as the routes read them (their changes are
+/// `WebhookService`'s, over a `WebhookStorage`).
 public protocol WebhookRepository: Sendable {
     func webhooks(appId: String) async throws -> [Webhook]
     func webhook(appId: String, id: String) async throws -> Webhook
-    func createWebhook(appId: String, url: String, description: String, events: [String], createdBy: String) async throws -> (webhook: Webhook, secret: String)
-    func updateWebhook(appId: String, id: String, change: WebhookChange, precondition: RevisionPrecondition) async throws -> Webhook
-    func deleteWebhook(appId: String, id: String) async throws
-    func rotateWebhookSecret(appId: String, id: String) async throws -> (webhook: Webhook, secret: String)
     func webhookDeliveries(appId: String, webhookId: String, limit: Int, offset: Int) async throws -> (deliveries: [WebhookDelivery], total: Int)
     func webhookDelivery(appId: String, webhookId: String, id: String) async throws -> (delivery: WebhookDelivery, attempts: [WebhookAttempt])
-    func redeliver(appId: String, webhookId: String, id: String) async throws -> WebhookDelivery
-    func pingWebhook(appId: String, id: String) async throws -> WebhookDelivery
+}
+
+/// The deliveries' outbox as the deliverer (`WebhookDeliverer`) works it: rows written by the
+/// triggers of the changes they tell of, claimed under a lease, their attempts recorded.
+public protocol WebhookOutbox: Sendable {
     func claimDueDeliveries(limit: Int, lease: Int) async throws -> [DueDelivery]
     func recordAttempt(_ delivery: DueDelivery, status: Int?, error: String, durationMs: Int, delivered: Bool, nextAttemptAt: Date?) async throws
     func sweepDeliveries() async throws
 }
 
-extension Store: WebhookRepository {
-    /// `whsec_` and 32 random bytes in base64, as the Standard Webhooks libraries read it.
-    static func webhookSecret() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
-    }
+/// Where webhooks are kept, for their use cases (`WebhookService` in RiversServices): the
+/// service holds the rules (the caps, `If-Match`, a rotation's overlap); a storage only reads and
+/// writes, on one transaction over the app (its row locked). `Store` in SQL; `InMemoryContent`.
+public protocol WebhookStorage: Sendable {
+    func withWebhooks<T: Sendable>(appId: String, _ work: @escaping @Sendable (any WebhookTransaction) async throws -> T) async throws -> T
+}
 
-    /// How long the secret before a rotation keeps signing.
-    public static let webhookRotationOverlap = 24 * 3600
+/// The webhooks of one app inside one transaction.
+public protocol WebhookTransaction: AnyObject {
+    /// The webhook `id` (a UUID), locked for update; nil when the app has none.
+    func webhook(id: String) async throws -> Webhook?
+    func webhookCount() async throws -> Int
+    func insertWebhook(url: String, description: String, events: [String], secret: String, createdBy: String) async throws -> Webhook
+    /// Writes the webhook's url, description, events and enabled flag; its revision goes up.
+    func updateWebhook(_ hook: Webhook) async throws -> Webhook
+    /// Removes a webhook with its deliveries; false when the app has none with this id.
+    func deleteWebhook(id: String) async throws -> Bool
+    /// A new secret; the one it replaces keeps signing for `overlapSeconds`. Nil for no webhook.
+    func rotateSecret(id: String, to secret: String, overlapSeconds: Int) async throws -> Webhook?
+    /// Deliveries of the webhook waiting to be sent.
+    func pendingDeliveries(webhookId: String) async throws -> Int
+    /// A `ping` delivery to this webhook alone, due now.
+    func insertPing(webhookId: String) async throws -> WebhookDelivery
+    /// Makes a delivery pending again, due now, with a fresh day of retries; nil when the
+    /// webhook has no delivery with this id.
+    func redeliver(webhookId: String, id: String) async throws -> WebhookDelivery?
+}
 
+extension Store: WebhookRepository, WebhookOutbox {
     static let webhookColumns = """
         id::text, url, description, events, enabled, revision, created_by, created_at, updated_at,
         CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END
@@ -136,63 +156,6 @@ extension Store: WebhookRepository {
         return hook
     }
 
-    public func createWebhook(appId: String, url: String, description: String, events: [String], createdBy: String) async throws -> (webhook: Webhook, secret: String) {
-        let secret = Self.webhookSecret()
-        let hook = try await client.transaction(logger: logger) { connection in
-            _ = try await self.lockApp(appId, on: connection)
-            try AppCaps.refuseAtCap(
-                try await self.number("SELECT count(*)::int FROM webhooks WHERE app_id = \(appId)::uuid", on: connection),
-                limit: Limits.maxWebhooksPerApp, "webhooks")
-            return try await Self.webhooks(from: connection.query(
-                """
-                INSERT INTO webhooks (id, app_id, url, description, events, secret, created_by)
-                VALUES (\(UUIDText.random())::uuid, \(appId)::uuid, \(url), \(description), \(events), \(secret), \(createdBy))
-                RETURNING \(unescaped: Self.webhookColumns)
-                """, logger: self.logger)).first!
-        }
-        return (hook, secret)
-    }
-
-    public func updateWebhook(appId: String, id: String, change: WebhookChange, precondition: RevisionPrecondition) async throws -> Webhook {
-        guard UUIDText.normalize(id) != nil else { throw notFoundWebhook(id) }
-        return try await client.transaction(logger: logger) { connection in
-            guard let current = try await Self.webhooks(from: connection.query(
-                "SELECT \(unescaped: Self.webhookColumns) FROM webhooks WHERE app_id = \(appId)::uuid AND id = \(id)::uuid FOR UPDATE",
-                logger: self.logger)).first
-            else { throw self.notFoundWebhook(id) }
-            try precondition.check(current.revision)
-            return try await Self.webhooks(from: connection.query(
-                """
-                UPDATE webhooks SET url = \(change.url ?? current.url), description = \(change.description ?? current.description),
-                    events = \(change.events ?? current.events), enabled = \(change.enabled ?? current.enabled),
-                    revision = revision + 1, updated_at = now()
-                WHERE id = \(id)::uuid RETURNING \(unescaped: Self.webhookColumns)
-                """, logger: self.logger)).first!
-        }
-    }
-
-    public func deleteWebhook(appId: String, id: String) async throws {
-        guard UUIDText.normalize(id) != nil,
-            try await changedRows("DELETE FROM webhooks WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1") > 0
-        else { throw notFoundWebhook(id) }
-    }
-
-    /// A new secret; the one it replaces keeps signing for a day beside it.
-    public func rotateWebhookSecret(appId: String, id: String) async throws -> (webhook: Webhook, secret: String) {
-        guard UUIDText.normalize(id) != nil else { throw notFoundWebhook(id) }
-        let secret = Self.webhookSecret()
-        let hook = try await client.transaction(logger: logger) { connection -> Webhook? in
-            try await Self.webhooks(from: connection.query(
-                """
-                UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = now() + make_interval(secs => \(Self.webhookRotationOverlap)),
-                    secret = \(secret), revision = revision + 1, updated_at = now()
-                WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING \(unescaped: Self.webhookColumns)
-                """, logger: self.logger)).first
-        }
-        guard let hook else { throw notFoundWebhook(id) }
-        return (hook, secret)
-    }
-
     public func webhookDeliveries(appId: String, webhookId: String, limit: Int, offset: Int) async throws -> (deliveries: [WebhookDelivery], total: Int) {
         _ = try await webhook(appId: appId, id: webhookId)
         let list = try await Self.deliveries(from: client.query(
@@ -220,40 +183,6 @@ extension Store: WebhookRepository {
                 attempts.append(WebhookAttempt(number: number, at: at, status: status, error: error, durationMs: duration))
             }
             return (delivery, attempts)
-        }
-    }
-
-    /// Sends a delivery again now (whatever became of it), with a fresh day of retries.
-    public func redeliver(appId: String, webhookId: String, id: String) async throws -> WebhookDelivery {
-        guard UUIDText.normalize(webhookId) != nil else { throw notFoundWebhook(webhookId) }
-        guard let delivery = try await client.transaction(logger: logger, { connection in
-            try await Self.deliveries(from: connection.query(
-                """
-                UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = now(), created_at = now(), delivered_at = NULL
-                WHERE app_id = \(appId)::uuid AND webhook_id = \(webhookId)::uuid AND id = \(id)
-                RETURNING \(unescaped: Self.deliveryColumns)
-                """, logger: self.logger)).first
-        }) else { throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook") }
-        return delivery
-    }
-
-    /// A `ping` event to this webhook alone, to try a receiver.
-    public func pingWebhook(appId: String, id: String) async throws -> WebhookDelivery {
-        let hook = try await webhook(appId: appId, id: id)
-        return try await client.transaction(logger: logger) { connection in
-            try AppCaps.refuseAtCap(
-                try await self.number(
-                    "SELECT count(*)::int FROM webhook_deliveries WHERE webhook_id = \(hook.id)::uuid AND state = 'pending'", on: connection),
-                limit: Limits.maxPendingDeliveriesPerWebhook, "pending deliveries for this webhook")
-            return try await Self.deliveries(from: connection.query(
-                """
-                INSERT INTO webhook_deliveries (id, app_id, webhook_id, event, payload)
-                SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), a.id, \(hook.id)::uuid, 'ping',
-                       jsonb_build_object('type', 'ping', 'timestamp', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                                          'data', jsonb_build_object('app', jsonb_build_object('id', a.id, 'slug', a.slug)))::text
-                FROM apps a WHERE a.id = \(appId)::uuid
-                RETURNING \(unescaped: Self.deliveryColumns)
-                """, logger: self.logger)).first!
         }
     }
 
@@ -311,5 +240,91 @@ extension Store: WebhookRepository {
             """
             DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < now() - make_interval(days => \(Limits.webhookLogDays))
             """, logger: logger)
+    }
+}
+
+// MARK: - Webhooks' writes
+
+extension Store: WebhookStorage {
+    public func withWebhooks<T: Sendable>(appId: String, _ work: @escaping @Sendable (any WebhookTransaction) async throws -> T) async throws -> T {
+        try await withApp(appId) { try await work($0) }
+    }
+}
+
+/// What the webhook use cases (`WebhookService`) read and write of one app in one PostgreSQL
+/// transaction: SQL only.
+extension PostgresContentTransaction: WebhookTransaction {
+    func webhook(id: String) async throws -> Webhook? {
+        guard UUIDText.normalize(id) != nil else { return nil }
+        return try await Store.webhooks(from: connection.query(
+            "SELECT \(unescaped: Store.webhookColumns) FROM webhooks WHERE app_id = \(appId)::uuid AND id = \(id)::uuid FOR UPDATE",
+            logger: logger)).first
+    }
+
+    func webhookCount() async throws -> Int {
+        try await store.number("SELECT count(*)::int FROM webhooks WHERE app_id = \(appId)::uuid", on: connection)
+    }
+
+    func insertWebhook(url: String, description: String, events: [String], secret: String, createdBy: String) async throws -> Webhook {
+        try await Store.webhooks(from: connection.query(
+            """
+            INSERT INTO webhooks (id, app_id, url, description, events, secret, created_by)
+            VALUES (\(UUIDText.random())::uuid, \(appId)::uuid, \(url), \(description), \(events), \(secret), \(createdBy))
+            RETURNING \(unescaped: Store.webhookColumns)
+            """, logger: logger)).first!
+    }
+
+    func updateWebhook(_ hook: Webhook) async throws -> Webhook {
+        try await Store.webhooks(from: connection.query(
+            """
+            UPDATE webhooks SET url = \(hook.url), description = \(hook.description), events = \(hook.events), enabled = \(hook.enabled),
+                revision = revision + 1, updated_at = now()
+            WHERE app_id = \(appId)::uuid AND id = \(hook.id)::uuid RETURNING \(unescaped: Store.webhookColumns)
+            """, logger: logger)).first!
+    }
+
+    func deleteWebhook(id: String) async throws -> Bool {
+        guard UUIDText.normalize(id) != nil else { return false }
+        for try await _ in try await connection.query(
+            "DELETE FROM webhooks WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1", logger: logger
+        ).decode(Int.self) { return true }
+        return false
+    }
+
+    func rotateSecret(id: String, to secret: String, overlapSeconds: Int) async throws -> Webhook? {
+        guard UUIDText.normalize(id) != nil else { return nil }
+        return try await Store.webhooks(from: connection.query(
+            """
+            UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = now() + make_interval(secs => \(overlapSeconds)),
+                secret = \(secret), revision = revision + 1, updated_at = now()
+            WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING \(unescaped: Store.webhookColumns)
+            """, logger: logger)).first
+    }
+
+    func pendingDeliveries(webhookId: String) async throws -> Int {
+        try await store.number(
+            "SELECT count(*)::int FROM webhook_deliveries WHERE webhook_id = \(webhookId)::uuid AND state = 'pending'", on: connection)
+    }
+
+    func insertPing(webhookId: String) async throws -> WebhookDelivery {
+        try await Store.deliveries(from: connection.query(
+            """
+            INSERT INTO webhook_deliveries (id, app_id, webhook_id, event, payload)
+            SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), a.id, \(webhookId)::uuid, 'ping',
+                   jsonb_build_object('type', 'ping', 'timestamp', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                      'data', jsonb_build_object('app', jsonb_build_object('id', a.id, 'slug', a.slug)))::text
+            FROM apps a WHERE a.id = \(appId)::uuid
+            RETURNING \(unescaped: Store.deliveryColumns)
+            """, logger: logger)).first!
+    }
+
+    func redeliver(webhookId: String, id: String) async throws -> WebhookDelivery? {
+        guard UUIDText.normalize(webhookId) != nil else { return nil }
+        return try await Store.deliveries(from: connection.query(
+            """
+            UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = now(), created_at = now(), delivered_at = NULL
+            WHERE app_id = \(appId)::uuid AND webhook_id = \(webhookId)::uuid AND id = \(id)
+            RETURNING \(unescaped: Store.deliveryColumns)
+            """, logger: logger)).first
     }
 }

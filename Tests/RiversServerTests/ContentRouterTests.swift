@@ -8,12 +8,12 @@ import Testing
 
 @testable import RiversServer
 
-/// The content routes (the app, its catalog, screens, families, layouts, plugins, previews, channels, release rules and
-/// schedules) on the router alone (Hummingbird's `.router`
+/// The content routes (the app, its catalog, screens, families, layouts, plugins, previews, channels, release rules,
+/// schedules and webhooks) on the router alone (Hummingbird's `.router`
 /// mode: no sockets) over in-memory repositories: no PostgreSQL, so in the fast tier. The API group is the server's own
 /// (`apiRoutes`: authentication, app access, problems), on in-memory callers (tokens only) and
 /// without `Idempotency-Key` (its bookkeeping is PostgreSQL's); the screens' use cases are
-/// `ScreenService`, `FamilyService`, `LayoutService`, `PluginService` and `ReleaseService` on `InMemoryContent`. What is tested is HTTP's part: statuses,
+/// `ScreenService`, `FamilyService`, `LayoutService`, `PluginService`, `ReleaseService` and `WebhookService` on `InMemoryContent`. What is tested is HTTP's part: statuses,
 /// problem+json with pointers, ETag and If-Match, Location, paging, who may do what.
 @Suite("Content routes on in-memory repositories")
 struct ContentRouterTests {
@@ -46,7 +46,8 @@ struct ContentRouterTests {
             store: storage, releases: ReleaseService(storage: storage), helpers: helpers,
             documents: PublishedDocuments(store: InMemoryPublishedVersions()), baseURL: "http://127.0.0.1"
         ).register(on: routes)
-        #expect(log.routes.count == 43, "\(log.routes)")
+        WebhookController(store: storage, webhooks: WebhookService(storage: storage), helpers: helpers, allowPrivate: false).register(on: routes)
+        #expect(log.routes.count == 53, "\(log.routes)")
         func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
         return Fixture(
             application: Application(router: router, logger: testLogger), app: app,
@@ -282,6 +283,44 @@ struct ContentRouterTests {
 
             // Another app's admin sees none of it.
             #expect(try await Self.call(client, .get, "channels", headers: f.other).status == .notFound)
+        }
+    }
+
+    @Test func webhooksOverHTTP() async throws {
+        let f = try await Self.setUp()
+        try await f.application.test(.router) { client in
+            let body: JSONValue = ["url": "https://hooks.example.com/rivers", "events": ["version.published"], "description": "purge"]
+            #expect(try await Self.call(client, .post, "webhooks", headers: f.editor, json: body).status == .forbidden)
+            let bad = try await Self.call(client, .post, "webhooks", headers: f.admin, json: ["url": "http://127.0.0.1/x", "events": ["nope"]])
+            #expect(bad.status == .unprocessableContent && Set(bad.pointers) == ["/url", "/events/0"], "\(bad.text)")
+            let made = try await Self.call(client, .post, "webhooks", headers: f.admin, json: body)
+            #expect(made.status == .created && made.headers[.cacheControl] == "no-store" && made.headers[.eTag] == "\"1\"", "\(made.text)")
+            #expect(made.json["secret"]?.stringValue?.hasPrefix("whsec_") == true)
+            let id = try #require(made.json["id"]?.stringValue)
+            let listed = try await Self.call(client, .get, "webhooks", headers: f.viewer)
+            #expect(listed.json["total"] == 1 && listed.json["items"]?.arrayValue?.first?["secret"] == nil, "the secret is never listed")
+
+            var ifMatch = f.admin
+            ifMatch[.ifMatch] = "\"1\""
+            let off = try await Self.call(client, .patch, "webhooks/\(id)", headers: ifMatch, json: ["enabled": false])
+            #expect(off.status == .ok && off.json["enabled"] == false && off.json["url"] == "https://hooks.example.com/rivers" && off.headers[.eTag] == "\"2\"")
+            #expect(try await Self.call(client, .patch, "webhooks/\(id)", headers: ifMatch, json: ["enabled": true]).status == .preconditionFailed)
+            let rotated = try await Self.call(client, .post, "webhooks/\(id)/rotate-secret", headers: f.admin, json: [:])
+            #expect(rotated.status == .ok && rotated.json["secret"] != made.json["secret"] && rotated.json["previous_secret_until"]?.stringValue != nil)
+
+            let ping = try await Self.call(client, .post, "webhooks/\(id)/ping", headers: f.admin, json: [:])
+            #expect(ping.status == .accepted && ping.json["event"] == "ping" && ping.json["state"] == "pending", "\(ping.text)")
+            let deliveryId = try #require(ping.json["id"]?.stringValue)
+            let deliveries = try await Self.call(client, .get, "webhooks/\(id)/deliveries", headers: f.viewer)
+            #expect(deliveries.json["total"] == 1)
+            let delivery = try await Self.call(client, .get, "webhooks/\(id)/deliveries/\(deliveryId)", headers: f.viewer)
+            #expect(delivery.json["payload"]?["type"] == "ping" && delivery.json["attempt_log"] == [], "\(delivery.text)")
+            #expect(try await Self.call(client, .post, "webhooks/\(id)/deliveries/\(deliveryId)/redeliver", headers: f.admin, json: [:]).status == .accepted)
+
+            #expect(try await Self.call(client, .delete, "webhooks/\(id)", headers: f.admin).status == .noContent)
+            let gone = try await Self.call(client, .get, "webhooks/\(id)", headers: f.viewer)
+            #expect(gone.status == .notFound && gone.isProblem)
+            #expect(try await Self.call(client, .get, "webhooks", headers: f.other).status == .notFound)
         }
     }
 

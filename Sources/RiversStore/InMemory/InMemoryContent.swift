@@ -16,8 +16,8 @@ import RiversCore
 /// are those of the text as written (PostgreSQL's jsonb text, which the caps measure there, is a
 /// little longer). `ContentStorageTests` runs one script of writes on it and on `Store` and
 /// requires the same outcome at every step.
-public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStorage, RecordTextRepository, PluginRepository, FamilyRepository,
-    SavedScreenRepository, ReleaseRepository
+public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStorage, WebhookStorage, RecordTextRepository, PluginRepository,
+    FamilyRepository, SavedScreenRepository, ReleaseRepository, WebhookRepository
 {
     /// A screen, family or layout as kept: typed, with its bookkeeping and its stored text.
     struct Row<Value: Sendable>: Sendable {
@@ -96,6 +96,11 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         var rules = ReleaseRuleSet(rules: [], revision: 0, updatedAt: nil)
         /// Schedules in the order they were made.
         var schedules: [Schedule] = []
+        /// Webhooks in the order they were made, with their secrets.
+        var webhooks: [(hook: Webhook, secret: String)] = []
+        /// Deliveries, oldest first (only pings are made here: the release events' deliveries are
+        /// written by PostgreSQL's triggers).
+        var deliveries: [WebhookDelivery] = []
         /// Moves on with every commit: a transaction that started from an older one runs again.
         var commits = 0
 
@@ -255,6 +260,31 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         return (Array(sorted.dropFirst(offset).prefix(limit)), all.count)
     }
 
+    // MARK: WebhookRepository
+
+    public func webhooks(appId: String) async throws -> [Webhook] { state(appId)?.webhooks.map(\.hook) ?? [] }
+
+    public func webhook(appId: String, id: String) async throws -> Webhook {
+        guard let hook = state(appId)?.webhooks.first(where: { $0.hook.id == UUIDText.normalize(id) })?.hook else {
+            throw StoreError.notFound("no webhook \(String(id.prefix(40))) in this app")
+        }
+        return hook
+    }
+
+    public func webhookDeliveries(appId: String, webhookId: String, limit: Int, offset: Int) async throws -> (deliveries: [WebhookDelivery], total: Int) {
+        let hook = try await webhook(appId: appId, id: webhookId)
+        let mine = (state(appId)?.deliveries ?? []).filter { $0.webhookId == hook.id }.reversed()
+        return (Array(mine.dropFirst(offset).prefix(limit)), mine.count)
+    }
+
+    /// (No attempts are made in memory: the deliverer is PostgreSQL's.)
+    public func webhookDelivery(appId: String, webhookId: String, id: String) async throws -> (delivery: WebhookDelivery, attempts: [WebhookAttempt]) {
+        guard let delivery = state(appId)?.deliveries.first(where: { $0.webhookId == UUIDText.normalize(webhookId) && $0.id == id }) else {
+            throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook")
+        }
+        return (delivery, [])
+    }
+
     /// Every move of the app's channels, oldest first: the channel, the move, what moved it.
     public func channelMoves(appId: String) -> [(channel: String, move: ChannelMove, cause: ChannelMoveCause, withNewVersion: Bool)] {
         state(appId)?.channelMoves ?? []
@@ -288,6 +318,12 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
     public func withPlugins<T: Sendable>(
         appId: String, _ work: @escaping @Sendable (any PluginTransaction) async throws -> T
+    ) async throws -> T {
+        try await transaction(appId) { try await work($0) }
+    }
+
+    public func withWebhooks<T: Sendable>(
+        appId: String, _ work: @escaping @Sendable (any WebhookTransaction) async throws -> T
     ) async throws -> T {
         try await transaction(appId) { try await work($0) }
     }
@@ -337,7 +373,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
     }
 
     /// One transaction: a copy of the app, changed in place.
-    final class Transaction: ContentTransaction, VersionTransaction {
+    final class Transaction: ContentTransaction, VersionTransaction, WebhookTransaction {
         let appId: String
         var state: AppState
 
@@ -654,6 +690,79 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
             guard let i = state.schedules.firstIndex(where: { $0.id == id }) else { throw StoreError.notFound("no schedule \(id) in this app") }
             change(&state.schedules[i])
             return state.schedules[i]
+        }
+
+        // MARK: Webhooks
+
+        private func webhookIndex(_ id: String) -> Int? {
+            guard let id = UUIDText.normalize(id) else { return nil }
+            return state.webhooks.firstIndex { $0.hook.id == id }
+        }
+
+        func webhook(id: String) async throws -> Webhook? { webhookIndex(id).map { state.webhooks[$0].hook } }
+
+        func webhookCount() async throws -> Int { state.webhooks.count }
+
+        func insertWebhook(url: String, description: String, events: [String], secret: String, createdBy: String) async throws -> Webhook {
+            let now = Date()
+            let hook = Webhook(
+                id: UUIDText.random(), url: url, description: description, events: events, enabled: true, revision: 1, createdBy: createdBy,
+                createdAt: now, updatedAt: now, previousSecretUntil: nil)
+            state.webhooks.append((hook, secret))
+            return hook
+        }
+
+        func updateWebhook(_ hook: Webhook) async throws -> Webhook {
+            guard let i = webhookIndex(hook.id) else { throw StoreError.notFound("no webhook \(hook.id) in this app") }
+            var changed = hook
+            changed.revision = state.webhooks[i].hook.revision + 1
+            changed.updatedAt = Date()
+            state.webhooks[i].hook = changed
+            return changed
+        }
+
+        func deleteWebhook(id: String) async throws -> Bool {
+            guard let i = webhookIndex(id) else { return false }
+            let removed = state.webhooks.remove(at: i).hook.id
+            state.deliveries.removeAll { $0.webhookId == removed }
+            return true
+        }
+
+        func rotateSecret(id: String, to secret: String, overlapSeconds: Int) async throws -> Webhook? {
+            guard let i = webhookIndex(id) else { return nil }
+            state.webhooks[i].secret = secret
+            state.webhooks[i].hook.previousSecretUntil = Date().addingTimeInterval(Double(overlapSeconds))
+            state.webhooks[i].hook.revision += 1
+            state.webhooks[i].hook.updatedAt = Date()
+            return state.webhooks[i].hook
+        }
+
+        func pendingDeliveries(webhookId: String) async throws -> Int {
+            state.deliveries.filter { $0.webhookId == webhookId && $0.state == "pending" }.count
+        }
+
+        func insertPing(webhookId: String) async throws -> WebhookDelivery {
+            let now = Date()
+            let payload = JSONValue.object([
+                "type": "ping", "timestamp": .string(Timestamp.format(now)),
+                "data": ["app": ["id": .string(appId), "slug": .string(state.slug)]],
+            ]).serializedString()
+            let delivery = WebhookDelivery(
+                id: "msg_" + UUIDText.random().replacingOccurrences(of: "-", with: ""), webhookId: webhookId, event: "ping", payload: payload,
+                state: "pending", attempts: 0, nextAttemptAt: now, lastStatus: nil, lastError: "", createdAt: now, deliveredAt: nil)
+            state.deliveries.append(delivery)
+            return delivery
+        }
+
+        func redeliver(webhookId: String, id: String) async throws -> WebhookDelivery? {
+            guard let webhookId = UUIDText.normalize(webhookId), let i = state.deliveries.firstIndex(where: { $0.webhookId == webhookId && $0.id == id })
+            else { return nil }
+            let now = Date()
+            state.deliveries[i].state = "pending"
+            state.deliveries[i].nextAttemptAt = now
+            state.deliveries[i].createdAt = now
+            state.deliveries[i].deliveredAt = nil
+            return state.deliveries[i]
         }
 
         // MARK: What an import needs

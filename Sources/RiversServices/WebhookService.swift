@@ -1,0 +1,84 @@
+import Foundation
+import RiversCore
+import RiversStore
+
+/// The use cases of webhooks (issue 27): register an endpoint, change it, remove it, rotate its
+/// secret, try it with a ping, send a delivery again. Each is one transaction over a
+/// `WebhookStorage`; the rules are here (the caps, `If-Match`, how long a rotated secret keeps
+/// signing, the secrets' form). Whether an endpoint may be called at all is checked where it is
+/// read (`WebhookTarget`) and again before each delivery.
+public struct WebhookService: Sendable {
+    let storage: any WebhookStorage
+
+    public init(storage: any WebhookStorage) { self.storage = storage }
+
+    /// How long the secret before a rotation keeps signing beside the new one.
+    public static let rotationOverlapSeconds = 24 * 3600
+
+    /// `whsec_` and 32 random bytes in base64, as the Standard Webhooks libraries read it.
+    static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+    }
+
+    static func notFound(_ id: String) -> StoreError { .notFound("no webhook \(String(id.prefix(40))) in this app") }
+
+    /// A new webhook and its secret (shown once).
+    public func create(appId: String, url: String, description: String, events: [String], createdBy: String) async throws -> (webhook: Webhook, secret: String) {
+        let secret = Self.newSecret()
+        let hook = try await storage.withWebhooks(appId: appId) { tx in
+            try AppCaps.refuseAtCap(try await tx.webhookCount(), limit: Limits.maxWebhooksPerApp, "webhooks")
+            return try await tx.insertWebhook(url: url, description: description, events: events, secret: secret, createdBy: createdBy)
+        }
+        return (hook, secret)
+    }
+
+    /// Changes what `change` names; the rest stays.
+    public func update(appId: String, id: String, change: WebhookChange, precondition: RevisionPrecondition) async throws -> Webhook {
+        try await storage.withWebhooks(appId: appId) { tx in
+            guard var hook = try await tx.webhook(id: id) else { throw Self.notFound(id) }
+            try precondition.check(hook.revision)
+            hook.url = change.url ?? hook.url
+            hook.description = change.description ?? hook.description
+            hook.events = change.events ?? hook.events
+            hook.enabled = change.enabled ?? hook.enabled
+            return try await tx.updateWebhook(hook)
+        }
+    }
+
+    public func delete(appId: String, id: String) async throws {
+        try await storage.withWebhooks(appId: appId) { tx in
+            guard try await tx.deleteWebhook(id: id) else { throw Self.notFound(id) }
+        }
+    }
+
+    /// A new secret (shown once); the one it replaces keeps signing for a day beside it.
+    public func rotateSecret(appId: String, id: String) async throws -> (webhook: Webhook, secret: String) {
+        let secret = Self.newSecret()
+        let hook = try await storage.withWebhooks(appId: appId) { tx in
+            guard let hook = try await tx.rotateSecret(id: id, to: secret, overlapSeconds: Self.rotationOverlapSeconds) else { throw Self.notFound(id) }
+            return hook
+        }
+        return (hook, secret)
+    }
+
+    /// A `ping` event to this webhook alone, to try a receiver.
+    public func ping(appId: String, id: String) async throws -> WebhookDelivery {
+        try await storage.withWebhooks(appId: appId) { tx in
+            guard let hook = try await tx.webhook(id: id) else { throw Self.notFound(id) }
+            try AppCaps.refuseAtCap(
+                try await tx.pendingDeliveries(webhookId: hook.id), limit: Limits.maxPendingDeliveriesPerWebhook, "pending deliveries for this webhook")
+            return try await tx.insertPing(webhookId: hook.id)
+        }
+    }
+
+    /// Sends a delivery again now (whatever became of it), with a fresh day of retries.
+    public func redeliver(appId: String, webhookId: String, id: String) async throws -> WebhookDelivery {
+        try await storage.withWebhooks(appId: appId) { tx in
+            guard let delivery = try await tx.redeliver(webhookId: webhookId, id: id) else {
+                throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook")
+            }
+            return delivery
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import RiversCore
+import RiversServices
+import RiversStore
+import Testing
+
+/// Webhooks over in-memory storage: no PostgreSQL (the fast tier).
+@Suite("Webhooks, in memory")
+struct WebhookServiceTests {
+    let appId = "77777777-7777-4777-8777-777777777777"
+
+    @Test func aWebhookIsMadeChangedRotatedPingedAndRemoved() async throws {
+        let storage = InMemoryContent()
+        storage.addApp(id: appId, slug: "hooked")
+        let webhooks = WebhookService(storage: storage)
+        let (hook, secret) = try await webhooks.create(
+            appId: appId, url: "https://hooks.example.com/rivers", description: "CDN purge", events: ["version.published"], createdBy: "ann")
+        #expect(secret.hasPrefix("whsec_") && Data(base64Encoded: String(secret.dropFirst(6)))?.count == 32)
+        #expect(hook.revision == 1 && hook.enabled && hook.previousSecretUntil == nil)
+
+        // A change names what changes; If-Match is checked.
+        let off = try await webhooks.update(appId: appId, id: hook.id, change: WebhookChange(enabled: false), precondition: .oneOf([1]))
+        #expect(off.revision == 2 && !off.enabled && off.url == hook.url && off.events == hook.events && off.description == "CDN purge")
+        do {
+            _ = try await webhooks.update(appId: appId, id: hook.id, change: WebhookChange(description: "late"), precondition: .oneOf([1]))
+            Issue.record("a stale change went through")
+        } catch StoreError.preconditionFailed(let current) {
+            #expect(current == 2)
+        }
+
+        // A rotation: a new secret, the old one signing for a day more.
+        let (rotated, newSecret) = try await webhooks.rotateSecret(appId: appId, id: hook.id.uppercased())
+        #expect(newSecret != secret && rotated.revision == 3)
+        let overlap = try #require(rotated.previousSecretUntil).timeIntervalSinceNow
+        #expect(abs(overlap - Double(WebhookService.rotationOverlapSeconds)) < 60)
+
+        // A ping waits to be sent; it can be sent again.
+        let ping = try await webhooks.ping(appId: appId, id: hook.id)
+        #expect(ping.event == "ping" && ping.state == "pending" && ping.webhookId == hook.id)
+        let payload = try JSONValue.parse(Array(ping.payload.utf8))
+        #expect(payload["type"] == "ping" && payload["data"]?["app"]?["slug"] == "hooked")
+        #expect(try await webhooks.redeliver(appId: appId, webhookId: hook.id, id: ping.id).id == ping.id)
+        await #expect(throws: StoreError.self) { try await webhooks.redeliver(appId: appId, webhookId: hook.id, id: "msg_none") }
+        #expect(try await storage.webhookDeliveries(appId: appId, webhookId: hook.id, limit: 10, offset: 0).total == 1)
+
+        // Removed, with its deliveries; then it is unknown.
+        try await webhooks.delete(appId: appId, id: hook.id)
+        #expect(try await storage.webhooks(appId: appId).isEmpty)
+        for call in [
+            { _ = try await webhooks.ping(appId: appId, id: hook.id) }, { try await webhooks.delete(appId: appId, id: hook.id) },
+            { _ = try await webhooks.rotateSecret(appId: appId, id: "not-a-uuid") },
+        ] as [() async throws -> Void] {
+            await #expect(throws: StoreError.self) { try await call() }
+        }
+    }
+
+    @Test func anAppHasTenWebhooksAtMost() async throws {
+        let storage = InMemoryContent()
+        storage.addApp(id: appId)
+        let webhooks = WebhookService(storage: storage)
+        for i in 0..<Limits.maxWebhooksPerApp {
+            _ = try await webhooks.create(appId: appId, url: "https://h\(i).example.com/", description: "", events: WebhookEvent.all, createdBy: "ann")
+        }
+        do {
+            _ = try await webhooks.create(appId: appId, url: "https://more.example.com/", description: "", events: WebhookEvent.all, createdBy: "ann")
+            Issue.record("an eleventh webhook was made")
+        } catch StoreError.conflict(let message, _) {
+            #expect(message.contains("\(Limits.maxWebhooksPerApp) webhooks"))
+        }
+    }
+}
