@@ -230,7 +230,7 @@ public func buildRouter(
         store: store, passwords: Passwords(perAddress: configuration.passwordChecksPerAddress),
         throttle: SignInThrottle(addressBurst: configuration.signInAddressBurst))
     SessionController(accounts: accounts, sessions: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies).register(on: routes)
-    TeamController(store: store, team: TeamService(storage: store), helpers: helpers, baseURL: configuration.baseURL, delivery: configuration.linkDelivery)
+    TeamController(store: store, team: TeamService(storage: store), apps: AppService(storage: store), helpers: helpers, baseURL: configuration.baseURL, delivery: configuration.linkDelivery)
         .register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PluginController(store: store, plugins: PluginService(storage: store), helpers: helpers).register(on: routes)

@@ -10,6 +10,8 @@ struct TeamController {
     let store: Store
     /// Members, invitations and tokens changed.
     let team: TeamService
+    /// Apps made, changed, archived, restored.
+    let apps: AppService
     let helpers: APIHelpers
     let baseURL: String
     var delivery: any LinkDelivery = NoLinkDelivery()
@@ -59,7 +61,7 @@ struct TeamController {
             let name = r.string("name", nonEmpty: true, maxLength: 200)
             if let slug, !Store.isValidSlug(slug) { problems.add(r.at("slug"), Store.slugRule) }
             guard problems.isEmpty, let slug else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let app = try await store.createApp(slug: slug, name: name ?? slug)
+            let app = try await apps.create(slug: slug, name: name ?? slug)
             return JSONResponse(appJSON(app, role: .admin), status: .created, headers: [.location: "/api/v1/apps/\(app.slug)"])
         }
         routes.on(.get, "archived-apps", need: .instanceAdmin) { request, _ in
@@ -69,7 +71,7 @@ struct TeamController {
         }
         routes.on(.post, "archived-apps/{archived}/restore", need: .instanceAdmin) { _, context in
             let key = try context.pathParameter("archived")
-            guard let app = try await store.restoreApp(key) else { throw Problem.notFound("no archived app \(key)") }
+            guard let app = try await apps.restore(key) else { throw Problem.notFound("no archived app \(key)") }
             return JSONResponse(appJSON(app, role: .admin))
         }
         routes.on(.get, "users", need: .instanceAdmin) { request, _ in
@@ -131,12 +133,12 @@ struct TeamController {
             // Checked here too, so that a bad slug is listed with every other problem of the body.
             if let slug, !Store.isValidSlug(slug) { problems.add(r.at("slug"), Store.slugRule) }
             guard problems.isEmpty else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let app = try await store.updateApp(appId: context.app.id, name: name, slug: slug)
+            let app = try await apps.update(appId: context.app.id, name: name, slug: slug)
             return JSONResponse(appJSON(app, role: context.role))
         }
         // Deleting archives: nothing is removed, and an instance admin can restore it.
         routes.on(.delete, "", need: .role(.admin)) { _, context in
-            try await store.archiveApp(appId: context.app.id)
+            try await apps.archive(appId: context.app.id)
             return NoContent()
         }
         routes.on(.get, "members", need: .role(.admin)) { request, context in

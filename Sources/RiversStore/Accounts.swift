@@ -682,140 +682,13 @@ extension Store {
     /// Former slugs keep answering (301) this long.
     public static let slugRedirectLifetime: TimeInterval = 90 * 24 * 3600
 
-    /// Renames an app and/or changes its slug; the old slug then redirects for 90 days. Every
-    /// server process hears of it (LISTEN/NOTIFY) and serves the change at once.
     /// What a slug must be, as every refusal of one says it.
     public static let slugRule = "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters, and not shaped like a UUID"
-
-    public func updateApp(appId: String, name: String?, slug: String?) async throws -> App {
-        if let slug, !Self.isValidSlug(slug) {
-            throw StoreError.invalid([FieldError("/slug", Self.slugRule)])
-        }
-        let lifetime = Self.slugRedirectLifetime
-        // Tokens carry their app's slug and name: none of them is trusted as cached after this.
-        defer { tokens.clear() }
-        do {
-            return try await client.transaction(logger: logger) { connection in
-                var current: App?
-                for try await (id, oldSlug, oldName, created) in try await connection.query(
-                    "SELECT id::text, slug, name, created_at FROM apps WHERE id = \(appId)::uuid AND archived_at IS NULL FOR UPDATE", logger: self.logger
-                ).decode((String, String, String, Date).self) {
-                    current = App(id: id, slug: oldSlug, name: oldName, createdAt: created)
-                }
-                guard var app = current else { throw StoreError.notFound("no app \(appId)") }
-                let oldSlug = app.slug
-                if let name { app.name = name }
-                if let slug { app.slug = slug }
-                try await connection.query(
-                    "UPDATE apps SET name = \(app.name), slug = \(app.slug) WHERE id = \(appId)::uuid", logger: self.logger)
-                if app.slug != oldSlug {
-                    try await Self.refuseRedirectedSlug(app.slug, except: appId, on: connection, logger: self.logger)
-                    try await Self.refuseReservedSlug(app.slug, except: appId, on: connection, logger: self.logger)
-                    if try await Self.hasPublished(appId: appId, on: connection, logger: self.logger) {
-                        try await Self.reserveSlug(app.slug, appId: appId, on: connection, logger: self.logger)
-                    }
-                    try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(app.slug)", logger: self.logger)
-                    try await connection.query(
-                        """
-                        INSERT INTO slug_redirects (old_slug, app_id, expires_at) VALUES (\(oldSlug), \(appId)::uuid, now() + make_interval(secs => \(lifetime)))
-                        ON CONFLICT (old_slug) DO UPDATE SET app_id = EXCLUDED.app_id, expires_at = EXCLUDED.expires_at
-                        """, logger: self.logger)
-                    for changed in [oldSlug, app.slug] {
-                        try await connection.query("SELECT pg_notify(\(publishedChannel), \(changed))", logger: self.logger)
-                    }
-                }
-                return app
-            }
-        } catch let error as PSQLError where error.isUniqueViolation {
-            throw StoreError.conflict("an app with slug \"\(slug ?? "")\" exists already", usedBy: [])
-        }
-    }
-
-    /// 409 when `slug` still redirects to another app: taking it would hand that app's old public
-    /// URLs (still in apps out there) to this one.
-    static func refuseRedirectedSlug(_ slug: String, except appId: String?, on connection: PostgresConnection, logger: Logger) async throws {
-        for try await until in try await connection.query(
-            """
-            SELECT expires_at FROM slug_redirects
-            WHERE old_slug = \(slug) AND expires_at > now() AND app_id IS DISTINCT FROM CAST(\(appId) AS uuid)
-            """, logger: logger
-        ).decode(Date.self) {
-            throw StoreError.conflict(
-                "the slug \"\(slug)\" still redirects to another app (until \(Timestamp.format(until))): choose another", usedBy: [])
-        }
-    }
-
-    /// 409 when another app's documents were once public under `slug` (even one purged since):
-    /// caches and CDNs may still hold its numbered URLs, immutable for a year, so the same URLs
-    /// must never name another app's documents.
-    static func refuseReservedSlug(_ slug: String, except appId: String?, on connection: PostgresConnection, logger: Logger) async throws {
-        for try await _ in try await connection.query(
-            "SELECT 1 FROM published_slugs WHERE slug = \(slug) AND app_id IS DISTINCT FROM CAST(\(appId) AS uuid)", logger: logger
-        ).decode(Int.self) {
-            throw StoreError.conflict(
-                "the slug \"\(slug)\" published another app's documents once (caches may still serve them): slugs of published apps are never reused, choose another",
-                usedBy: [])
-        }
-    }
 
     /// Records that `appId`'s documents are public under `slug` (once and for good).
     static func reserveSlug(_ slug: String, appId: String, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(
             "INSERT INTO published_slugs (slug, app_id) VALUES (\(slug), \(appId)::uuid) ON CONFLICT (slug) DO NOTHING", logger: logger)
-    }
-
-    static func hasPublished(appId: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        for try await _ in try await connection.query(
-            "SELECT 1 FROM versions WHERE app_id = \(appId)::uuid LIMIT 1", logger: logger
-        ).decode(Int.self) { return true }
-        return false
-    }
-
-    /// Archives an app: nothing is removed, but its API and tokens stop answering and its public
-    /// URLs answer 410 Gone until an instance admin restores it. Its pending schedules are
-    /// cancelled (audited): a promotion planned for an app that was then archived must not fire
-    /// the moment the app is restored, possibly weeks late.
-    public func archiveApp(appId: String) async throws {
-        try await setArchived(appId: appId, archived: true)
-    }
-
-    /// Restores an archived app (nil when there is no archived app with this id or slug).
-    public func restoreApp(_ idOrSlug: String) async throws -> App? {
-        guard let app = try await archivedApp(idOrSlug) else { return nil }
-        try await setArchived(appId: app.id, archived: false)
-        return app
-    }
-
-    private func setArchived(appId: String, archived: Bool) async throws {
-        defer { tokens.clear() }
-        let changed = try await client.transaction(logger: logger) { connection -> Bool in
-            var slug: String?
-            for try await s in try await connection.query(
-                """
-                UPDATE apps SET archived_at = CASE WHEN \(archived) THEN now() END
-                WHERE id = \(appId)::uuid AND (archived_at IS NULL) = \(archived) RETURNING slug
-                """, logger: self.logger
-            ).decode(String.self) { slug = s }
-            guard let slug else { return false }
-            if archived {
-                try await connection.query(
-                    "UPDATE schedules SET cancelled_at = now() WHERE app_id = \(appId)::uuid AND fired_at IS NULL AND cancelled_at IS NULL",
-                    logger: self.logger)
-            }
-            try await connection.query("SELECT pg_notify(\(publishedChannel), \(slug))", logger: self.logger)
-            return true
-        }
-        if !changed { throw StoreError.notFound("no \(archived ? "" : "archived ")app \(appId)") }
-    }
-
-    /// The archived app with this id or slug (however many apps are archived).
-    func archivedApp(_ idOrSlug: String) async throws -> App? {
-        let id = UUIDText.normalize(idOrSlug)
-        return try await app(rows: client.query(
-            """
-            SELECT id::text, slug, name, created_at FROM apps
-            WHERE archived_at IS NOT NULL AND (id = CAST(\(id) AS uuid) OR (CAST(\(id) AS uuid) IS NULL AND slug = \(idOrSlug)))
-            """, logger: logger))
     }
 
     /// Archived apps, newest archived first, a page at a time, with how many there are.
@@ -830,23 +703,6 @@ extension Store {
             list.append(App(id: id, slug: slug, name: name, createdAt: created))
         }
         return (list, try await count("SELECT count(*)::int FROM apps WHERE archived_at IS NOT NULL"))
-    }
-
-    /// Removes an archived app for good, with its versions and its audit entries. Only an
-    /// archived app can be purged, so nothing in use disappears by a slip.
-    public func purgeApp(_ idOrSlug: String) async throws -> App? {
-        guard let app = try await archivedApp(idOrSlug) else { return nil }
-        defer { tokens.clear() }
-        try await client.transaction(logger: logger) { connection in
-            try await connection.query("SELECT set_config('rivers.purging', 'on', true)", logger: self.logger)
-            try await connection.query("DELETE FROM audit_log WHERE app_id = \(app.id)::uuid", logger: self.logger)
-            try await connection.query("DELETE FROM apps WHERE id = \(app.id)::uuid AND archived_at IS NOT NULL", logger: self.logger)
-            // The purge itself stays in the instance's log.
-            try await connection.query("SELECT set_config('rivers.purging', 'off', true)", logger: self.logger)
-            try await self.appendAudit(appId: nil, kind: "app", resourceId: app.id, action: "purge", summary: app.slug, on: connection)
-            try await connection.query("SELECT pg_notify(\(publishedChannel), \(app.slug))", logger: self.logger)
-        }
-        return app
     }
 
     // MARK: Audit log
@@ -1069,5 +925,140 @@ extension PostgresContentTransaction: TeamTransaction {
             "DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1", logger: logger
         ).decode(Int.self) { return true }
         return false
+    }
+}
+
+// MARK: - Apps' writes
+
+extension Store: AppStorage {
+    public func withApps<T: Sendable>(_ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T {
+        // Tokens carry their app's slug, name and state: none is trusted as kept after this.
+        defer { tokens.clear() }
+        return try await client.transaction(logger: logger) { connection in
+            try await work(PostgresAppTransaction(store: self, connection: connection))
+        }
+    }
+}
+
+/// What the app use cases (`AppService`) read and write in one PostgreSQL transaction: SQL only.
+final class PostgresAppTransaction: AppTransaction {
+    let store: Store
+    let connection: PostgresConnection
+    var logger: Logger { store.logger }
+
+    init(store: Store, connection: PostgresConnection) {
+        self.store = store
+        self.connection = connection
+    }
+
+    func liveApp(id: String) async throws -> App? {
+        guard UUIDText.normalize(id) != nil else { return nil }
+        return try await store.app(rows: connection.query(
+            "SELECT id::text, slug, name, created_at FROM apps WHERE id = \(id)::uuid AND archived_at IS NULL FOR UPDATE", logger: logger))
+    }
+
+    func archivedApp(_ idOrSlug: String) async throws -> App? {
+        let id = UUIDText.normalize(idOrSlug)
+        return try await store.app(rows: connection.query(
+            """
+            SELECT id::text, slug, name, created_at FROM apps
+            WHERE archived_at IS NOT NULL AND (id = CAST(\(id) AS uuid) OR (CAST(\(id) AS uuid) IS NULL AND slug = \(idOrSlug)))
+            FOR UPDATE
+            """, logger: logger))
+    }
+
+    func redirectUntil(_ slug: String, otherThan appId: String?) async throws -> Date? {
+        for try await until in try await connection.query(
+            """
+            SELECT expires_at FROM slug_redirects
+            WHERE old_slug = \(slug) AND expires_at > now() AND app_id IS DISTINCT FROM CAST(\(appId) AS uuid)
+            """, logger: logger
+        ).decode(Date.self) { return until }
+        return nil
+    }
+
+    func isReserved(_ slug: String, otherThan appId: String?) async throws -> Bool {
+        for try await _ in try await connection.query(
+            "SELECT 1 FROM published_slugs WHERE slug = \(slug) AND app_id IS DISTINCT FROM CAST(\(appId) AS uuid)", logger: logger
+        ).decode(Int.self) { return true }
+        return false
+    }
+
+    func hasPublished(appId: String) async throws -> Bool {
+        for try await _ in try await connection.query(
+            "SELECT 1 FROM versions WHERE app_id = \(appId)::uuid LIMIT 1", logger: logger
+        ).decode(Int.self) { return true }
+        return false
+    }
+
+    func reserve(_ slug: String, for appId: String) async throws {
+        try await Store.reserveSlug(slug, appId: appId, on: connection, logger: logger)
+    }
+
+    /// A statement that may meet the apps' unique slug: a conflict then (the transaction, aborted,
+    /// rolls back as the error leaves it).
+    private func slugTaken<T>(_ slug: String, _ statement: () async throws -> T) async throws -> T {
+        do {
+            return try await statement()
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw StoreError.conflict("an app with slug \"\(slug)\" exists already", usedBy: [])
+        }
+    }
+
+    func insertApp(slug: String, name: String) async throws -> App {
+        let id = UUIDText.random()
+        return try await slugTaken(slug) {
+            guard let app = try await store.app(rows: connection.query(
+                "INSERT INTO apps (id, slug, name) VALUES (\(id)::uuid, \(slug), \(name)) RETURNING id::text, slug, name, created_at", logger: logger))
+            else { throw StoreError.notFound("app") }
+            return app
+        }
+    }
+
+    func updateApp(_ app: App) async throws {
+        try await slugTaken(app.slug) {
+            try await connection.query("UPDATE apps SET name = \(app.name), slug = \(app.slug) WHERE id = \(app.id)::uuid", logger: logger)
+        }
+    }
+
+    func redirect(_ oldSlug: String, to appId: String, forSeconds seconds: TimeInterval) async throws {
+        try await connection.query(
+            """
+            INSERT INTO slug_redirects (old_slug, app_id, expires_at) VALUES (\(oldSlug), \(appId)::uuid, now() + make_interval(secs => \(seconds)))
+            ON CONFLICT (old_slug) DO UPDATE SET app_id = EXCLUDED.app_id, expires_at = EXCLUDED.expires_at
+            """, logger: logger)
+    }
+
+    func dropRedirect(of slug: String) async throws {
+        try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(slug)", logger: logger)
+    }
+
+    func setArchived(appId: String, _ archived: Bool) async throws -> String? {
+        guard UUIDText.normalize(appId) != nil else { return nil }
+        for try await slug in try await connection.query(
+            """
+            UPDATE apps SET archived_at = CASE WHEN \(archived) THEN now() END
+            WHERE id = \(appId)::uuid AND (archived_at IS NULL) = \(archived) RETURNING slug
+            """, logger: logger
+        ).decode(String.self) { return slug }
+        return nil
+    }
+
+    func cancelPendingSchedules(appId: String) async throws {
+        try await connection.query(
+            "UPDATE schedules SET cancelled_at = now() WHERE app_id = \(appId)::uuid AND fired_at IS NULL AND cancelled_at IS NULL", logger: logger)
+    }
+
+    func purge(_ app: App) async throws {
+        try await connection.query("SELECT set_config('rivers.purging', 'on', true)", logger: logger)
+        try await connection.query("DELETE FROM audit_log WHERE app_id = \(app.id)::uuid", logger: logger)
+        try await connection.query("DELETE FROM apps WHERE id = \(app.id)::uuid AND archived_at IS NOT NULL", logger: logger)
+        // The purge itself stays in the instance's log.
+        try await connection.query("SELECT set_config('rivers.purging', 'off', true)", logger: logger)
+        try await store.appendAudit(appId: nil, kind: "app", resourceId: app.id, action: "purge", summary: app.slug, on: connection)
+    }
+
+    func notifyPublished(_ slug: String) async throws {
+        try await connection.query("SELECT pg_notify(\(publishedChannel), \(slug))", logger: logger)
     }
 }

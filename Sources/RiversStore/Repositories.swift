@@ -6,9 +6,9 @@ import RiversCore
 // one of them on PostgreSQL; each write is one transaction there. Screens are written through
 // `ScreenStorage` (ScreenStorage.swift), whose use cases are `ScreenService`'s.
 
-/// Apps (their tokens are written through `TeamStorage`, whose use cases are `TeamService`'s).
+/// Apps as read (they are written through `AppStorage`, whose use cases are `AppService`'s; their
+/// tokens through `TeamStorage`, `TeamService`'s).
 public protocol AppRepository: Sendable {
-    func createApp(slug: String, name: String) async throws -> App
     func findApp(_ idOrSlug: String) async throws -> App?
     func findApp(slug: String) async throws -> App?
     func app(id: String) async throws -> App

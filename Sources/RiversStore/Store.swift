@@ -109,28 +109,6 @@ public struct Store: Sendable {
         return slug.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") } && UUIDText.normalize(slug) == nil
     }
 
-    public func createApp(slug: String, name: String) async throws -> App {
-        guard Self.isValidSlug(slug) else {
-            throw StoreError.invalid([FieldError("/slug", "must be lower-case letters, digits and '-', starting with a letter or digit, at most 63 characters, and not shaped like a UUID")])
-        }
-        let id = UUIDText.random()
-        do {
-            let createdAt = try await client.transaction(logger: logger) { connection in
-                // A former slug whose redirect has expired becomes this app's.
-                try await Self.refuseRedirectedSlug(slug, except: nil, on: connection, logger: self.logger)
-                try await Self.refuseReservedSlug(slug, except: nil, on: connection, logger: self.logger)
-                try await connection.query("DELETE FROM slug_redirects WHERE old_slug = \(slug)", logger: self.logger)
-                return try await connection.query(
-                    "INSERT INTO apps (id, slug, name) VALUES (\(id)::uuid, \(slug), \(name)) RETURNING created_at", logger: self.logger
-                ).collect().first?.decode(Date.self)
-            }
-            if let createdAt { return App(id: id, slug: slug, name: name, createdAt: createdAt) }
-        } catch let error as PSQLError where error.isUniqueViolation {
-            throw StoreError.conflict("an app with slug \"\(slug)\" exists already", usedBy: [])
-        }
-        throw StoreError.notFound("app")
-    }
-
     /// Finds an app by id or slug, by the kind of key given: a UUID is an id, anything else a slug.
     /// An archived app is not found.
     public func findApp(_ idOrSlug: String) async throws -> App? {

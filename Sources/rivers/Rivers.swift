@@ -151,7 +151,7 @@ struct AppCommand: AsyncParsableCommand {
         func run() async throws {
             let key = self.app
             try await withStore { store, _ in
-                guard let app = try await store.purgeApp(key) else {
+                guard let app = try await AppService(storage: store).purge(key) else {
                     throw CLIError("no archived app \(key): only an archived app can be purged")
                 }
                 print("purged \(app.slug) (\(app.id))")
@@ -179,7 +179,7 @@ struct AppCommand: AsyncParsableCommand {
                 let store = Store(client: store, logger: logger)
                 let app: App
                 do {
-                    app = try await store.createApp(slug: slug, name: name)
+                    app = try await AppService(storage: store).create(slug: slug, name: name)
                 } catch StoreError.conflict(let detail, _) {
                     throw CLIError(detail)
                 } catch StoreError.invalid(let errors) {

@@ -95,7 +95,7 @@ struct EventsAPI {
 func withEventsAPI(bounds: AppEventHub.Bounds = AppEventHub.Bounds(), _ body: @Sendable (EventsAPI) async throws -> Void) async throws {
     let client = try await TestDatabase.client()
     let store = Store(client: client, logger: testLogger)
-    let app = try await store.createApp(slug: "ev-\(UUIDText.random().prefix(8))", name: "Events app")
+    let app = try await AppService(storage: store).create(slug: "ev-\(UUIDText.random().prefix(8))", name: "Events app")
     let token = try await TeamService(storage: store).createToken(appId: app.id).token
     let documents = PublishedDocuments(store: store)
     let hub = AppEventHub(bounds: bounds)

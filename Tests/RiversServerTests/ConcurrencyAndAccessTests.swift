@@ -72,7 +72,7 @@ struct ConcurrencyAndAccessTests {
     @Test("a token for app A gets 404 for anything of app B")
     func isolation() async throws {
         try await withAPI { api in
-            let other = try await api.store.createApp(slug: "b-\(UUIDText.random().prefix(8))", name: "B")
+            let other = try await AppService(storage: api.store).create(slug: "b-\(UUIDText.random().prefix(8))", name: "B")
             let otherToken = try await TeamService(storage: api.store).createToken(appId: other.id).token
             let b = "/api/v1/apps/\(other.slug)"
             #expect(try await api.request(.post, "\(b)/families", json: phoneFamily, token: otherToken).status == .created)

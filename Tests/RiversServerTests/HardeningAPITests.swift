@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
 
@@ -223,8 +224,8 @@ struct HardeningAPITests {
     @Test("a slug shaped like a UUID is refused; public URLs take slugs only (finding 8)")
     func slugs() async throws {
         try await withAPI { api in
-            await #expect(throws: StoreError.self) { try await api.store.createApp(slug: UUIDText.random(), name: "Shadow") }
-            await #expect(throws: StoreError.self) { try await api.store.createApp(slug: UUIDText.random().uppercased(), name: "Shadow") }
+            await #expect(throws: StoreError.self) { try await AppService(storage: api.store).create(slug: UUIDText.random(), name: "Shadow") }
+            await #expect(throws: StoreError.self) { try await AppService(storage: api.store).create(slug: UUIDText.random().uppercased(), name: "Shadow") }
             #expect(try await api.store.findApp(slug: api.app.id) == nil)
             #expect(try await api.store.findApp(api.app.id)?.slug == api.app.slug)
             try await api.create("families", phoneFamily)

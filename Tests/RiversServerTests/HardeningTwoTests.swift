@@ -40,8 +40,8 @@ struct HardeningTwoTests {
             #expect(oldBody.contains("Old tenant"))
             #expect(body(try await other.document(slug: slug, number: 1)) == oldBody)
 
-            try await api.store.archiveApp(appId: api.app.id)
-            #expect(try await api.store.purgeApp(slug)?.id == api.app.id)
+            try await AppService(storage: api.store).archive(appId: api.app.id)
+            #expect(try await AppService(storage: api.store).purge(slug)?.id == api.app.id)
             // The purge reaches the other process (its notification): the documents are dropped.
             try await other.refresh(slug: slug)
             #expect(try await other.document(slug: slug, number: nil) == nil)
@@ -49,8 +49,8 @@ struct HardeningTwoTests {
             #expect(other.cacheUsage.count == 0, "a purge drops what was kept of the app")
 
             // The slug stays the purged app's: CDNs may keep its numbered URLs for a year.
-            await #expect(throws: StoreError.self) { try await api.store.createApp(slug: slug, name: "Squatter") }
-            let third = try await api.store.createApp(slug: "third-\(UUIDText.random().prefix(6))", name: "Third")
+            await #expect(throws: StoreError.self) { try await AppService(storage: api.store).create(slug: slug, name: "Squatter") }
+            let third = try await AppService(storage: api.store).create(slug: "third-\(UUIDText.random().prefix(6))", name: "Third")
             let thirdToken = try await TeamService(storage: api.store).createToken(appId: third.id).token
             let grab = try await api.request(.patch, "/api/v1/apps/\(third.id)", json: ["slug": .string(slug)], token: thirdToken)
             #expect(grab.status == .conflict, "\(grab.text)")
@@ -60,7 +60,7 @@ struct HardeningTwoTests {
             let stale = PublishedDocuments(store: api.store)
             try await stale.reloadAll()
             try await TestDatabase.client().query("DELETE FROM published_slugs WHERE slug = \(slug)", logger: testLogger)
-            let newApp = try await api.store.createApp(slug: slug, name: "New tenant")
+            let newApp = try await AppService(storage: api.store).create(slug: slug, name: "New tenant")
             let newToken = try await TeamService(storage: api.store).createToken(appId: newApp.id).token
             let newAPI = TestAPI(client: api.client, store: api.store, app: newApp, token: newToken)
             try await newAPI.create("families", phoneFamily)

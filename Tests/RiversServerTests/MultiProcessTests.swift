@@ -152,7 +152,7 @@ struct MultiProcessTests {
         let (client, url) = try await TestDatabase.freshDatabase(prefix: "rivers_multi")
         try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
         let store = Store(client: client, logger: testLogger)
-        let app = try await store.createApp(slug: "multi", name: "Multi")
+        let app = try await AppService(storage: store).create(slug: "multi", name: "Multi")
         let token = try await TeamService(storage: store).createToken(appId: app.id).token
         _ = try await FamilyService(storage: store).create(appId: app.id, body: phoneFamily)
         let home = try await ScreenService(storage: store).create(appId: app.id, body: screenBody("Home", components: [component("list", source: "1")]))

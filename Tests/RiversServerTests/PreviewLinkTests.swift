@@ -134,7 +134,7 @@ struct PreviewLinkTests {
 
             // An archived app's links serve nothing.
             let live = try path(try await api.request(.post, "preview-links", json: [:]))
-            try await api.store.archiveApp(appId: api.app.id)
+            try await AppService(storage: api.store).archive(appId: api.app.id)
             #expect(try await api.request(.get, live, authorized: false).status == .notFound)
         }
     }

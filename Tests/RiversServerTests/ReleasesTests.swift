@@ -230,9 +230,9 @@ struct ReleasesTests {
             _ = try await twoVersions(api)
             let pending = try await api.request(.post, "schedules", json: ["channel": "production", "version": 1, "at": .string(Timestamp.format(Date().addingTimeInterval(1)))])
             let id = try #require(pending["id"]?.stringValue)
-            try await api.store.archiveApp(appId: api.app.id)
+            try await AppService(storage: api.store).archive(appId: api.app.id)
             try await Task.sleep(for: .milliseconds(1200))
-            #expect(try await api.store.restoreApp(api.app.id) != nil)
+            #expect(try await AppService(storage: api.store).restore(api.app.id) != nil)
             var fired: [FiredSchedule] = []
             while let f = try await ReleaseService(storage: api.store).fireDueSchedule() { fired.append(f) }
             #expect(!fired.contains { $0.schedule.id == id }, "a schedule of an archived app fired after its restore")

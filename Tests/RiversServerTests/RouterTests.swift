@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import RiversCore
 @testable import RiversServer
+import RiversServices
 import RiversStore
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 struct RouterTests {
     @Test func theAppContextIsCheckedOnceForEveryAppRoute() async throws {
         let (store, app, token) = try await storeWithApp(slugPrefix: "r")
-        let other = try await store.createApp(slug: "r-\(UUIDText.random().prefix(8))", name: "Other app")
+        let other = try await AppService(storage: store).create(slug: "r-\(UUIDText.random().prefix(8))", name: "Other app")
         let routeLog = RouteLog()
         let router = buildRouter(store: store, configuration: testConfiguration(), documents: PublishedDocuments(store: store), routeLog: routeLog)
         let application = Application(router: router, logger: testLogger)

@@ -374,15 +374,15 @@ struct TeamTests {
                 #expect(try await api.store.archivedApps().apps.contains { $0.slug == new })
 
                 // Restored, everything is back as it was.
-                #expect(try await api.store.restoreApp(new)?.slug == new)
+                #expect(try await AppService(storage: api.store).restore(new)?.slug == new)
                 try await documents.reloadAll()
                 #expect(try await status("/rivers/\(new)/rivers.json").0 == .ok)
                 #expect(try await api.request(.get, "/api/v1/apps/\(new)").status == .ok)
 
                 // Purged (only once archived): gone for good, audit entries too.
-                #expect(try await api.store.purgeApp(new) == nil, "an app in use cannot be purged")
-                try await api.store.archiveApp(appId: api.app.id)
-                #expect(try await api.store.purgeApp(new)?.id == api.app.id)
+                #expect(try await AppService(storage: api.store).purge(new) == nil, "an app in use cannot be purged")
+                try await AppService(storage: api.store).archive(appId: api.app.id)
+                #expect(try await AppService(storage: api.store).purge(new)?.id == api.app.id)
                 #expect(try await api.store.auditEntries(appId: api.app.id, filter: AuditFilter(), limit: 10, offset: 0).total == 0)
                 try await documents.reloadAll()
                 #expect(try await status("/rivers/\(new)/rivers.json").0 == .notFound)
@@ -424,11 +424,11 @@ struct TeamTests {
             // Another app's former slug stays its own while it redirects.
             let old = api.app.slug
             #expect(try await api.request(.patch, "", json: ["slug": .string("moved-\(UUIDText.random().prefix(6))")]).status == .ok)
-            let other = try await api.store.createApp(slug: "other-\(UUIDText.random().prefix(6))", name: "Other")
+            let other = try await AppService(storage: api.store).create(slug: "other-\(UUIDText.random().prefix(6))", name: "Other")
             let otherToken = try await TeamService(storage: api.store).createToken(appId: other.id).token
             let grab = try await api.request(.patch, "/api/v1/apps/\(other.slug)", json: ["slug": .string(old)], token: otherToken)
             #expect(grab.status == .conflict, "\(grab.text)")
-            await #expect(throws: StoreError.self) { try await api.store.createApp(slug: old, name: "Squatter") }
+            await #expect(throws: StoreError.self) { try await AppService(storage: api.store).create(slug: old, name: "Squatter") }
 
             // Sign-ins name who signed in.
             let admin = try await newPerson(api, admin: true)
@@ -489,7 +489,7 @@ struct TeamTests {
             let admin = try await newPerson(api, admin: true)
             let tag = String(UUIDText.random().prefix(6))
             for (slug, name) in [("s-\(tag)-alpha", "Alpha News"), ("s-\(tag)-beta", "Beta 100% Sport"), ("s-\(tag)-gamma", "Gamma_TV")] {
-                _ = try await api.store.createApp(slug: slug, name: name)
+                _ = try await AppService(storage: api.store).create(slug: slug, name: name)
             }
             func slugs(_ q: String, headers: HTTPFields? = nil, token: String? = nil) async throws -> [String] {
                 let encoded = q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q
@@ -626,7 +626,7 @@ struct TeamTests {
                     let response = try await api.request(method, path, json: body, headers: headers, token: token, authorized: token != nil)
                     let status = response.status.code
                     // Deleting archives the app: it comes back for the next caller.
-                    if route == "DELETE api/v1/apps/{app}", status == 204 { _ = try await api.store.restoreApp(api.app.id) }
+                    if route == "DELETE api/v1/apps/{app}", status == 204 { _ = try await AppService(storage: api.store).restore(api.app.id) }
                     let expected: String
                     let authenticated = token != nil || isPerson
                     switch need {

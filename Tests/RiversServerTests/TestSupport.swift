@@ -146,7 +146,7 @@ enum ResponseLog {
 /// router or application.
 func storeWithApp(slugPrefix: String) async throws -> (store: Store, app: App, token: String) {
     let store = Store(client: try await TestDatabase.client(), logger: testLogger)
-    let app = try await store.createApp(slug: "\(slugPrefix)-\(UUIDText.random().prefix(8))", name: "Test app")
+    let app = try await AppService(storage: store).create(slug: "\(slugPrefix)-\(UUIDText.random().prefix(8))", name: "Test app")
     return (store, app, try await TeamService(storage: store).createToken(appId: app.id).token)
 }
 
@@ -175,7 +175,7 @@ func testConfiguration() -> ServerConfiguration {
 func withAPI(routeLog: RouteLog = RouteLog(), jsonWork: JSONWorkCount? = nil, _ body: @Sendable (TestAPI) async throws -> Void) async throws {
     let client = try await TestDatabase.client()
     let store = Store(client: client, logger: testLogger)
-    let app = try await store.createApp(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
+    let app = try await AppService(storage: store).create(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
     let token = try await TeamService(storage: store).createToken(appId: app.id).token
     let documents = PublishedDocuments(store: store)
     let configuration = testConfiguration()

@@ -45,12 +45,12 @@ struct TokenCacheTests {
     func revocations() async throws {
         let (store, app, token) = try await storeWithApp(slugPrefix: "tc")
         #expect(try await store.tokenOwner(token)?.app.slug == app.slug)
-        let renamed = try await store.updateApp(appId: app.id, name: "Renamed", slug: nil)
+        let renamed = try await AppService(storage: store).update(appId: app.id, name: "Renamed", slug: nil)
         #expect(try await store.tokenOwner(token)?.app.name == renamed.name)
 
-        try await store.archiveApp(appId: app.id)
+        try await AppService(storage: store).archive(appId: app.id)
         #expect(try await store.tokenOwner(token) == nil)
-        _ = try await store.restoreApp(app.id)
+        _ = try await AppService(storage: store).restore(app.id)
         let second = try await TeamService(storage: store).createToken(appId: app.id)
         #expect(try await store.tokenOwner(second.token) != nil)
         try await TeamService(storage: store).revokeToken(appId: app.id, id: second.info.id)

@@ -281,17 +281,10 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
     // MARK: TeamStorage
 
     public func withTeam<T: Sendable>(appId: String, _ work: @escaping @Sendable (any TeamTransaction) async throws -> T) async throws -> T {
-        while true {
-            let start = state.withLockedValue { $0 }
+        try await keepOptimistically(state, commits: \.commits) { start in
             let tx = TeamTransactionInMemory(appId: appId, state: start)
             let result = try await work(tx)
-            let committed: Bool = state.withLockedValue { state in
-                guard state.commits == start.commits else { return false }
-                state = tx.state
-                state.commits += 1
-                return true
-            }
-            if committed { return result }
+            return (tx.state, result)
         }
     }
 
