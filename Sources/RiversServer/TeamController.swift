@@ -88,8 +88,9 @@ struct TeamController {
             let admin = r.bool("admin")
             if let email, !Self.looksLikeEmail(email) { problems.add("/email", "must be an email address") }
             guard problems.isEmpty, let email else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let user = try await store.createUser(email: email, name: name ?? "", isAdmin: admin ?? false)
-            let (secret, link) = try await store.createPasswordLink(email: user.email, createdBy: context.principal?.displayName ?? "")
+            let (user, made) = try await store.createAccount(
+                email: email, name: name ?? "", isAdmin: admin ?? false, passwordLinkBy: context.principal?.displayName ?? "")
+            guard let (secret, link) = made else { throw Problem.notFound("link") }
             return JSONResponse(["user": user.json, "link": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.post, "users/{id}/password-link", need: .instanceAdmin) { _, context in

@@ -161,6 +161,14 @@ extension Store {
     }
 
     public func createUser(email: String, name: String, isAdmin: Bool) async throws -> User {
+        try await createAccount(email: email, name: name, isAdmin: isAdmin, passwordLinkBy: nil).user
+    }
+
+    /// A new account and, when `passwordLinkBy` names who asks, the link to set its password, in
+    /// one transaction: an account is never left without the link its maker was to hand on.
+    public func createAccount(
+        email: String, name: String, isAdmin: Bool, passwordLinkBy createdBy: String?
+    ) async throws -> (user: User, link: (secret: String, link: OneTimeLink)?) {
         let email = try Self.normalizedEmail(email)
         let id = UUIDText.random()
         do {
@@ -171,7 +179,8 @@ extension Store {
                 else { throw StoreError.notFound("account") }
                 try await self.appendAudit(
                     appId: nil, kind: "account", resourceId: id, action: "create", summary: email + (isAdmin ? " (instance admin)" : ""), on: connection)
-                return user
+                guard let createdBy else { return (user, nil) }
+                return (user, try await self.insertPasswordLink(email: email, createdBy: createdBy, on: connection))
             }
         } catch let error as PSQLError where error.isUniqueViolation {
             throw StoreError.conflict("an account with this email exists already", usedBy: [])
@@ -388,11 +397,15 @@ extension Store {
     public func createPasswordLink(email: String, createdBy: String) async throws -> (secret: String, link: OneTimeLink) {
         let email = try Self.normalizedEmail(email)
         return try await client.transaction(logger: logger) { connection in
-            let made = try await self.insertLink(
-                kind: .setPassword, email: email, appId: nil, role: nil, createdBy: createdBy, grantedBy: .operator, on: connection)
-            try await self.appendAudit(appId: nil, kind: "account", resourceId: made.link.id, action: "password-link", summary: email, on: connection)
-            return made
+            try await self.insertPasswordLink(email: email, createdBy: createdBy, on: connection)
         }
+    }
+
+    func insertPasswordLink(email: String, createdBy: String, on connection: PostgresConnection) async throws -> (secret: String, link: OneTimeLink) {
+        let made = try await insertLink(
+            kind: .setPassword, email: email, appId: nil, role: nil, createdBy: createdBy, grantedBy: .operator, on: connection)
+        try await appendAudit(appId: nil, kind: "account", resourceId: made.link.id, action: "password-link", summary: email, on: connection)
+        return made
     }
 
     /// Stores a one-time link in the caller's transaction (valid `linkLifetime`), dropping links

@@ -280,8 +280,7 @@ struct UserCommand: AsyncParsableCommand {
         commandName: "user", abstract: "Manage people's accounts.", subcommands: [Create.self, ResetPassword.self])
 
     /// Prints a one-time link to set the account's password (valid 7 days, usable once).
-    static func printLink(_ store: Store, email: String, configuration: ServerConfiguration) async throws {
-        let (secret, link) = try await store.createPasswordLink(email: email, createdBy: "command line")
+    static func printLink(_ secret: String, _ link: OneTimeLink, email: String, configuration: ServerConfiguration) {
         print("set-password link for \(email) (usable once, until \(Timestamp.format(link.expiresAt))):")
         print("\(configuration.baseURL)/link.html#\(secret)")
     }
@@ -302,12 +301,12 @@ struct UserCommand: AsyncParsableCommand {
             let (email, name, admin) = (self.email, self.name, self.admin)
             try await withStore { store, configuration in
                 do {
-                    let user = try await store.createUser(email: email, name: name, isAdmin: admin)
+                    let (user, made) = try await store.createAccount(email: email, name: name, isAdmin: admin, passwordLinkBy: "command line")
                     print("created \(user.isAdmin ? "instance administrator" : "account") \(user.email)")
+                    if let (secret, link) = made { UserCommand.printLink(secret, link, email: user.email, configuration: configuration) }
                 } catch StoreError.conflict(let detail, _) {
                     throw CLIError(detail)
                 }
-                try await UserCommand.printLink(store, email: email, configuration: configuration)
             }
         }
     }
@@ -322,7 +321,8 @@ struct UserCommand: AsyncParsableCommand {
             let email = self.email
             try await withStore { store, configuration in
                 guard try await store.user(email: email) != nil else { throw CLIError("no account \(email)") }
-                try await UserCommand.printLink(store, email: email, configuration: configuration)
+                let (secret, link) = try await store.createPasswordLink(email: email, createdBy: "command line")
+                UserCommand.printLink(secret, link, email: email, configuration: configuration)
             }
         }
     }
