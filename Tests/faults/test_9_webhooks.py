@@ -55,7 +55,9 @@ def test_a_promotion_reaches_the_purge_receiver_after_refused_tries(cluster):
         logs = [F.ok(F.call("GET", f"{base}{F.API}/webhooks/{hook}/deliveries/{d['id']}"), "reading a delivery")["attempt_log"]
                 for d in deliveries]
         for log in logs:
-            assert log[-1]["status"] == 204 and all(a["status"] == 401 and a["error"] for a in log[:-1]), log
+            # Refused before: 401 from the receiver with the other secret, or no answer at all
+            # for an attempt that fell while the receiver was being restarted (a reset).
+            assert log[-1]["status"] == 204 and all(a["status"] in (401, None) and a["error"] for a in log[:-1]), log
             assert len(log) >= 2, f"refused first, then delivered: {log}"
         time.sleep(1.5)
         assert len(purged()) == 2, f"each promotion is purged once: {out_path.read_text()[-1000:]}"
