@@ -48,9 +48,9 @@ struct TeamController {
                 let items = offset == 0 && matches ? [appJSON(app, role: token.role)] : []
                 return JSONResponse(pageJSON(items, total: matches ? 1 : 0, limit: limit, offset: offset))
             case .person(let session)?:
-                let (apps, total) = try await store.apps(
+                let (page, total) = try await store.apps(
                     visibleTo: session.user.isAdmin ? nil : session.user.id, search: search, limit: limit, offset: offset)
-                return JSONResponse(pageJSON(apps.map { appJSON($0.app, role: session.user.isAdmin ? .admin : $0.role) }, total: total, limit: limit, offset: offset))
+                return JSONResponse(pageJSON(page.map { appJSON($0.app, role: session.user.isAdmin ? .admin : $0.role) }, total: total, limit: limit, offset: offset))
             case nil:
                 throw Problem.unauthorized
             }
@@ -66,8 +66,8 @@ struct TeamController {
         }
         routes.on(.get, "archived-apps", need: .instanceAdmin) { request, _ in
             let (limit, offset) = try helpers.paging(request)
-            let (apps, total) = try await store.archivedApps(limit: limit, offset: offset)
-            return JSONResponse(pageJSON(apps.map { appJSON($0, role: nil) }, total: total, limit: limit, offset: offset))
+            let (archived, total) = try await store.archivedApps(limit: limit, offset: offset)
+            return JSONResponse(pageJSON(archived.map { appJSON($0, role: nil) }, total: total, limit: limit, offset: offset))
         }
         routes.on(.post, "archived-apps/{archived}/restore", need: .instanceAdmin) { _, context in
             let key = try context.pathParameter("archived")

@@ -16,14 +16,16 @@ public struct PublishService: Sendable {
     /// only moves that one).
     public func publish(appId: String, note: String, publishedBy: String, channel: String = ChannelName.production) async throws -> PublishOutcome {
         try await storage.withVersions(appId: appId) { tx in
-            if channel != ChannelName.production, try await tx.channel(channel) == nil {
+            // The channel's row is read once, locked, and handed on to the move.
+            let current = try await tx.channel(channel)
+            if channel != ChannelName.production, current == nil {
                 throw StoreError.invalid([FieldError("/channel", "this app has no channel \(channel.prefix(40)): make it first")])
             }
             let draft = try await tx.draft()
             let problems = PublishCheck.problems(screens: draft.screens, families: draft.families, registry: draft.registry)
             if !problems.isEmpty { throw StoreError.invalid(problems) }
             return try await Self.store(
-                draft.document(), appId: appId, note: note, publishedBy: publishedBy, rollbackOf: nil, channel: channel, in: tx)
+                draft.document(), appId: appId, note: note, publishedBy: publishedBy, rollbackOf: nil, channel: channel, current: current, in: tx)
         }
     }
 
@@ -34,24 +36,25 @@ public struct PublishService: Sendable {
             guard let old = try await tx.version(number: number) else { throw StoreError.notFound("no version \(number) of this app") }
             return try await Self.store(
                 old.document, appId: appId, note: note.isEmpty ? "rollback to version \(number)" : note, publishedBy: publishedBy,
-                rollbackOf: number, channel: ChannelName.production, in: tx)
+                rollbackOf: number, channel: ChannelName.production, current: try await tx.channel(ChannelName.production), in: tx)
         }
     }
 
     static func store(
-        _ bytes: [UInt8], appId: String, note: String, publishedBy: String, rollbackOf: Int?, channel: String, in tx: any VersionTransaction
+        _ bytes: [UInt8], appId: String, note: String, publishedBy: String, rollbackOf: Int?, channel: String, current: Channel?,
+        in tx: any VersionTransaction
     ) async throws -> PublishOutcome {
         let sha = sha256Hex(bytes)
         // The channel shows these bytes already: nothing to do.
-        if let pointed = try await tx.pointed(channel: channel), pointed.sha256 == sha, let current = try await tx.version(number: pointed.number) {
-            return .unchanged(current)
+        if let current, try await tx.sha256(ofVersion: current.version) == sha, let shown = try await tx.version(number: current.version) {
+            return .unchanged(shown)
         }
         // The newest version holds these bytes already (published to another channel): the
         // channel moves to it and no version is added. A rollback always adds one.
         let newest = try await tx.newestVersion()
         if rollbackOf == nil, let newest, newest.sha256 == sha, var existing = try await tx.version(number: newest.number) {
             _ = try await ReleaseService.move(
-                channel, to: existing.number, precondition: .none, movedBy: publishedBy, note: note, cause: .publish, withNewVersion: false, in: tx)
+                channel, from: current, to: existing.number, precondition: .none, movedBy: publishedBy, note: note, cause: .publish, withNewVersion: false, in: tx)
             existing.appId = appId
             return .published(existing)
         }
@@ -62,7 +65,7 @@ public struct PublishService: Sendable {
             rollbackOf: rollbackOf, createdAt: Date())
         version.createdAt = try await tx.insert(version)
         _ = try await ReleaseService.move(
-            channel, to: next, precondition: .none, movedBy: publishedBy, note: note, cause: rollbackOf == nil ? .publish : .rollback,
+            channel, from: current, to: next, precondition: .none, movedBy: publishedBy, note: note, cause: rollbackOf == nil ? .publish : .rollback,
             withNewVersion: true, in: tx)
         return .published(version)
     }

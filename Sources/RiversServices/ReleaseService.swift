@@ -32,9 +32,18 @@ public struct ReleaseService: Sendable {
     /// the version it leaves in its history.
     static func move(
         _ name: String, to version: Int, precondition: RevisionPrecondition, movedBy: String, note: String, cause: ChannelMoveCause,
-        withNewVersion: Bool = false, in tx: any ReleaseTransaction
+        in tx: any ReleaseTransaction
     ) async throws -> (channel: Channel, created: Bool) {
-        let existing = try await tx.channel(name)
+        try await move(
+            name, from: try await tx.channel(name), to: version, precondition: precondition, movedBy: movedBy, note: note, cause: cause,
+            in: tx)
+    }
+
+    /// The same, for a caller that has read (and locked) the channel's row already: `existing`.
+    static func move(
+        _ name: String, from existing: Channel?, to version: Int, precondition: RevisionPrecondition, movedBy: String, note: String,
+        cause: ChannelMoveCause, withNewVersion: Bool = false, in tx: any ReleaseTransaction
+    ) async throws -> (channel: Channel, created: Bool) {
         if let existing {
             try precondition.check(existing.revision)
         } else {

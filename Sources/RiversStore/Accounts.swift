@@ -843,16 +843,30 @@ final class TokenCache: Sendable {
     }
 }
 
+/// Set by a transaction's write that changes what a kept token may be trusted for (a token
+/// deleted, a member's role changed or removed, an app renamed, archived, restored or purged);
+/// the cache is cleared after such a transaction ends, and only then (an invitation or a new
+/// token leaves every kept token as true as it was).
+final class TrustChange: Sendable {
+    private let changed = NIOLockedValueBox(false)
+    func mark() { changed.withLockedValue { $0 = true } }
+    var happened: Bool { changed.withLockedValue { $0 } }
+}
+
 // MARK: - The team's writes
 
 extension Store: TeamStorage {
-    /// The app's row is locked first, as every write of an app's content is; valid tokens this
-    /// process keeps are forgotten once the transaction commits (a revoked token, or one of a
-    /// member who lost the role that granted it, stops working at once here; elsewhere within
-    /// the cache's second).
+    /// The app's row is locked first, as every write of an app's content is; after a write that
+    /// changed a grant, valid tokens this process keeps are forgotten once the transaction ends (a
+    /// revoked token, or one of a member who lost the role that granted it, stops working at once
+    /// here; elsewhere within the cache's second).
     public func withTeam<T: Sendable>(appId: String, _ work: @escaping @Sendable (any TeamTransaction) async throws -> T) async throws -> T {
-        defer { tokens.clear() }
-        return try await withApp(appId) { try await work($0) }
+        let trust = TrustChange()
+        defer { if trust.happened { tokens.clear() } }
+        return try await withApp(appId) { transaction in
+            transaction.trust = trust
+            return try await work(transaction)
+        }
     }
 }
 
@@ -885,6 +899,7 @@ extension PostgresContentTransaction: TeamTransaction {
     }
 
     func setMember(_ userId: String, role: Role) async throws {
+        trust?.mark()
         try await connection.query(
             """
             INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role.rawValue))
@@ -894,6 +909,7 @@ extension PostgresContentTransaction: TeamTransaction {
 
     func removeMember(_ userId: String) async throws -> Bool {
         guard UUIDText.normalize(userId) != nil else { return false }
+        trust?.mark()
         for try await _ in try await connection.query(
             "DELETE FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid RETURNING 1", logger: logger
         ).decode(Int.self) { return true }
@@ -901,6 +917,7 @@ extension PostgresContentTransaction: TeamTransaction {
     }
 
     func revokeGrants(of userId: String, above role: Role?) async throws {
+        trust?.mark()
         try await store.revokeGrants(appId: appId, userId: userId, above: role, on: connection)
     }
 
@@ -934,6 +951,7 @@ extension PostgresContentTransaction: TeamTransaction {
 
     func deleteToken(id: String) async throws -> Bool {
         guard UUIDText.normalize(id) != nil else { return false }
+        trust?.mark()
         for try await _ in try await connection.query(
             "DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1", logger: logger
         ).decode(Int.self) { return true }
@@ -945,10 +963,12 @@ extension PostgresContentTransaction: TeamTransaction {
 
 extension Store: AppStorage {
     public func withApps<T: Sendable>(_ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T {
-        // Tokens carry their app's slug, name and state: none is trusted as kept after this.
-        defer { tokens.clear() }
+        // Tokens carry their app's slug, name and state: after a change of one, none is trusted
+        // as kept.
+        let trust = TrustChange()
+        defer { if trust.happened { tokens.clear() } }
         return try await client.transaction(logger: logger) { connection in
-            try await work(PostgresAppTransaction(store: self, connection: connection))
+            try await work(PostgresAppTransaction(store: self, connection: connection, trust: trust))
         }
     }
 }
@@ -957,11 +977,13 @@ extension Store: AppStorage {
 final class PostgresAppTransaction: AppTransaction {
     let store: Store
     let connection: PostgresConnection
+    let trust: TrustChange
     var logger: Logger { store.logger }
 
-    init(store: Store, connection: PostgresConnection) {
+    init(store: Store, connection: PostgresConnection, trust: TrustChange) {
         self.store = store
         self.connection = connection
+        self.trust = trust
     }
 
     func liveApp(id: String) async throws -> App? {
@@ -1029,6 +1051,7 @@ final class PostgresAppTransaction: AppTransaction {
     }
 
     func updateApp(_ app: App) async throws {
+        trust.mark()
         try await slugTaken(app.slug) {
             try await connection.query("UPDATE apps SET name = \(app.name), slug = \(app.slug) WHERE id = \(app.id)::uuid", logger: logger)
         }
@@ -1048,6 +1071,7 @@ final class PostgresAppTransaction: AppTransaction {
 
     func setArchived(appId: String, _ archived: Bool) async throws -> String? {
         guard UUIDText.normalize(appId) != nil else { return nil }
+        trust.mark()
         for try await slug in try await connection.query(
             """
             UPDATE apps SET archived_at = CASE WHEN \(archived) THEN now() END
@@ -1063,6 +1087,7 @@ final class PostgresAppTransaction: AppTransaction {
     }
 
     func purge(_ app: App) async throws {
+        trust.mark()
         try await connection.query("SELECT set_config('rivers.purging', 'on', true)", logger: logger)
         try await connection.query("DELETE FROM audit_log WHERE app_id = \(app.id)::uuid", logger: logger)
         try await connection.query("DELETE FROM apps WHERE id = \(app.id)::uuid AND archived_at IS NOT NULL", logger: logger)

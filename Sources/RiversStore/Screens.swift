@@ -55,6 +55,8 @@ final class PostgresContentTransaction: ContentTransaction {
 
     /// The stamp of the app's plugins, read with the registry.
     private var pluginStamp = ""
+    /// Marked by a team write that changes a grant (set by `withTeam` only).
+    var trust: TrustChange?
     /// The current screen's family as kept with it, when that row version is still the current one.
     private var knownFamily: (id: String, stamp: String, family: Family)?
     /// The family the write read last, with its row version: kept with the written screen.

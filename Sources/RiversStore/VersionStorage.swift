@@ -35,9 +35,8 @@ public protocol VersionTransaction: ReleaseTransaction {
     func draft() async throws -> Draft
     /// A version whole (its document and gzip), or nil.
     func version(number: Int) async throws -> PublishedVersion?
-    /// The number and hash of the version a channel points at (hashes are compared without
-    /// reading documents).
-    func pointed(channel: String) async throws -> (number: Int, sha256: String)?
+    /// The hash of a version's document, or nil (hashes are compared without reading documents).
+    func sha256(ofVersion number: Int) async throws -> String?
     /// Stores a new version (its `createdAt` is the storage's); answers with when it was made.
     func insert(_ version: PublishedVersion) async throws -> Date
 }

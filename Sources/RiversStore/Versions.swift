@@ -306,13 +306,10 @@ extension PostgresContentTransaction: VersionTransaction {
         try await store.version(appId: appId, number: number, on: connection)
     }
 
-    func pointed(channel: String) async throws -> (number: Int, sha256: String)? {
-        for try await row in try await connection.query(
-            """
-            SELECT v.number, v.sha256 FROM versions v JOIN channels c ON c.app_id = v.app_id AND c.version = v.number
-            WHERE c.app_id = \(appId)::uuid AND c.name = \(channel)
-            """, logger: logger
-        ).decode((Int, String).self) { return row }
+    func sha256(ofVersion number: Int) async throws -> String? {
+        for try await sha in try await connection.query(
+            "SELECT sha256 FROM versions WHERE app_id = \(appId)::uuid AND number = \(number)", logger: logger
+        ).decode(String.self) { return sha }
         return nil
     }
 

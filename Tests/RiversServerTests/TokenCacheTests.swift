@@ -62,4 +62,20 @@ struct TokenCacheTests {
         try await Task.sleep(for: store.tokens.lifetime + .milliseconds(100))
         #expect(try await store.tokenOwner(token) == nil)
     }
+
+    @Test("a team write that changes no grant (an invitation, a new token) keeps what the cache holds")
+    func onlyGrantChangesClear() async throws {
+        let (store, app, token) = try await storeWithApp(slugPrefix: "tk")
+        let team = TeamService(storage: store)
+        #expect(try await store.tokenOwner(token) != nil)
+        let kept = store.tokens.generation
+        _ = try await team.invite(appId: app.id, email: "kept-\(UUIDText.random().prefix(8))@example.com", role: .editor, createdBy: "test", grantedBy: .operator)
+        let second = try await team.createToken(appId: app.id)
+        #expect(store.tokens.generation == kept, "an invitation and a new token leave every kept token as true as it was")
+        try await team.revokeToken(appId: app.id, id: second.info.id)
+        #expect(store.tokens.generation != kept, "a revocation clears the cache")
+        let afterRevocation = store.tokens.generation
+        _ = try await AppService(storage: store).update(appId: app.id, name: "Renamed", slug: nil)
+        #expect(store.tokens.generation != afterRevocation, "a rename clears the cache")
+    }
 }

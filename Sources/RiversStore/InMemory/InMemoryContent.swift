@@ -615,10 +615,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
         func version(number: Int) async throws -> PublishedVersion? { state.versions.first { $0.number == number } }
 
-        func pointed(channel: String) async throws -> (number: Int, sha256: String)? {
-            guard let number = state.channels[channel]?.version, let version = state.versions.first(where: { $0.number == number }) else { return nil }
-            return (number, version.sha256)
-        }
+        func sha256(ofVersion number: Int) async throws -> String? { state.versions.first { $0.number == number }?.sha256 }
 
         func newestVersion() async throws -> (number: Int, sha256: String)? { state.versions.last.map { ($0.number, $0.sha256) } }
 
