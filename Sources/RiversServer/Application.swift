@@ -165,9 +165,9 @@ public enum LogFormat: String, Sendable {
 /// The group of the API's routes, `/api/v1`, with its middleware in order: the database's
 /// availability, the caller (token or session), the app and the caller's role in it for routes
 /// under `apps/{app}`, and `Idempotency-Key` (when `idempotency` is given). The fast tier's
-/// router tests build theirs with this too, on in-memory callers and without idempotency.
+/// router tests build theirs with this too, on in-memory callers (and keys, `InMemoryIdempotency`).
 func apiRoutes(
-    on router: Router<RiversContext>, callers: any CallerRepository, idempotency: Store?, configuration: ServerConfiguration,
+    on router: Router<RiversContext>, callers: any CallerRepository, idempotency: (any IdempotencyRepository)?, configuration: ServerConfiguration,
     cookies: SessionCookies, routeLog: RouteLog, availability: DatabaseAvailability
 ) -> RouteRegistrar<RiversContext> {
     var api = router.group("api/v1")
@@ -230,7 +230,7 @@ public func buildRouter(
         store: store, passwords: Passwords(perAddress: configuration.passwordChecksPerAddress),
         throttle: SignInThrottle(addressBurst: configuration.signInAddressBurst))
     SessionController(accounts: accounts, sessions: store, helpers: helpers, baseURL: configuration.baseURL, cookies: cookies).register(on: routes)
-    TeamController(store: store, team: TeamService(storage: store), apps: AppService(storage: store), helpers: helpers, baseURL: configuration.baseURL, delivery: configuration.linkDelivery)
+    TeamController(people: store, team: TeamService(storage: store), apps: AppService(storage: store), helpers: helpers, baseURL: configuration.baseURL, delivery: configuration.linkDelivery)
         .register(on: routes)
     APIController(store: store, helpers: helpers, baseURL: configuration.baseURL).register(on: routes)
     PluginController(store: store, plugins: PluginService(storage: store), helpers: helpers).register(on: routes)

@@ -19,7 +19,7 @@ import RiversStore
 ///   or harmless to repeat by nature.
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = RiversContext
-    let store: Store
+    let store: any IdempotencyRepository
     let bodyLimit: Int
 
     static let header = HTTPField.Name("Idempotency-Key")!

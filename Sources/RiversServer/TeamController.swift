@@ -7,7 +7,8 @@ import RiversStore
 /// People, apps, members, invitations, tokens and the audit log (issue 12); signing in and
 /// sessions are `SessionController`'s.
 struct TeamController {
-    let store: Store
+    /// What the people and team routes read; accounts an instance admin makes.
+    let people: any TeamRepository
     /// Members, invitations and tokens changed.
     let team: TeamService
     /// Apps made, changed, archived, restored.
@@ -48,7 +49,7 @@ struct TeamController {
                 let items = offset == 0 && matches ? [appJSON(app, role: token.role)] : []
                 return JSONResponse(pageJSON(items, total: matches ? 1 : 0, limit: limit, offset: offset))
             case .person(let session)?:
-                let (page, total) = try await store.apps(
+                let (page, total) = try await people.apps(
                     visibleTo: session.user.isAdmin ? nil : session.user.id, search: search, limit: limit, offset: offset)
                 return JSONResponse(pageJSON(page.map { appJSON($0.app, role: session.user.isAdmin ? .admin : $0.role) }, total: total, limit: limit, offset: offset))
             case nil:
@@ -66,7 +67,7 @@ struct TeamController {
         }
         routes.on(.get, "archived-apps", need: .instanceAdmin) { request, _ in
             let (limit, offset) = try helpers.paging(request)
-            let (archived, total) = try await store.archivedApps(limit: limit, offset: offset)
+            let (archived, total) = try await people.archivedApps(limit: limit, offset: offset)
             return JSONResponse(pageJSON(archived.map { appJSON($0, role: nil) }, total: total, limit: limit, offset: offset))
         }
         routes.on(.post, "archived-apps/{archived}/restore", need: .instanceAdmin) { _, context in
@@ -76,7 +77,7 @@ struct TeamController {
         }
         routes.on(.get, "users", need: .instanceAdmin) { request, _ in
             let (limit, offset) = try helpers.paging(request)
-            let (users, total) = try await store.listUsers(limit: limit, offset: offset)
+            let (users, total) = try await people.listUsers(limit: limit, offset: offset)
             return JSONResponse(pageJSON(users.map(\.json), total: total, limit: limit, offset: offset))
         }
         // A new account gets a one-time link to set its password (no mail is sent: the link is in
@@ -88,15 +89,15 @@ struct TeamController {
             let admin = r.bool("admin")
             if let email, !Self.looksLikeEmail(email) { problems.add("/email", "must be an email address") }
             guard problems.isEmpty, let email else { throw Problem.invalid(problems.errors, count: problems.count) }
-            let (user, made) = try await store.createAccount(
+            let (user, made) = try await people.createAccount(
                 email: email, name: name ?? "", isAdmin: admin ?? false, passwordLinkBy: context.principal?.displayName ?? "")
             guard let (secret, link) = made else { throw Problem.notFound("link") }
             return JSONResponse(["user": user.json, "link": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.post, "users/{id}/password-link", need: .instanceAdmin) { _, context in
             let id = try context.pathParameter("id")
-            guard let user = try await store.user(id: id) else { throw Problem.notFound("no account \(id)") }
-            let (secret, link) = try await store.createPasswordLink(email: user.email, createdBy: context.principal?.displayName ?? "")
+            guard let user = try await people.user(id: id) else { throw Problem.notFound("no account \(id)") }
+            let (secret, link) = try await people.createPasswordLink(email: user.email, createdBy: context.principal?.displayName ?? "")
             return JSONResponse(["user": user.json, "link": link.json, "url": .string(await deliver(secret, link))], status: .created)
         }
         routes.on(.get, "audit", need: .instanceAdmin) { request, _ in
@@ -144,7 +145,7 @@ struct TeamController {
         }
         routes.on(.get, "members", need: .role(.admin)) { request, context in
             let (limit, offset) = try helpers.paging(request)
-            let (members, total) = try await store.members(appId: context.app.id, limit: limit, offset: offset)
+            let (members, total) = try await people.members(appId: context.app.id, limit: limit, offset: offset)
             // Who they are and their role here; not whether they are instance admins or have set a
             // password (an app's admins need not know).
             return JSONResponse(pageJSON(members.map { m in
@@ -166,7 +167,7 @@ struct TeamController {
         }
         routes.on(.get, "invitations", need: .role(.admin)) { request, context in
             let (limit, offset) = try helpers.paging(request)
-            let (links, total) = try await store.pendingInvitations(appId: context.app.id, limit: limit, offset: offset)
+            let (links, total) = try await people.pendingInvitations(appId: context.app.id, limit: limit, offset: offset)
             return JSONResponse(pageJSON(links.map(\.json), total: total, limit: limit, offset: offset))
         }
         routes.on(.post, "invitations", need: .role(.admin)) { request, context in
@@ -189,7 +190,7 @@ struct TeamController {
         }
         routes.on(.get, "tokens", need: .role(.admin)) { request, context in
             let (limit, offset) = try helpers.paging(request)
-            let (tokens, total) = try await store.tokens(appId: context.app.id, limit: limit, offset: offset)
+            let (tokens, total) = try await people.tokens(appId: context.app.id, limit: limit, offset: offset)
             return JSONResponse(pageJSON(tokens.map(\.json), total: total, limit: limit, offset: offset))
         }
         // The token is in this answer only; afterwards it is known by its id and name.
@@ -232,7 +233,7 @@ struct TeamController {
             throw Problem.badParameter("offset", "the newest \(Store.auditWindow) matching entries are paged through at most; narrow with until= (the at of the last entry seen) to go further back")
         }
         let filter = AuditFilter(actor: try text("actor"), kind: try text("kind"), resourceId: try text("id"), since: try date("since"), until: try date("until"))
-        let (entries, total, capped) = try await store.auditEntries(appId: appId, filter: filter, limit: limit, offset: offset)
+        let (entries, total, capped) = try await people.auditEntries(appId: appId, filter: filter, limit: limit, offset: offset)
         var page = pageJSON(entries.map(\.json), total: total, limit: limit, offset: offset).objectValue ?? [:]
         page["total_capped"] = .bool(capped)
         return JSONResponse(.object(page))

@@ -45,6 +45,20 @@ public enum IdempotencyClaimResult: Sendable, Equatable {
     case tooMany(limit: Int)
 }
 
+/// Where `Idempotency-Key`s and their answers are kept (the rules are `IdempotencyMiddleware`'s).
+/// `Store` in SQL, where a key is marked carried out inside the write's own transaction;
+/// `InMemoryIdempotency` for the fast tier's router tests.
+public protocol IdempotencyRepository: Sendable {
+    /// Claims `claim` for a request of `requestHash`, or says why not.
+    func claimIdempotencyKey(_ claim: IdempotencyClaim, requestHash: String) async throws -> IdempotencyClaimResult
+    /// Keeps the answer of a claimed key.
+    func keepIdempotentAnswer(_ claim: IdempotencyClaim, _ answer: StoredAnswer) async throws
+    /// Gives a key back: its request failed before changing anything.
+    func releaseIdempotencyKey(_ claim: IdempotencyClaim) async throws
+}
+
+extension Store: IdempotencyRepository {}
+
 extension Store {
     /// How long keys are kept.
     public static let idempotencyLifetime: TimeInterval = 24 * 3600

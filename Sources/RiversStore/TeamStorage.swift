@@ -40,3 +40,36 @@ public protocol TeamTransaction: AnyObject {
     /// Removes a token; false when the app has none with this id.
     func deleteToken(id: String) async throws -> Bool
 }
+
+/// What the people and team routes read (apps a caller may see, archived apps, accounts, an
+/// app's members, pending invitations and tokens, the audit log), and an instance admin's two
+/// writes of accounts. `Store` in SQL; `InMemoryTeam` for the fast tier's router tests.
+public protocol TeamRepository: Sendable {
+    /// Live apps in slug order: all of them (`userId` nil: an instance admin) or those `userId`
+    /// is a member of, with the role in each; with `search`, only those whose slug or name
+    /// contains it in any case.
+    func apps(visibleTo userId: String?, search: String?, limit: Int, offset: Int) async throws -> (apps: [(app: App, role: Role?)], total: Int)
+    /// Archived apps, newest archived first.
+    func archivedApps(limit: Int, offset: Int) async throws -> (apps: [App], total: Int)
+    /// Accounts by email.
+    func listUsers(limit: Int, offset: Int) async throws -> (users: [User], total: Int)
+    func user(id: String) async throws -> User?
+    /// An app's members by email.
+    func members(appId: String, limit: Int, offset: Int) async throws -> (members: [(user: User, role: Role)], total: Int)
+    /// An app's invitations neither used nor expired, newest first.
+    func pendingInvitations(appId: String, limit: Int, offset: Int) async throws -> (links: [OneTimeLink], total: Int)
+    /// An app's tokens, oldest first.
+    func tokens(appId: String, limit: Int, offset: Int) async throws -> (tokens: [TokenInfo], total: Int)
+    /// Entries of one app (nil: those of no app: sign-ins and accounts), newest first, within the
+    /// newest `Store.auditWindow` that match; `capped` when more match.
+    func auditEntries(appId: String?, filter: AuditFilter, limit: Int, offset: Int) async throws -> (entries: [AuditEntry], total: Int, capped: Bool)
+    /// A new account and, when `createdBy` names who asks, the link to set its password, in one
+    /// transaction; 409 when the email has an account.
+    func createAccount(
+        email: String, name: String, isAdmin: Bool, passwordLinkBy createdBy: String?
+    ) async throws -> (user: User, link: (secret: String, link: OneTimeLink)?)
+    /// A link to set the password of the account of `email`.
+    func createPasswordLink(email: String, createdBy: String) async throws -> (secret: String, link: OneTimeLink)
+}
+
+extension Store: TeamRepository {}

@@ -11,8 +11,8 @@ import Testing
 /// The content routes (the app, its catalog, screens, families, layouts, plugins, previews, channels, release rules,
 /// schedules and webhooks) on the router alone (Hummingbird's `.router`
 /// mode: no sockets) over in-memory repositories: no PostgreSQL, so in the fast tier. The API group is the server's own
-/// (`apiRoutes`: authentication, app access, problems), on in-memory callers (tokens only) and
-/// without `Idempotency-Key` (its bookkeeping is PostgreSQL's); the screens' use cases are
+/// (`apiRoutes`: authentication, app access, problems, and `Idempotency-Key` on in-memory keys
+/// where a test asks), on in-memory callers (tokens only); the screens' use cases are
 /// `ScreenService`, `FamilyService`, `LayoutService`, `PluginService`, `ReleaseService` and `WebhookService` on `InMemoryContent`. What is tested is HTTP's part: statuses,
 /// problem+json with pointers, ETag and If-Match, Location, paging, who may do what.
 @Suite("Content routes on in-memory repositories")
@@ -27,7 +27,7 @@ struct ContentRouterTests {
         let storage: InMemoryContent
     }
 
-    static func setUp() async throws -> Fixture {
+    static func setUp(idempotency: InMemoryIdempotency? = nil) async throws -> Fixture {
         let callers = InMemoryCallers()
         let app = callers.addApp(slug: "fast")
         let otherApp = callers.addApp(slug: "elsewhere")
@@ -35,7 +35,7 @@ struct ContentRouterTests {
         storage.addApp(id: app.id, slug: app.slug)
         storage.addApp(id: otherApp.id)
         _ = try await FamilyService(storage: storage).create(appId: app.id, body: phoneFamily)
-        let (router, routes, log) = apiRouterAlone(callers: callers)
+        let (router, routes, log) = apiRouterAlone(callers: callers, idempotency: idempotency)
         let helpers = APIHelpers(bodyLimit: 64 * 1024)
         FamilyController(families: FamilyService(storage: storage), layouts: LayoutService(storage: storage), texts: storage, helpers: helpers)
             .register(on: routes.appScoped())
@@ -71,6 +71,44 @@ struct ContentRouterTests {
         let bytes = json.map { ByteBuffer(bytes: $0.serialized()) } ?? body.map { ByteBuffer(string: $0) }
         return try await client.execute(uri: "/api/v1/apps/fast" + (path.isEmpty ? "" : "/" + path), method: method, headers: headers, body: bytes) { response in
             Answer(status: response.status, headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+
+    @Test func anIdempotencyKeyReplaysAWriteAndRefusesAnotherRequest() async throws {
+        let keys = InMemoryIdempotency(limit: 3)
+        let f = try await Self.setUp(idempotency: keys)
+        try await f.application.test(.router) { client in
+            func with(_ key: String, _ headers: HTTPFields) -> HTTPFields {
+                var headers = headers
+                headers[IdempotencyMiddleware.header] = key
+                return headers
+            }
+            let body = screenBody("Once", components: [component("list", source: "feed-1")])
+            let first = try await Self.call(client, .post, "screens", headers: with("key-1", f.editor), json: body)
+            #expect(first.status == .created && first.headers[IdempotencyMiddleware.replayedHeader] == nil, "\(first.text)")
+            let again = try await Self.call(client, .post, "screens", headers: with("key-1", f.editor), json: body)
+            #expect(again.status == .created && again.headers[IdempotencyMiddleware.replayedHeader] == "true")
+            #expect(again.text == first.text && again.headers[.location] == first.headers[.location] && again.headers[.eTag] == first.headers[.eTag])
+            #expect(f.storage.screens(appId: f.app.id).count == 1, "the replay changed nothing")
+
+            let other = try await Self.call(client, .post, "screens", headers: with("key-1", f.editor), json: screenBody("Twice"))
+            #expect(other.status == .unprocessableContent && other.isProblem && other.json["field"] == "Idempotency-Key", "\(other.text)")
+            let tooLong = try await Self.call(client, .post, "screens", headers: with(String(repeating: "k", count: 256), f.editor), json: body)
+            #expect(tooLong.status == .badRequest && tooLong.json["field"] == "Idempotency-Key")
+            // A refused write keeps no key: the same key with the body mended is carried out.
+            let refused = try await Self.call(client, .post, "screens", headers: with("key-2", f.editor), json: ["name": ""])
+            #expect(refused.status == .unprocessableContent && refused.json["field"] != "Idempotency-Key")
+            let mended = try await Self.call(client, .post, "screens", headers: with("key-2", f.editor), json: screenBody("Mended"))
+            #expect(mended.status == .created && mended.headers[IdempotencyMiddleware.replayedHeader] == nil, "\(mended.text)")
+            // Keys are the caller's own; each caller has a cap of them (3 here).
+            let admins = try await Self.call(client, .post, "screens", headers: with("key-1", f.admin), json: screenBody("Admin's"))
+            #expect(admins.status == .created && admins.headers[IdempotencyMiddleware.replayedHeader] == nil)
+            #expect(try await Self.call(client, .post, "screens", headers: with("key-3", f.editor), json: screenBody("Third")).status == .created)
+            let capped = try await Self.call(client, .post, "screens", headers: with("key-4", f.editor), json: screenBody("Fourth"))
+            #expect(capped.status == .tooManyRequests && capped.headers[.retryAfter] != nil && capped.json["field"] == "Idempotency-Key", "\(capped.text)")
+            // Reads take no key.
+            #expect(try await Self.call(client, .get, "screens", headers: with("key-5", f.editor)).status == .ok)
+            #expect(keys.count == 4 && f.storage.screens(appId: f.app.id).count == 4)
         }
     }
 

@@ -35,22 +35,8 @@ struct SessionRouterTests {
         return Fixture(application: Application(router: router, logger: testLogger), people: people, app: callers.addApp(slug: "team"))
     }
 
-    struct Answer {
-        var status: HTTPResponse.Status
-        var headers: HTTPFields
-        var json: JSONValue
-        var pointers: [String] { (json["errors"]?.arrayValue ?? []).compactMap { $0["pointer"]?.stringValue } }
-        var isProblem: Bool { headers[.contentType] == "application/problem+json" }
-        /// The session cookie set, as a request sends it back.
-        var cookie: String? { headers[.setCookie]?.split(separator: ";").first.map(String.init) }
-    }
-
-    static func call(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], json: JSONValue? = nil) async throws -> Answer {
-        var headers = headers
-        if json != nil { headers[.contentType] = "application/json" }
-        return try await client.execute(uri: "/api/v1/" + path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0.serialized()) }) {
-            Answer(status: $0.status, headers: $0.headers, json: (try? JSONValue.parse(Array(buffer: $0.body))) ?? .null)
-        }
+    static func call(_ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], json: JSONValue? = nil) async throws -> RouterAnswer {
+        try await callAPI(client, method, path, headers: headers, json: json)
     }
 
     @Test func signingInUsingTheSessionAndSigningOut() async throws {

@@ -245,16 +245,41 @@ extension JSONValue {
 
 /// The server's API group on a router alone (no sockets, no PostgreSQL), as the fast tier's
 /// router tests use it: request ids, problems, and `apiRoutes`' authentication and app access on
-/// `callers`, without `Idempotency-Key` (its bookkeeping is PostgreSQL's).
+/// `callers`, and `Idempotency-Key` when `idempotency` is given (in memory, a key is not marked
+/// carried out inside the write's transaction: that is PostgreSQL's part).
 func apiRouterAlone(
-    callers: some CallerRepository, cookies: SessionCookies = SessionCookies(publicBaseURL: nil)
+    callers: some CallerRepository, cookies: SessionCookies = SessionCookies(publicBaseURL: nil), idempotency: (any IdempotencyRepository)? = nil
 ) -> (router: Router<RiversContext>, routes: RouteRegistrar<RiversContext>, log: RouteLog) {
     let log = RouteLog()
     let router = Router(context: RiversContext.self)
     router.add(middleware: RequestIdMiddleware())
     router.add(middleware: ProblemMiddleware(bodyLimit: 64 * 1024, routes: log))
     let routes = apiRoutes(
-        on: router, callers: callers, idempotency: nil, configuration: ServerConfiguration(), cookies: cookies,
+        on: router, callers: callers, idempotency: idempotency, configuration: ServerConfiguration(), cookies: cookies,
         routeLog: log, availability: DatabaseAvailability(ready: true))
     return (router, routes, log)
+}
+
+/// An answer of the router alone: status, headers, the body parsed (null when it is not JSON).
+struct RouterAnswer {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var json: JSONValue
+    var pointers: [String] { (json["errors"]?.arrayValue ?? []).compactMap { $0["pointer"]?.stringValue } }
+    var isProblem: Bool { headers[.contentType] == "application/problem+json" }
+    /// A list's items.
+    var items: [JSONValue] { json["items"]?.arrayValue ?? [] }
+    /// The session cookie set, as a request sends it back.
+    var cookie: String? { headers[.setCookie]?.split(separator: ";").first.map(String.init) }
+}
+
+/// `method path` under `/api/v1/` on the router alone, with `json` as its body.
+func callAPI(
+    _ client: some TestClientProtocol, _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], json: JSONValue? = nil
+) async throws -> RouterAnswer {
+    var headers = headers
+    if json != nil { headers[.contentType] = "application/json" }
+    return try await client.execute(uri: "/api/v1/" + path, method: method, headers: headers, body: json.map { ByteBuffer(bytes: $0.serialized()) }) {
+        RouterAnswer(status: $0.status, headers: $0.headers, json: (try? JSONValue.parse(Array(buffer: $0.body))) ?? .null)
+    }
 }

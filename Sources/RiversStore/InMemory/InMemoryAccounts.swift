@@ -52,8 +52,15 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
         /// Roles by app id, then user id.
         var members: [String: [String: Role]] = [:]
         var tokens: [Token] = []
-        /// What the audit log would hold: "kind action resource".
-        var audit: [String] = []
+        /// The entries of no app the audit log holds (accounts, sign-ins), oldest first (team
+        /// changes are audited by PostgreSQL's triggers: not here).
+        var audit: [AuditEntry] = []
+
+        mutating func record(_ kind: String, _ action: String, _ resourceId: String, summary: String = "") {
+            audit.append(AuditEntry(
+                id: audit.count + 1, at: Date(), actor: "", actorKind: "", kind: kind, resourceId: resourceId, action: action,
+                revisionBefore: nil, revisionAfter: nil, summary: summary, requestId: "", address: ""))
+        }
         /// Moves on with every change kept.
         var commits = 0
 
@@ -70,7 +77,7 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
         }
     }
 
-    private let state = NIOLockedValueBox(State())
+    let state = NIOLockedValueBox(State())
 
     public init() {}
 
@@ -110,7 +117,8 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
     public func pendingInvitations(appId: String) -> [OneTimeLink] {
         state.withLockedValue { $0.links.values.map(\.link).filter { $0.kind == .invitation && $0.app?.id == appId && $0.usedAt == nil } }
     }
-    public var audit: [String] { state.withLockedValue { $0.audit } }
+    /// The audit log's entries as "kind action resource", oldest first.
+    public var audit: [String] { state.withLockedValue { $0.audit.map { "\($0.kind) \($0.action) \($0.resourceId)" } } }
     public func passwordHashOf(email: String) -> String? { state.withLockedValue { $0.people[email]?.passwordHash } }
 
     /// The signed-in person of a session's secret (what `InMemoryCallers` answers with).
@@ -122,7 +130,7 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
     }
 
     /// Runs `change` on a copy of the state, kept only when it returns.
-    private func transaction<T>(_ change: (inout State) throws -> T) rethrows -> T {
+    func transaction<T>(_ change: (inout State) throws -> T) rethrows -> T {
         try state.withLockedValue { state in
             var copy = state
             let result = try change(&copy)
@@ -151,7 +159,7 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
         state.people[email]?.passwordHash = hash
         state.people[email]?.user.hasPassword = true
         state.sessions = state.sessions.filter { $0.value.userId != userId }
-        state.audit.append("account set-password \(userId)")
+        state.record("account", "set-password", userId)
     }
 
     public func createSession(userId: String, userAgent: String, address: String) async throws -> (secret: String, session: SignedInSession) {
@@ -170,7 +178,7 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
     }
 
     public func recordSignIn(userId: String) async throws {
-        transaction { $0.audit.append("session sign-in \(userId)") }
+        transaction { $0.record("session", "sign-in", userId) }
     }
 
     public func sessions(userId: String) async throws -> [SessionSummary] {
@@ -234,7 +242,7 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
     }
 
     public func recordSignInFailure(email: String) async throws {
-        transaction { $0.audit.append("session sign-in-failed \(email)") }
+        transaction { $0.record("session", "sign-in-failed", email) }
     }
 
     public func link(secret: String) async throws -> OneTimeLink? {
@@ -258,7 +266,7 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
                 let user = User(id: UUIDText.random(), email: link.email, name: name, isAdmin: false, hasPassword: false, createdAt: Date())
                 person = Person(user: user)
                 state.people[link.email] = person
-                state.audit.append("account create \(user.id)")
+                state.record("account", "create", user.id, summary: user.email)
             } else if link.kind == .invitation, case .setPassword = use {
                 throw StoreError.conflict(
                     "this email has an account already: set its password with its own link first, then accept with it", usedBy: [])

@@ -19,7 +19,7 @@ public final class InMemoryApps: AppStorage {
         var commits = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    let state = NIOLockedValueBox(State())
 
     public init() {}
 
