@@ -75,6 +75,8 @@ public struct WebhookService: Sendable {
     /// Sends a delivery again now (whatever became of it), with a fresh day of retries.
     public func redeliver(appId: String, webhookId: String, id: String) async throws -> WebhookDelivery {
         try await storage.withWebhooks(appId: appId) { tx in
+            // An unknown webhook is named as such, not as a delivery it has not.
+            guard try await tx.webhook(id: webhookId) != nil else { throw Self.notFound(webhookId) }
             guard let delivery = try await tx.redeliver(webhookId: webhookId, id: id) else {
                 throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook")
             }

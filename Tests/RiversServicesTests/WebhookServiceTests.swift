@@ -41,6 +41,14 @@ struct WebhookServiceTests {
         #expect(payload["type"] == "ping" && payload["data"]?["app"]?["slug"] == "hooked")
         #expect(try await webhooks.redeliver(appId: appId, webhookId: hook.id, id: ping.id).id == ping.id)
         await #expect(throws: StoreError.self) { try await webhooks.redeliver(appId: appId, webhookId: hook.id, id: "msg_none") }
+        for unknown in ["not-a-uuid", UUIDText.random()] {
+            do {
+                _ = try await webhooks.redeliver(appId: appId, webhookId: unknown, id: ping.id)
+                Issue.record("a delivery of an unknown webhook was sent again")
+            } catch StoreError.notFound(let message) {
+                #expect(message.hasPrefix("no webhook "), "an unknown webhook is named as such: \(message)")
+            }
+        }
         #expect(try await storage.webhookDeliveries(appId: appId, webhookId: hook.id, limit: 10, offset: 0).total == 1)
 
         // Removed, with its deliveries; then it is unknown.
