@@ -130,12 +130,53 @@ extension Family {
 
     /// Reads and validates a family body; every problem goes to `problems`.
     public static func read(_ json: JSONValue, problems: Problems) -> Family? {
+        read(json, problems: problems, base: nil)
+    }
+
+    /// The family a JSON merge patch (RFC 7396) makes of `base`, read and checked as the whole
+    /// body it stands for would be, with the same problems at the same pointers, but without
+    /// making JSON of what the patch leaves out (the cell styles above all): a member left out is
+    /// the base's typed value; an object the patch gives (`reference_size`, `insets`, a fixed
+    /// length) is merged onto the base's; any other member, `null` included, is read as sent.
+    /// The base's cell styles, when kept, are checked against the family's new insets and
+    /// spacing. The id cannot change (`/id`); the read-only members are ignored.
+    public static func read(mergePatch patch: JSONValue, onto base: Family, problems: Problems) -> Family? {
+        guard case .object(var members) = patch else {
+            problems.add("", "a merge patch must be a JSON object, not \(patch.typeName)")
+            return nil
+        }
+        if let given = members["id"], !given.isNull, given.stringValue != base.id {
+            problems.add("/id", "cannot be changed (this is \(base.id))")
+            return nil
+        }
+        members["id"] = .string(base.id)
+        for key in ["revision", "created_at", "updated_at"] { members[key] = nil }
+        for (key, value) in members {
+            guard case .object = value else { continue }
+            let kept: JSONValue? = switch key {
+            case "reference_size": base.referenceSize.json
+            case "insets": base.insets.json
+            case "interitem_spacing": base.interitemSpacing.json
+            case "line_spacing": base.lineSpacing.json
+            default: nil
+            }
+            members[key] = (kept ?? .object([:])).mergePatched(with: value)
+        }
+        return read(.object(members), problems: problems, base: base)
+    }
+
+    /// `read`, with `base` supplying every member the body leaves out.
+    static func read(_ json: JSONValue, problems: Problems, base: Family?) -> Family? {
         guard let r = ObjectReader(json, at: "", problems: problems) else { return nil }
+        /// Whether the body gives `key` (always, without a base; `null` counts: it removes).
+        func given(_ key: String) -> Bool { base == nil || r.object[key] != nil }
         r.rejectUnknownKeys(keys)
         let id = r.identifier("id", required: true, allowed: IdentifierRules.isUpperSnake, describe: "upper-case letters, digits and _ (like FAMILY_1)")
-        let name = r.string("name", nonEmpty: true, maxLength: 200)
+        let name = given("name") ? r.string("name", nonEmpty: true, maxLength: 200) : base!.name
         var referenceSize: Size?
-        if let s = ObjectReader(r.object["reference_size"], at: r.at("reference_size"), problems: problems) {
+        if !given("reference_size") {
+            referenceSize = base!.referenceSize
+        } else if let s = ObjectReader(r.object["reference_size"], at: r.at("reference_size"), problems: problems) {
             s.rejectUnknownKeys(["width", "height"])
             // From 1 point: the scale factor W ÷ width stays within 10,000, so no scaled length overflows.
             let w = s.number("width", required: true, minimum: 1, maximum: Limits.maxLength)
@@ -143,20 +184,39 @@ extension Family {
             if let w, let h { referenceSize = Size(width: w, height: h) }
         }
         var insets = Insets()
-        if let i = ObjectReader(r.object["insets"], at: r.at("insets"), problems: problems, required: false) {
+        if !given("insets") {
+            insets = base!.insets
+        } else if let i = ObjectReader(r.object["insets"], at: r.at("insets"), problems: problems, required: false) {
             i.rejectUnknownKeys(["top", "left", "bottom", "right"])
             insets = Insets(
                 top: i.length("top") ?? .zero, left: i.length("left") ?? .zero,
                 bottom: i.length("bottom") ?? .zero, right: i.length("right") ?? .zero)
         }
-        let interitem = r.length("interitem_spacing") ?? .zero
-        let line = r.length("line_spacing") ?? .zero
+        let interitem = given("interitem_spacing") ? r.length("interitem_spacing") ?? .zero : base!.interitemSpacing
+        let line = given("line_spacing") ? r.length("line_spacing") ?? .zero : base!.lineSpacing
 
         var family = Family(
             id: id ?? "", name: name ?? id ?? "", referenceSize: referenceSize ?? Size(width: 1, height: 1),
             insets: insets, interitemSpacing: interitem, lineSpacing: line)
         if let refSize = referenceSize, insets.left.value + insets.right.value >= refSize.width {
             problems.add("/insets", "left and right insets (\(fmt(insets.left.value + insets.right.value))) leave no room in the reference width \(fmt(refSize.width))")
+        }
+
+        /// A cell style's width against the line between the insets, at the reference size.
+        func checkWidth(_ style: CellStyle, at pointer: String) {
+            guard referenceSize != nil, family.availableWidth > 0 else { return }
+            let width = family.width(of: style)
+            if width <= 0 {
+                let columns = if case .columns(let n) = style.width { n } else { 0 }
+                problems.add(JSONPointer.join(pointer, "columns"), "\(columns) columns with spacing \(fmt(interitem.value)) do not fit in \(fmt(family.availableWidth)) points")
+            } else if width > family.availableWidth + 1e-9 {
+                problems.add(JSONPointer.join(pointer, "width"), "\(fmt(width)) is wider than the \(fmt(family.availableWidth)) points between the insets")
+            }
+        }
+        if !given("cell_styles") {
+            for (index, style) in base!.cellStyles.enumerated() { checkWidth(style, at: JSONPointer.join("/cell_styles", index)) }
+            family.cellStyles = base!.cellStyles
+            return problems.isEmpty ? family : nil
         }
 
         var seen: [String: Int] = [:]
@@ -210,14 +270,7 @@ extension Family {
             }
             guard let styleId, let cellWidth, let cellHeight else { continue }
             let style = CellStyle(id: styleId, width: cellWidth, height: cellHeight, content: content)
-            if referenceSize != nil, family.availableWidth > 0 {
-                let width = family.width(of: style)
-                if width <= 0 {
-                    problems.add(c.at("columns"), "\(columns ?? 0) columns with spacing \(fmt(interitem.value)) do not fit in \(fmt(family.availableWidth)) points")
-                } else if width > family.availableWidth + 1e-9 {
-                    problems.add(c.at("width"), "\(fmt(width)) is wider than the \(fmt(family.availableWidth)) points between the insets")
-                }
-            }
+            checkWidth(style, at: pointer)
             read.append(style)
         }
         // Assigned once: each assignment rebuilds the id index.

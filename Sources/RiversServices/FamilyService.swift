@@ -23,14 +23,24 @@ public struct FamilyService: Sendable {
         }
     }
 
+    /// Changes a family as `edit` asks. A merge patch is applied to the typed family (what it
+    /// leaves out is not made JSON again), read and checked as the whole body it stands for; a
+    /// stored family that no longer reads (the rules became stricter) takes it onto its JSON.
     public func update(appId: String, id: String, precondition: RevisionPrecondition, edit: ResourceEdit) async throws -> Record {
         try await storage.withFamilies(appId: appId) { tx in
             guard let current = try await tx.stored(.families, id: id) else { throw StoreError.notFound("no family \(id) in this app") }
             try precondition.check(current.revision)
-            let body = try bodyKeepingId(try edit.transform(current.body).removingBookkeeping(), id: id)
-            let family = try readOrRefuse { Family.read(body, problems: $0) }
+            let stored = Family.read(current.body, problems: Problems())
+            let family: Family
+            switch (edit, stored) {
+            case (.mergePatch(let patch), let base?):
+                family = try readOrRefuse { Family.read(mergePatch: patch, onto: base, problems: $0) }
+            default:
+                let body = try bodyKeepingId(try edit.transform(current.body).removingBookkeeping(), id: id)
+                family = try readOrRefuse { Family.read(body, problems: $0) }
+            }
             // Nothing changed: nothing is written, and the revision stays.
-            if family.json == current.body.removingBookkeeping() { return current }
+            if family == stored { return current }
             // Cell styles that screens or layouts still use must stay.
             let styles = Set(family.cellStyles.map(\.id))
             var users: [ResourceUse] = []
