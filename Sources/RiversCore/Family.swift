@@ -141,27 +141,16 @@ extension Family {
     /// The base's cell styles, when kept, are checked against the family's new insets and
     /// spacing. The id cannot change (`/id`); the read-only members are ignored.
     public static func read(mergePatch patch: JSONValue, onto base: Family, problems: Problems) -> Family? {
-        guard case .object(var members) = patch else {
-            problems.add("", "a merge patch must be a JSON object, not \(patch.typeName)")
-            return nil
-        }
-        if let given = members["id"], !given.isNull, given.stringValue != base.id {
-            problems.add("/id", "cannot be changed (this is \(base.id))")
-            return nil
-        }
-        members["id"] = .string(base.id)
-        for key in ["revision", "created_at", "updated_at"] { members[key] = nil }
-        for (key, value) in members {
-            guard case .object = value else { continue }
-            let kept: JSONValue? = switch key {
+        let members = MergePatch.members(patch, id: base.id, keys: keys, problems: problems) { key in
+            switch key {
             case "reference_size": base.referenceSize.json
             case "insets": base.insets.json
             case "interitem_spacing": base.interitemSpacing.json
             case "line_spacing": base.lineSpacing.json
             default: nil
             }
-            members[key] = (kept ?? .object([:])).mergePatched(with: value)
         }
+        guard let members else { return nil }
         return read(.object(members), problems: problems, base: base)
     }
 

@@ -232,6 +232,36 @@ extension JSONValue {
     }
 }
 
+/// The members of a JSON merge patch (RFC 7396) of one resource, as a typed read over the
+/// resource takes them (`Family.read(mergePatch:onto:)`, `LayoutTemplate.read(mergePatch:…)`).
+enum MergePatch {
+    /// The patch's members: the id kept (a patch cannot change it: `/id`), the read-only members
+    /// dropped, a `null` for a member the model does not have dropped (it removes nothing), and
+    /// each object merged onto `kept(key)`, the base's member as JSON (nil: an object merged onto
+    /// anything else, that is, onto nothing). Nil, with the problem, when the patch is not an
+    /// object or changes the id.
+    static func members(
+        _ patch: JSONValue, id: String, keys: Set<String>, problems: Problems, kept: (String) -> JSONValue?
+    ) -> [String: JSONValue]? {
+        guard case .object(var members) = patch else {
+            problems.add("", "a merge patch must be a JSON object, not \(patch.typeName)")
+            return nil
+        }
+        if let given = members["id"], !given.isNull, given.stringValue != id {
+            problems.add("/id", "cannot be changed (this is \(id))")
+            return nil
+        }
+        members["id"] = .string(id)
+        for key in ["revision", "created_at", "updated_at"] { members[key] = nil }
+        members = members.filter { !$0.value.isNull || keys.contains($0.key) }
+        for (key, value) in members {
+            guard case .object = value else { continue }
+            members[key] = (kept(key) ?? .object([:])).mergePatched(with: value)
+        }
+        return members
+    }
+}
+
 // MARK: - JSON pointers
 
 public enum JSONPointer {

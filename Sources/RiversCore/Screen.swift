@@ -15,12 +15,36 @@ public struct LayoutTemplate: Sendable, Hashable {
     static let keys: Set<String> = ["id", "name", "family", "ui_components", "revision", "created_at", "updated_at"]
 
     public static func read(_ json: JSONValue, catalog: ComponentCatalog, problems: Problems) -> LayoutTemplate? {
+        read(json, catalog: catalog, problems: problems, base: nil)
+    }
+
+    /// The layout a JSON merge patch (RFC 7396) makes of `base`, read and checked as the whole
+    /// body it stands for would be, with the same problems at the same pointers, but without
+    /// making JSON of what the patch leaves out (its components above all, which are checked
+    /// against the catalog as they are). The id cannot change (`/id`); the read-only members are
+    /// ignored.
+    public static func read(mergePatch patch: JSONValue, onto base: LayoutTemplate, catalog: ComponentCatalog, problems: Problems) -> LayoutTemplate? {
+        // No member of a layout is an object: nothing of the base's is merged into.
+        guard let members = MergePatch.members(patch, id: base.id, keys: keys, problems: problems, kept: { _ in nil }) else { return nil }
+        return read(.object(members), catalog: catalog, problems: problems, base: base)
+    }
+
+    /// `read`, with `base` supplying every member the body leaves out.
+    static func read(_ json: JSONValue, catalog: ComponentCatalog, problems: Problems, base: LayoutTemplate?) -> LayoutTemplate? {
         guard let r = ObjectReader(json, at: "", problems: problems) else { return nil }
+        /// Whether the body gives `key` (always, without a base; `null` counts: it removes).
+        func given(_ key: String) -> Bool { base == nil || r.object[key] != nil }
         r.rejectUnknownKeys(keys)
         let id = r.identifier("id", allowed: IdentifierRules.isToken, describe: "letters, digits, '_', '-' or '.'") ?? UUIDText.random()
-        let name = r.string("name", required: true, nonEmpty: true, maxLength: 200)
-        let family = r.string("family", required: true, nonEmpty: true)
-        let components = Component.readList(r.array("ui_components") ?? [], at: "/ui_components", catalog: catalog, problems: problems)
+        let name = given("name") ? r.string("name", required: true, nonEmpty: true, maxLength: 200) : base!.name
+        let family = given("family") ? r.string("family", required: true, nonEmpty: true) : base!.family
+        let components: [Component]
+        if given("ui_components") {
+            components = Component.readList(r.array("ui_components") ?? [], at: "/ui_components", catalog: catalog, problems: problems)
+        } else {
+            components = base!.uiComponents
+            Component.checkKept(components, at: "/ui_components", catalog: catalog, connected: false, problems: problems)
+        }
         guard problems.isEmpty, let name, let family else { return nil }
         return LayoutTemplate(id: id, name: name, family: family, uiComponents: components)
     }

@@ -85,7 +85,7 @@ public struct LayoutService: Sendable {
 
     public func create(appId: String, body: JSONValue) async throws -> Record {
         try await storage.withFamilies(appId: appId) { tx in
-            let layout = try await Self.read(body, in: tx)
+            let layout = try await Self.read(.body(body), catalog: try await tx.registry().catalog, in: tx)
             if try await tx.exists(.layouts, id: layout.id) {
                 throw StoreError.conflict("a layout \(layout.id) exists already in this app", usedBy: [])
             }
@@ -94,13 +94,25 @@ public struct LayoutService: Sendable {
         }
     }
 
+    /// Changes a layout as `edit` asks. A merge patch is applied to the typed layout (its kept
+    /// components are not made JSON again), as a family's and a screen's are; a stored layout
+    /// that no longer reads takes it onto its JSON.
     public func update(appId: String, id: String, precondition: RevisionPrecondition, edit: ResourceEdit) async throws -> Record {
         try await storage.withFamilies(appId: appId) { tx in
             guard let current = try await tx.stored(.layouts, id: id) else { throw StoreError.notFound("no layout \(id) in this app") }
             try precondition.check(current.revision)
-            let body = try bodyKeepingId(try edit.transform(current.body).removingBookkeeping(), id: id)
-            let layout = try await Self.read(body, in: tx)
-            if layout.json == current.body.removingBookkeeping() { return current }
+            let catalog = try await tx.registry().catalog
+            let stored = LayoutTemplate.read(current.body, catalog: catalog, problems: Problems())
+            let layout: LayoutTemplate
+            switch (edit, stored) {
+            case (.mergePatch(let patch), let base?):
+                layout = try await Self.read(.mergePatch(patch, onto: base), catalog: catalog, in: tx)
+            default:
+                let body = try bodyKeepingId(try edit.transform(current.body).removingBookkeeping(), id: id)
+                layout = try await Self.read(.body(body), catalog: catalog, in: tx)
+            }
+            // Nothing changed: nothing is written, and the revision stays.
+            if layout == stored { return current }
             return try await tx.update(layout)
         }
     }
@@ -113,15 +125,38 @@ public struct LayoutService: Sendable {
         }
     }
 
-    /// Reads a layout body and checks its family and cell styles, reporting all problems at once.
-    static func read(_ body: JSONValue, in tx: any FamilyTransaction) async throws -> LayoutTemplate {
-        let catalog = try await tx.registry().catalog
+    /// What a write reads its layout from.
+    enum LayoutSource {
+        /// A whole body (a create, a PUT).
+        case body(JSONValue)
+        /// A merge patch onto the current layout.
+        case mergePatch(JSONValue, onto: LayoutTemplate)
+    }
+
+    /// Reads a layout and checks its family and cell styles, reporting all problems at once: on
+    /// the typed layout, or, when it does not read, on the body as sent (a patch merged onto the
+    /// layout's JSON, made for this only).
+    static func read(_ source: LayoutSource, catalog: ComponentCatalog, in tx: any FamilyTransaction) async throws -> LayoutTemplate {
         let problems = Problems()
-        let layout = LayoutTemplate.read(body, catalog: catalog, problems: problems)
+        let layout: LayoutTemplate?
+        switch source {
+        case .body(let body): layout = LayoutTemplate.read(body, catalog: catalog, problems: problems)
+        case .mergePatch(let patch, let base): layout = LayoutTemplate.read(mergePatch: patch, onto: base, catalog: catalog, problems: problems)
+        }
         var errors = problems.errors
-        let json = layout?.json ?? body
-        if let familyId = json["family"]?.stringValue, !familyId.isEmpty, !errors.contains(where: { $0.pointer == "/family" }) {
-            errors += References.checkCellStyles(json: json["ui_components"], family: try await tx.familyToCheck(id: familyId), familyId: familyId)
+        if let layout {
+            errors += References.checkCellStyles(layout.uiComponents, family: try await tx.familyToCheck(id: layout.family), familyId: layout.family)
+        } else if case .mergePatch = source, errors.contains(where: { $0.pointer == "/id" }) {
+            // A patch that would change the id is refused for that alone (as a replacing body is).
+        } else {
+            let json: JSONValue
+            switch source {
+            case .body(let body): json = body
+            case .mergePatch(let patch, let base): json = base.json.mergePatched(with: patch)
+            }
+            if let familyId = json["family"]?.stringValue, !familyId.isEmpty, !errors.contains(where: { $0.pointer == "/family" }) {
+                errors += References.checkCellStyles(json: json["ui_components"], family: try await tx.familyToCheck(id: familyId), familyId: familyId)
+            }
         }
         guard let layout, errors.isEmpty else { throw StoreError.invalid(errors) }
         return layout
