@@ -39,8 +39,10 @@ public struct FamilyService: Sendable {
                 let body = try bodyKeepingId(try edit.transform(current.body).removingBookkeeping(), id: id)
                 family = try readOrRefuse { Family.read(body, problems: $0) }
             }
-            // Nothing changed: nothing is written, and the revision stays.
-            if family == stored { return current }
+            // Nothing changed: nothing is written, and the revision stays. (The stored form also
+            // holds each cell style's `computed` size, which a change of the layout engine may
+            // move: a write that changes nothing else refreshes it.)
+            if family == stored, family.json == current.body.removingBookkeeping() { return current }
             // Cell styles that screens or layouts still use must stay.
             let styles = Set(family.cellStyles.map(\.id))
             var users: [ResourceUse] = []

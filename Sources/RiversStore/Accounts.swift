@@ -676,6 +676,8 @@ extension Store {
             list.append((App(id: id, slug: slug, name: name, createdAt: created), role.flatMap(Role.init)))
             total = count
         }
+        // Past the last page no row carries the count: it is asked of the first.
+        if list.isEmpty && offset > 0 { total = try await apps(visibleTo: userId, search: search, limit: 1, offset: 0).total }
         return (list, total)
     }
 
@@ -764,6 +766,11 @@ extension Store {
                 id: id, at: at, actor: actor, actorKind: actorKind, kind: kind, resourceId: resource, action: action, revisionBefore: before,
                 revisionAfter: after, summary: summary, requestId: requestId, address: address))
             counted = count
+        }
+        // Past the last page no row carries the count: it is asked of the first.
+        if entries.isEmpty && offset > 0 {
+            let first = try await auditEntries(appId: appId, filter: filter, limit: 1, offset: 0)
+            return ([], first.total, first.capped)
         }
         // The one past the window only tells that there are more.
         return (Array(entries.prefix(max(0, Self.auditWindow - offset))), min(counted, Self.auditWindow), counted > Self.auditWindow)
@@ -857,16 +864,11 @@ final class TrustChange: Sendable {
 
 extension Store: TeamStorage {
     /// The app's row is locked first, as every write of an app's content is; after a write that
-    /// changed a grant, valid tokens this process keeps are forgotten once the transaction ends (a
-    /// revoked token, or one of a member who lost the role that granted it, stops working at once
-    /// here; elsewhere within the cache's second).
+    /// changed a grant, valid tokens this process keeps are forgotten once the transaction ends
+    /// (`withApp`: a revoked token, or one of a member who lost the role that granted it, stops
+    /// working at once here; elsewhere within the cache's second).
     public func withTeam<T: Sendable>(appId: String, _ work: @escaping @Sendable (any TeamTransaction) async throws -> T) async throws -> T {
-        let trust = TrustChange()
-        defer { if trust.happened { tokens.clear() } }
-        return try await withApp(appId) { transaction in
-            transaction.trust = trust
-            return try await work(transaction)
-        }
+        try await withApp(appId) { try await work($0) }
     }
 }
 
@@ -899,7 +901,7 @@ extension PostgresContentTransaction: TeamTransaction {
     }
 
     func setMember(_ userId: String, role: Role) async throws {
-        trust?.mark()
+        trust.mark()
         try await connection.query(
             """
             INSERT INTO memberships (app_id, user_id, role) VALUES (\(appId)::uuid, \(userId)::uuid, \(role.rawValue))
@@ -909,7 +911,7 @@ extension PostgresContentTransaction: TeamTransaction {
 
     func removeMember(_ userId: String) async throws -> Bool {
         guard UUIDText.normalize(userId) != nil else { return false }
-        trust?.mark()
+        trust.mark()
         for try await _ in try await connection.query(
             "DELETE FROM memberships WHERE app_id = \(appId)::uuid AND user_id = \(userId)::uuid RETURNING 1", logger: logger
         ).decode(Int.self) { return true }
@@ -917,7 +919,7 @@ extension PostgresContentTransaction: TeamTransaction {
     }
 
     func revokeGrants(of userId: String, above role: Role?) async throws {
-        trust?.mark()
+        trust.mark()
         try await store.revokeGrants(appId: appId, userId: userId, above: role, on: connection)
     }
 
@@ -951,7 +953,7 @@ extension PostgresContentTransaction: TeamTransaction {
 
     func deleteToken(id: String) async throws -> Bool {
         guard UUIDText.normalize(id) != nil else { return false }
-        trust?.mark()
+        trust.mark()
         for try await _ in try await connection.query(
             "DELETE FROM api_tokens WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING 1", logger: logger
         ).decode(Int.self) { return true }

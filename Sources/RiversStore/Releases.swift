@@ -177,7 +177,9 @@ extension Store: ReleaseStorage {
     public func withDueSchedule<T: Sendable>(
         _ work: @escaping @Sendable (any ReleaseTransaction, Schedule) async throws -> T
     ) async throws -> T? {
-        try await client.transaction(logger: logger) { connection -> T? in
+        let trust = TrustChange()
+        defer { if trust.happened { tokens.clear() } }
+        return try await client.transaction(logger: logger) { connection -> T? in
             var due: (id: String, appId: String)?
             for try await (id, appId) in try await connection.query(
                 """
@@ -189,7 +191,7 @@ extension Store: ReleaseStorage {
             guard let due else { return nil }
             // Then the app, as every publish and move does.
             let number = try await self.lockApp(due.appId, on: connection)
-            let tx = PostgresContentTransaction(store: self, connection: connection, appId: due.appId, nextScreenNumber: number)
+            let tx = PostgresContentTransaction(store: self, connection: connection, appId: due.appId, nextScreenNumber: number, trust: trust)
             guard let schedule = try await tx.schedule(id: due.id) else { return nil }
             return try await work(tx, schedule)
         }

@@ -11,12 +11,16 @@ extension Store: ContentStorage {
 
     /// One transaction over the app `appId`, its row locked, with the transaction object every
     /// storage of the app's content and versions works through.
+    /// A write in it that changes what a kept API token may do (`TrustChange`) clears the token
+    /// cache once the transaction has ended.
     func withApp<T: Sendable>(
         _ appId: String, _ work: @escaping @Sendable (PostgresContentTransaction) async throws -> T
     ) async throws -> T {
-        try await client.transaction(logger: logger) { connection in
+        let trust = TrustChange()
+        defer { if trust.happened { tokens.clear() } }
+        return try await client.transaction(logger: logger) { connection in
             let number = try await lockApp(appId, on: connection)
-            return try await work(PostgresContentTransaction(store: self, connection: connection, appId: appId, nextScreenNumber: number))
+            return try await work(PostgresContentTransaction(store: self, connection: connection, appId: appId, nextScreenNumber: number, trust: trust))
         }
     }
 
@@ -55,18 +59,19 @@ final class PostgresContentTransaction: ContentTransaction {
 
     /// The stamp of the app's plugins, read with the registry.
     private var pluginStamp = ""
-    /// Marked by a team write that changes a grant (set by `withTeam` only).
-    var trust: TrustChange?
+    /// Marked by a write that changes a grant: the token cache is cleared when the transaction ends.
+    let trust: TrustChange
     /// The current screen's family as kept with it, when that row version is still the current one.
     private var knownFamily: (id: String, stamp: String, family: Family)?
     /// The family the write read last, with its row version: kept with the written screen.
     private var lastFamily: (id: String, lookup: SavedScreen.FamilyLookup, stamp: String?)?
 
-    init(store: Store, connection: PostgresConnection, appId: String, nextScreenNumber: Int) {
+    init(store: Store, connection: PostgresConnection, appId: String, nextScreenNumber: Int, trust: TrustChange) {
         self.store = store
         self.connection = connection
         self.appId = appId
         self.nextScreenNumber = nextScreenNumber
+        self.trust = trust
     }
 
     func registry() async throws -> PluginRegistry {

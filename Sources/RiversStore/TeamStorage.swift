@@ -5,7 +5,8 @@ import RiversCore
 /// RiversServices): who is a member with which role, pending invitations, API tokens. The
 /// service holds the rules (an app keeps an admin, caps, what a demoted or removed member loses);
 /// a storage only reads and writes. `Store` carries each call out in SQL on one transaction (the
-/// app's row locked; valid tokens this process keeps are forgotten when it commits);
+/// app's row locked; after a write that changed a grant, valid tokens this process keeps are
+/// forgotten when it ends);
 /// `InMemoryAccounts` on a copy it keeps only when the work returns.
 public protocol TeamStorage: Sendable {
     func withTeam<T: Sendable>(appId: String, _ work: @escaping @Sendable (any TeamTransaction) async throws -> T) async throws -> T

@@ -53,7 +53,7 @@ struct FamilyEditTests {
 
     /// Reading the patch merged onto the family's JSON, as a PATCH did before (the id kept, the
     /// read-only members dropped).
-    static func readThroughTree(_ patch: JSONValue, base: Family) -> (Family?, Set<String>) {
+    static func readThroughTree(_ patch: JSONValue, base: Family) -> (Family?, [String]) {
         if let id = patch["id"], !id.isNull, id.stringValue != base.id {
             return (nil, ["/id cannot be changed (this is \(base.id))"])
         }
@@ -62,13 +62,13 @@ struct FamilyEditTests {
         for key in ["revision", "created_at", "updated_at"] { merged[key] = nil }
         let problems = Problems()
         let family = Family.read(.object(merged), problems: problems)
-        return (family, Set(problems.errors.map { "\($0.pointer) \($0.message)" }))
+        return (family, problems.errors.map { "\($0.pointer) \($0.message)" }.sorted())
     }
 
-    static func readTyped(_ patch: JSONValue, base: Family) -> (Family?, Set<String>) {
+    static func readTyped(_ patch: JSONValue, base: Family) -> (Family?, [String]) {
         let problems = Problems()
         let family = Family.read(mergePatch: patch, onto: base, problems: problems)
-        return (family, Set(problems.errors.map { "\($0.pointer) \($0.message)" }))
+        return (family, problems.errors.map { "\($0.pointer) \($0.message)" }.sorted())
     }
 
     @Test func aMergePatchReadsAsTheMergedBody() throws {

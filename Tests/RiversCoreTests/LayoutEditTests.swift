@@ -43,7 +43,7 @@ struct LayoutEditTests {
         "bogus": [1, nil],
     ]
 
-    static func readThroughTree(_ patch: JSONValue, base: LayoutTemplate) -> (LayoutTemplate?, Set<String>) {
+    static func readThroughTree(_ patch: JSONValue, base: LayoutTemplate) -> (LayoutTemplate?, [String]) {
         if let id = patch["id"], !id.isNull, id.stringValue != base.id {
             return (nil, ["/id cannot be changed (this is \(base.id))"])
         }
@@ -52,13 +52,13 @@ struct LayoutEditTests {
         for key in ["revision", "created_at", "updated_at"] { merged[key] = nil }
         let problems = Problems()
         let layout = LayoutTemplate.read(.object(merged), catalog: catalog, problems: problems)
-        return (layout, Set(problems.errors.map { "\($0.pointer) \($0.message)" }))
+        return (layout, problems.errors.map { "\($0.pointer) \($0.message)" }.sorted())
     }
 
-    static func readTyped(_ patch: JSONValue, base: LayoutTemplate, catalog: ComponentCatalog = catalog) -> (LayoutTemplate?, Set<String>) {
+    static func readTyped(_ patch: JSONValue, base: LayoutTemplate, catalog: ComponentCatalog = catalog) -> (LayoutTemplate?, [String]) {
         let problems = Problems()
         let layout = LayoutTemplate.read(mergePatch: patch, onto: base, catalog: catalog, problems: problems)
-        return (layout, Set(problems.errors.map { "\($0.pointer) \($0.message)" }))
+        return (layout, problems.errors.map { "\($0.pointer) \($0.message)" }.sorted())
     }
 
     /// Ids a list generates for components sent without one are random: compared as one.

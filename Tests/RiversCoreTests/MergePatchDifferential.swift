@@ -11,7 +11,7 @@ import Testing
 /// represented (a generator that only made refusals would prove little).
 func checkMergePatches<T: Equatable>(
     bases: [T], candidates: [String: [JSONValue]], seed: UInt64, count: Int, most: Int, describe: (T) -> String,
-    typed: (JSONValue, T) -> (T?, Set<String>), tree: (JSONValue, T) -> (T?, Set<String>), comparable: (T?) -> T? = { $0 }
+    typed: (JSONValue, T) -> (T?, [String]), tree: (JSONValue, T) -> (T?, [String]), comparable: (T?) -> T? = { $0 }
 ) -> (accepted: Int, refused: Int) {
     var generator = JSONParserFuzzTests.Seeded(state: seed)
     let keys = candidates.keys.sorted()

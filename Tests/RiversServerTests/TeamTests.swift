@@ -331,6 +331,12 @@ struct TeamTests {
                 try await connection.query("ROLLBACK", logger: testLogger)
             }
             #expect(try await api.store.auditEntries(appId: api.app.id, filter: AuditFilter(), limit: 200, offset: 0).total == before)
+            // A page past the last still says how many there are (no row of it carries the count).
+            let past = try await api.store.auditEntries(appId: api.app.id, filter: AuditFilter(), limit: 10, offset: before + 5)
+            #expect(past.entries.isEmpty && past.total == before && !past.capped)
+            let apps = try await api.store.apps(visibleTo: nil, search: api.app.slug, limit: 10, offset: 0)
+            let pastApps = try await api.store.apps(visibleTo: nil, search: api.app.slug, limit: 10, offset: apps.total + 3)
+            #expect(apps.total >= 1 && pastApps.apps.isEmpty && pastApps.total == apps.total)
             await #expect(throws: PSQLError.self) {
                 try await client.query("UPDATE audit_log SET actor = 'someone else' WHERE app_id = \(api.app.id)::uuid", logger: testLogger)
             }

@@ -78,4 +78,26 @@ struct TokenCacheTests {
         _ = try await AppService(storage: store).update(appId: app.id, name: "Renamed", slug: nil)
         #expect(store.tokens.generation != afterRevocation, "a rename clears the cache")
     }
+
+    @Test("a member's token stops at once when the member is demoted or removed")
+    func demotionsAndRemovals() async throws {
+        let (store, app, _) = try await storeWithApp(slugPrefix: "td")
+        let team = TeamService(storage: store)
+        // The app keeps an admin member whatever becomes of Bob.
+        let ann = try await store.createUser(email: "ann-\(UUIDText.random().prefix(8))@example.com", name: "Ann", isAdmin: false)
+        try await team.setRole(appId: app.id, userId: ann.id, role: .admin)
+        for removal in [false, true] {
+            let bob = try await store.createUser(email: "bob-\(UUIDText.random().prefix(8))@example.com", name: "Bob", isAdmin: false)
+            try await team.setRole(appId: app.id, userId: bob.id, role: .admin)
+            let made = try await team.createToken(appId: app.id, name: "bob's", role: .admin, createdBy: "Bob", grantedBy: .person(userId: bob.id))
+            #expect(try await store.tokenOwner(made.token) != nil)
+            #expect(try await store.tokenOwner(made.token) != nil, "kept")
+            if removal {
+                try await team.removeMember(appId: app.id, userId: bob.id)
+            } else {
+                try await team.setRole(appId: app.id, userId: bob.id, role: .viewer)
+            }
+            #expect(try await store.tokenOwner(made.token) == nil, removal ? "removed" : "demoted")
+        }
+    }
 }

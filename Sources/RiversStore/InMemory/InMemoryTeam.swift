@@ -69,7 +69,8 @@ public final class InMemoryTeam: TeamRepository, CallerRepository {
     }
 
     public func user(id: String) async throws -> User? {
-        people.state.withLockedValue { $0.people.values.first { $0.user.id == id }?.user }
+        guard let id = UUIDText.normalize(id) else { return nil }
+        return people.state.withLockedValue { $0.people.values.first { $0.user.id == id }?.user }
     }
 
     public func members(appId: String, limit: Int, offset: Int) async throws -> (members: [(user: User, role: Role)], total: Int) {
@@ -86,7 +87,7 @@ public final class InMemoryTeam: TeamRepository, CallerRepository {
         let app = allApps[appId]?.app
         let now = Date()
         let pending = people.pendingInvitations(appId: appId).filter { $0.expiresAt > now }
-            .sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+            .sorted { $0.createdAt != $1.createdAt ? $0.createdAt > $1.createdAt : $0.id < $1.id }
             .map { link in
                 var link = link
                 link.app = app
