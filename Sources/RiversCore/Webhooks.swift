@@ -90,6 +90,15 @@ public struct IPAddress: Sendable, Equatable {
 
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
+    /// The address as text (`93.184.216.34`, `2001:db8::1`).
+    public var text: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = bytes.count == 4 ? AF_INET : AF_INET6
+        let written = bytes.withUnsafeBytes { raw in inet_ntop(family, raw.baseAddress, &buffer, socklen_t(buffer.count)) }
+        guard written != nil else { return "" }
+        return String(cString: buffer)
+    }
+
     public var isLoopback: Bool {
         if bytes.count == 4 { return bytes[0] == 127 }
         if let v4 = embeddedIPv4 { return v4.isLoopback }

@@ -158,8 +158,9 @@ enum WebhookSignature {
 /// Sends webhook deliveries: every process polls once a second for due ones, claims a few
 /// (leased, `SKIP LOCKED`, so none is sent by two processes at once), and sends each with its
 /// signature; a failure is retried with exponential backoff for a day (`WebhookRetry`). Every
-/// address a host resolves to is checked before the call, redirects are never followed, and a
-/// call takes at most 10 seconds.
+/// address a host resolves to is checked before the call and the call is pinned to one of them
+/// (the client does not look the host up again: a second answer, DNS rebinding, cannot send it
+/// to a private address), redirects are never followed, and a call takes at most 10 seconds.
 public struct WebhookDeliverer: Service {
     let store: any WebhookOutbox
     let logger: Logger
@@ -180,9 +181,7 @@ public struct WebhookDeliverer: Service {
     }
 
     public func run() async throws {
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: Self.timeout)))
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration())
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await poll(client) }
             try? await gracefulShutdown()
@@ -222,13 +221,22 @@ public struct WebhookDeliverer: Service {
         var status: Int?
         var error = ""
         var final = false
+        // Looked up once, here: what is checked is what is called.
+        let connection: Connection = delivery.enabled && WebhookTarget.problem(delivery.url, allowPrivate: allowPrivate) == nil
+            ? await Self.connection(for: delivery.url, allowPrivate: allowPrivate) : .direct
         if !delivery.enabled {
             (error, final) = ("the webhook is disabled", true)
         } else if let problem = WebhookTarget.problem(delivery.url, allowPrivate: allowPrivate) {
             (error, final) = ("the URL \(problem)", true)
-        } else if let refused = await Self.refusedAddress(delivery.url, allowPrivate: allowPrivate) {
-            error = refused
+        } else if case .refused(let why) = connection {
+            error = why
         } else {
+            // A host name checked above is called at the address checked: a client of its own,
+            // told that address (TLS still checks the certificate against the name).
+            var pinned: HTTPClient?
+            if case .pinned(let host, let address) = connection {
+                pinned = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration(dnsOverride: [host: address]))
+            }
             let timestamp = Int(Date().timeIntervalSince1970)
             let body = Array(delivery.payload.utf8)
             var request = HTTPClientRequest(url: delivery.url)
@@ -240,7 +248,7 @@ public struct WebhookDeliverer: Service {
             request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: delivery.secrets))
             request.body = .bytes(ByteBuffer(bytes: body))
             do {
-                let response = try await client.execute(request, timeout: Self.timeout)
+                let response = try await (pinned ?? client).execute(request, timeout: Self.timeout)
                 status = Int(response.status.code)
                 // The answer's body is not kept: read (up to 64 KiB) and dropped.
                 var read = 0
@@ -252,6 +260,7 @@ public struct WebhookDeliverer: Service {
             } catch let failure {
                 if status == nil { error = String(describing: failure).prefix(300).description }
             }
+            try? await pinned?.shutdown()
         }
         let elapsed = ContinuousClock.now - started
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
@@ -264,18 +273,38 @@ public struct WebhookDeliverer: Service {
         }
     }
 
-    /// Why the URL's host may not be called now (it resolves to an address in a private range),
-    /// or nil. Checked right before each call.
-    static func refusedAddress(_ url: String, allowPrivate: Bool) async -> String? {
-        guard !allowPrivate else { return nil }
-        guard let host = URLComponents(string: url)?.host else { return "the URL has no host" }
+    /// The client's settings: no redirects, bounded waits; `dnsOverride` pins host names to
+    /// addresses.
+    static func configuration(dnsOverride: [String: String] = [:]) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: Self.timeout))
+        configuration.dnsOverride = dnsOverride
+        return configuration
+    }
+
+    /// Where a delivery connects.
+    enum Connection: Equatable {
+        /// To this address, checked, for this host name: the client does not look the name up
+        /// again.
+        case pinned(host: String, address: String)
+        /// As the URL says: an address, checked; or any host, private networks being allowed.
+        case direct
+        /// Not at all, and why (the host resolves to an address in a private range, or not at all).
+        case refused(String)
+    }
+
+    /// Where the URL's host may be called now, checked right before each call: every address it
+    /// resolves to must be public (unless private networks are allowed), and the call goes to the
+    /// first of them.
+    static func connection(for url: String, allowPrivate: Bool) async -> Connection {
+        guard !allowPrivate else { return .direct }
+        guard let host = URLComponents(string: url)?.host else { return .refused("the URL has no host") }
         let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let addresses = await Task.detached { resolve(name) }.value
-        if addresses.isEmpty { return "\(name) does not resolve" }
+        guard let first = addresses.first else { return .refused("\(name) does not resolve") }
         if let bad = addresses.first(where: { !$0.isPublic }) {
-            return "\(name) resolves to an address in a private or reserved range (\(bad.bytes.count == 4 ? bad.bytes.map(String.init).joined(separator: ".") : "IPv6"))"
+            return .refused("\(name) resolves to an address in a private or reserved range (\(bad.bytes.count == 4 ? bad.text : "IPv6"))")
         }
-        return nil
+        return IPAddress(name) == nil ? .pinned(host: name, address: first.text) : .direct
     }
 
     static func resolve(_ host: String) -> [IPAddress] {

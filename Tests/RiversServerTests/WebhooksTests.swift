@@ -70,9 +70,19 @@ struct WebhooksTests {
         #expect(WebhookTarget.problem("http://10.0.0.1/hook", allowPrivate: true) != nil)
         #expect(WebhookTarget.problem("https://10.0.0.1/hook", allowPrivate: true) == nil)
         // Checked again when sending, against every address the name resolves to.
-        #expect(await WebhookDeliverer.refusedAddress("https://localhost/x", allowPrivate: false) != nil)
-        #expect(await WebhookDeliverer.refusedAddress("https://127.0.0.1/x", allowPrivate: false) != nil)
-        #expect(await WebhookDeliverer.refusedAddress("https://localhost/x", allowPrivate: true) == nil)
+        if case .refused(let why) = await WebhookDeliverer.connection(for: "https://localhost/x", allowPrivate: false) {
+            #expect(why.hasPrefix("localhost resolves to an address in a private or reserved range"), "\(why)")
+        } else {
+            Issue.record("localhost was not refused")
+        }
+        #expect(await WebhookDeliverer.connection(for: "https://127.0.0.1/x", allowPrivate: false) == .refused("127.0.0.1 resolves to an address in a private or reserved range (127.0.0.1)"))
+        #expect(await WebhookDeliverer.connection(for: "https://localhost/x", allowPrivate: true) == .direct)
+        // A public address is called as it is; a host name at the address checked for it (pinned:
+        // the client is told it, so a second lookup cannot answer otherwise).
+        #expect(await WebhookDeliverer.connection(for: "https://93.184.216.34/x", allowPrivate: false) == .direct)
+        #expect(await WebhookDeliverer.connection(for: "https://[2606:2800:220:1::1]/x", allowPrivate: false) == .direct)
+        #expect(WebhookDeliverer.configuration(dnsOverride: ["hooks.example.com": "93.184.216.34"]).dnsOverride == ["hooks.example.com": "93.184.216.34"])
+        #expect(IPAddress("2001:db8::1")?.text == "2001:db8::1" && IPAddress("93.184.216.34")?.text == "93.184.216.34")
         #expect(WebhookRetry(base: 5).delay(afterAttempt: 1) == 5 && WebhookRetry(base: 5).delay(afterAttempt: 3) == 20)
         #expect(WebhookRetry(base: 5).delay(afterAttempt: 40) == 3600)
         let created = Date(timeIntervalSince1970: 0)
@@ -101,6 +111,25 @@ struct WebhooksTests {
             #expect(try await api.request(.get, "webhooks/\(id)").status == .notFound)
             #expect(try await api.request(.get, "webhooks/not-an-id/deliveries").status == .notFound)
         }
+    }
+
+    @Test("a call pinned to the address checked for its host name reaches that address without looking the name up")
+    func pinnedCalls() async throws {
+        let receiver = WebhookReceiver(failures: 0)
+        let url = try await receiver.start()
+        defer { receiver.stop() }
+        let port = try #require(URLComponents(string: url)?.port)
+        // `.invalid` never resolves: only the pin can take the call there.
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration(dnsOverride: ["hooks.rivers.invalid": "127.0.0.1"]))
+        var request = HTTPClientRequest(url: "http://hooks.rivers.invalid:\(port)/hook")
+        request.method = .POST
+        request.body = .bytes(ByteBuffer(string: "{}"))
+        let response = try await client.execute(request, timeout: .seconds(5))
+        try await client.shutdown()
+        #expect(response.status == .noContent)
+        let calls = receiver.calls.withLockedValue { $0 }
+        #expect(calls.count == 1 && calls.first?.body == "{}")
     }
 
     @Test("a publish reaches a receiver that fails twice on the third try, signed per Standard Webhooks; nothing is sent for a change that rolled back")
