@@ -9,6 +9,40 @@ import Testing
 struct WebhookServiceTests {
     let appId = "77777777-7777-4777-8777-777777777777"
 
+    @Test func everyMoveOfAChannelIsDeliveredToTheWebhooksThatTakeItsEvent() async throws {
+        let storage = InMemoryContent()
+        storage.addApp(id: appId, slug: "hooked")
+        let webhooks = WebhookService(storage: storage)
+        let (published, _) = try await webhooks.create(
+            appId: appId, url: "https://hooks.example.com/a", description: "", events: ["version.published"], createdBy: "ann")
+        let (rolledBack, _) = try await webhooks.create(
+            appId: appId, url: "https://hooks.example.com/b", description: "", events: ["channel.rolled_back", "app.archived"], createdBy: "ann")
+        let (off, _) = try await webhooks.create(
+            appId: appId, url: "https://hooks.example.com/c", description: "", events: ["version.published"], createdBy: "ann")
+        _ = try await webhooks.update(appId: appId, id: off.id, change: WebhookChange(enabled: false), precondition: .none)
+        _ = try await FamilyService(storage: storage).create(appId: appId, body: [
+            "id": "FAMILY_1", "reference_size": ["width": 320, "height": 568], "cell_styles": [["id": "LIST_1", "columns": 1, "height": 80]],
+        ])
+        _ = try await ScreenService(storage: storage).create(appId: appId, body: [
+            "name": "Home", "family": "FAMILY_1", "home": true,
+            "ui_components": [["component_type": "list", "cell_styles": ["LIST_1"], "data": ["source": "feed-1", "type": "T"]]],
+        ])
+        let publishing = PublishService(storage: storage)
+        _ = try await publishing.publish(appId: appId, note: "first", publishedBy: "ann")
+        _ = try await ScreenService(storage: storage).create(appId: appId, body: ["name": "More", "family": "FAMILY_1"])
+        _ = try await publishing.publish(appId: appId, note: "second", publishedBy: "ann")
+        _ = try await publishing.rollback(appId: appId, to: 1, publishedBy: "ann", note: "")
+
+        let first = try await storage.webhookDeliveries(appId: appId, webhookId: published.id, limit: 10, offset: 0)
+        #expect(first.deliveries.map(\.event) == ["version.published", "version.published"], "\(first.deliveries.map(\.event))")
+        let payload = try JSONValue.parse(Array(try #require(first.deliveries.last).payload.utf8))
+        #expect(payload["type"] == "version.published" && payload["data"]?["channel"] == "production" && payload["data"]?["version"] == 1)
+        #expect(payload["data"]?["path"] == "/rivers/hooked/rivers.json" && payload["data"]?["note"] == "first" && payload["data"]?["previous_version"] == .null)
+        let second = try await storage.webhookDeliveries(appId: appId, webhookId: rolledBack.id, limit: 10, offset: 0)
+        #expect(second.deliveries.map(\.event) == ["channel.rolled_back"])
+        #expect(try await storage.webhookDeliveries(appId: appId, webhookId: off.id, limit: 10, offset: 0).total == 0, "a disabled webhook gets nothing")
+    }
+
     @Test func aWebhookIsMadeChangedRotatedPingedAndRemoved() async throws {
         let storage = InMemoryContent()
         storage.addApp(id: appId, slug: "hooked")

@@ -98,8 +98,8 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         var schedules: [Schedule] = []
         /// Webhooks in the order they were made, with their secrets.
         var webhooks: [(hook: Webhook, secret: String)] = []
-        /// Deliveries, oldest first (only pings are made here: the release events' deliveries are
-        /// written by PostgreSQL's triggers).
+        /// Deliveries, oldest first: pings, and those of every move of a channel (as PostgreSQL's
+        /// trigger makes them; `app.archived` is `InMemoryApps`' and makes none here).
         var deliveries: [WebhookDelivery] = []
         /// Moves on with every commit: a transaction that started from an older one runs again.
         var commits = 0
@@ -645,7 +645,32 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
             state.channels[name] = channel
             let move = ChannelMove(id: state.channelMoves.count + 1, version: version, previousVersion: previous, movedBy: movedBy, note: note, at: now)
             state.channelMoves.append((name, move, cause, withNewVersion))
+            // What PostgreSQL's trigger on a channel's move enqueues (`webhook_channel_move`).
+            let event = switch cause {
+            case .publish: "version.published"
+            case .rollback: "channel.rolled_back"
+            case .schedule: "schedule.fired"
+            case .promote: "channel.promoted"
+            }
+            let slug = state.slug
+            enqueue(event, at: now, data: [
+                "app": ["id": .string(appId), "slug": .string(slug)], "channel": .string(name), "version": .number(Double(version)),
+                "previous_version": previous.map { .number(Double($0)) } ?? .null, "note": .string(note), "by": .string(movedBy),
+                "path": .string(name == ChannelName.production ? "/rivers/\(slug)/rivers.json" : "/rivers/\(slug)/channels/\(name)/rivers.json"),
+                "purge_tags": [.string("app-\(appId)-channel-\(name)"), .string("app-\(appId)-rules")],
+            ])
             return channel
+        }
+
+        /// One delivery, due now, for each enabled webhook of the app that takes `event`
+        /// (PostgreSQL's `webhook_enqueue`).
+        func enqueue(_ event: String, at now: Date, data: JSONValue) {
+            for (hook, _) in state.webhooks where hook.enabled && hook.events.contains(event) {
+                let payload = JSONValue.object(["type": .string(event), "timestamp": .string(Timestamp.format(now)), "data": data]).serializedString()
+                state.deliveries.append(WebhookDelivery(
+                    id: "msg_" + UUIDText.random().replacingOccurrences(of: "-", with: ""), webhookId: hook.id, event: event, payload: payload,
+                    state: "pending", attempts: 0, nextAttemptAt: now, lastStatus: nil, lastError: "", createdAt: now, deliveredAt: nil))
+            }
         }
 
         /// (Its history stays, as PostgreSQL's `channel_moves` rows do.)
