@@ -297,14 +297,22 @@ public struct WebhookDeliverer: Service {
     /// first of them.
     static func connection(for url: String, allowPrivate: Bool) async -> Connection {
         guard !allowPrivate else { return .direct }
-        guard let host = URLComponents(string: url)?.host else { return .refused("the URL has no host") }
-        let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        guard let name = hostAsCalled(url) else { return .refused("the URL has no host") }
         let addresses = await Task.detached { resolve(name) }.value
         guard let first = addresses.first else { return .refused("\(name) does not resolve") }
         if let bad = addresses.first(where: { !$0.isPublic }) {
             return .refused("\(name) resolves to an address in a private or reserved range (\(bad.bytes.count == 4 ? bad.text : "IPv6"))")
         }
         return IPAddress(name) == nil ? .pinned(host: name, address: first.text) : .direct
+    }
+
+    /// The host name as the HTTP client reads it from the URL (`URL.host`, IPv6 brackets
+    /// trimmed: AsyncHTTPClient's `DeconstructedURL`), so that the name checked, the name pinned
+    /// and the name the client would look up are one string (`URLComponents.host` gives an
+    /// internationalized name back in Unicode where `URL.host` keeps its ASCII form).
+    static func hostAsCalled(_ url: String) -> String? {
+        guard let host = URL(string: url)?.host, !host.isEmpty else { return nil }
+        return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 
     static func resolve(_ host: String) -> [IPAddress] {

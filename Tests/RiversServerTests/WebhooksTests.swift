@@ -113,23 +113,29 @@ struct WebhooksTests {
         }
     }
 
-    @Test("a call pinned to the address checked for its host name reaches that address without looking the name up")
+    @Test("a call pinned to the address checked for its host name reaches that address without looking the name up, however the name is written")
     func pinnedCalls() async throws {
         let receiver = WebhookReceiver(failures: 0)
         let url = try await receiver.start()
         defer { receiver.stop() }
         let port = try #require(URLComponents(string: url)?.port)
-        // `.invalid` never resolves: only the pin can take the call there.
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration(dnsOverride: ["hooks.rivers.invalid": "127.0.0.1"]))
-        var request = HTTPClientRequest(url: "http://hooks.rivers.invalid:\(port)/hook")
-        request.method = .POST
-        request.body = .bytes(ByteBuffer(string: "{}"))
-        let response = try await client.execute(request, timeout: .seconds(5))
-        try await client.shutdown()
-        #expect(response.status == .noContent)
-        let calls = receiver.calls.withLockedValue { $0 }
-        #expect(calls.count == 1 && calls.first?.body == "{}")
+        // `.invalid` never resolves: only the pin can take a call there. The pin's key is the
+        // name as `hostAsCalled` reads it, which must be the client's own in every spelling.
+        let spellings = [
+            "hooks.rivers.invalid", "Hooks.RIVERS.invalid", "xn--bcher-kva.rivers.invalid", "bücher.rivers.invalid", "hooks.rivers.invalid.",
+        ]
+        for spelling in spellings {
+            let target = "http://\(spelling):\(port)/hook"
+            let name = try #require(WebhookDeliverer.hostAsCalled(target), "\(spelling)")
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration(dnsOverride: [name: "127.0.0.1"]))
+            var request = HTTPClientRequest(url: target)
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(string: "{}"))
+            let status = try? await client.execute(request, timeout: .seconds(5)).status
+            try await client.shutdown()
+            #expect(status == .noContent, "\(spelling) (pinned as \(name)) did not reach the pinned address")
+        }
+        #expect(receiver.calls.withLockedValue { $0.count } == spellings.count)
     }
 
     @Test("a publish reaches a receiver that fails twice on the third try, signed per Standard Webhooks; nothing is sent for a change that rolled back")
