@@ -231,12 +231,6 @@ public struct WebhookDeliverer: Service {
         } else if case .refused(let why) = connection {
             error = why
         } else {
-            // A host name checked above is called at the address checked: a client of its own,
-            // told that address (TLS still checks the certificate against the name).
-            var pinned: HTTPClient?
-            if case .pinned(let host, let address) = connection {
-                pinned = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration(dnsOverride: [host: address]))
-            }
             let timestamp = Int(Date().timeIntervalSince1970)
             let body = Array(delivery.payload.utf8)
             var request = HTTPClientRequest(url: delivery.url)
@@ -247,20 +241,7 @@ public struct WebhookDeliverer: Service {
             request.headers.add(name: "webhook-timestamp", value: String(timestamp))
             request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: delivery.secrets))
             request.body = .bytes(ByteBuffer(bytes: body))
-            do {
-                let response = try await (pinned ?? client).execute(request, timeout: Self.timeout)
-                status = Int(response.status.code)
-                // The answer's body is not kept: read (up to 64 KiB) and dropped.
-                var read = 0
-                for try await part in response.body {
-                    read += part.readableBytes
-                    if read > 64 * 1024 { break }
-                }
-                if !(200...299).contains(status ?? 0) { error = "the receiver answered \(status ?? 0)" }
-            } catch let failure {
-                if status == nil { error = String(describing: failure).prefix(300).description }
-            }
-            try? await pinned?.shutdown()
+            (status, error) = await Self.call(request, connection: connection, client: client)
         }
         let elapsed = ContinuousClock.now - started
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
@@ -270,6 +251,39 @@ public struct WebhookDeliverer: Service {
             try await store.recordAttempt(delivery, status: status, error: error, durationMs: ms, delivered: delivered, nextAttemptAt: next)
         } catch {
             logger.warning("recording a webhook attempt failed (it will be tried again when its lease ends): \(String(reflecting: error))")
+        }
+    }
+
+    /// Sends one attempt: its status (nil when no answer came) and what went wrong ("" for a 2xx).
+    /// A host name is called at the addresses checked for it, each with a client of its own told
+    /// that address (TLS still checks the certificate against the name): the next one when the
+    /// one before gave no answer at all, as a client trying a host's addresses in turn would.
+    static func call(_ request: HTTPClientRequest, connection: Connection, client: HTTPClient) async -> (status: Int?, error: String) {
+        guard case .pinned(let host, let addresses) = connection else { return await call(request, with: client) }
+        var outcome: (status: Int?, error: String) = (nil, "\(host) has no address to call")
+        for address in addresses {
+            let pinned = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration(dnsOverride: [host: address]))
+            outcome = await call(request, with: pinned)
+            try? await pinned.shutdown()
+            if outcome.status != nil { break }
+        }
+        return outcome
+    }
+
+    static func call(_ request: HTTPClientRequest, with client: HTTPClient) async -> (status: Int?, error: String) {
+        var status: Int?
+        do {
+            let response = try await client.execute(request, timeout: Self.timeout)
+            status = Int(response.status.code)
+            // The answer's body is not kept: read (up to 64 KiB) and dropped.
+            var read = 0
+            for try await part in response.body {
+                read += part.readableBytes
+                if read > 64 * 1024 { break }
+            }
+            return (status, (200...299).contains(status ?? 0) ? "" : "the receiver answered \(status ?? 0)")
+        } catch let failure {
+            return (status, status == nil ? String(describing: failure).prefix(300).description : "")
         }
     }
 
@@ -283,9 +297,10 @@ public struct WebhookDeliverer: Service {
 
     /// Where a delivery connects.
     enum Connection: Equatable {
-        /// To this address, checked, for this host name: the client does not look the name up
-        /// again.
-        case pinned(host: String, address: String)
+        /// To these addresses, checked, for this host name, one after the other (the first of
+        /// each family the name resolved to, in the resolver's order): the client does not look
+        /// the name up again.
+        case pinned(host: String, addresses: [String])
         /// As the URL says: an address, checked; or any host, private networks being allowed.
         case direct
         /// Not at all, and why (the host resolves to an address in a private range, or not at all).
@@ -293,17 +308,20 @@ public struct WebhookDeliverer: Service {
     }
 
     /// Where the URL's host may be called now, checked right before each call: every address it
-    /// resolves to must be public (unless private networks are allowed), and the call goes to the
-    /// first of them.
+    /// resolves to must be public (unless private networks are allowed), and the call goes to
+    /// those addresses only.
     static func connection(for url: String, allowPrivate: Bool) async -> Connection {
         guard !allowPrivate else { return .direct }
         guard let name = hostAsCalled(url) else { return .refused("the URL has no host") }
         let addresses = await Task.detached { resolve(name) }.value
-        guard let first = addresses.first else { return .refused("\(name) does not resolve") }
+        if addresses.isEmpty { return .refused("\(name) does not resolve") }
         if let bad = addresses.first(where: { !$0.isPublic }) {
             return .refused("\(name) resolves to an address in a private or reserved range (\(bad.bytes.count == 4 ? bad.text : "IPv6"))")
         }
-        return IPAddress(name) == nil ? .pinned(host: name, address: first.text) : .direct
+        guard IPAddress(name) == nil else { return .direct }
+        var picked: [IPAddress] = []
+        for address in addresses where !picked.contains(where: { $0.bytes.count == address.bytes.count }) { picked.append(address) }
+        return .pinned(host: name, addresses: picked.map(\.text))
     }
 
     /// The host name as the HTTP client reads it from the URL (`URL.host`, IPv6 brackets

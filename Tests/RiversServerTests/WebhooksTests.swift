@@ -136,6 +136,16 @@ struct WebhooksTests {
             #expect(status == .noContent, "\(spelling) (pinned as \(name)) did not reach the pinned address")
         }
         #expect(receiver.calls.withLockedValue { $0.count } == spellings.count)
+
+        // A host's addresses are tried in turn while none answers (nothing listens on ::1 here).
+        var request = HTTPClientRequest(url: "http://hooks.rivers.invalid:\(port)/hook")
+        request.method = .POST
+        request.body = .bytes(ByteBuffer(string: "{}"))
+        let unused = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration())
+        let outcome = await WebhookDeliverer.call(request, connection: .pinned(host: "hooks.rivers.invalid", addresses: ["::1", "127.0.0.1"]), client: unused)
+        try await unused.shutdown()
+        #expect(outcome.status == 204 && outcome.error.isEmpty, "\(outcome)")
+        #expect(receiver.calls.withLockedValue { $0.count } == spellings.count + 1)
     }
 
     @Test("a publish reaches a receiver that fails twice on the third try, signed per Standard Webhooks; nothing is sent for a change that rolled back")
