@@ -188,4 +188,34 @@ struct FamilyAPITests {
             #expect(bad["field"] == "limit")
         }
     }
+
+    @Test("a family or layout stored under older rules takes a patch onto its stored form, and says what no longer reads")
+    func storedUnderOlderRules() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            let layout = try await api.create("layouts", ["name": "L", "family": "FAMILY_1", "ui_components": [component("list")]])
+            let layoutId = try #require(layout["id"]?.stringValue)
+            // Rules made stricter since these were saved: a column count, a component type.
+            let client = try await TestDatabase.client()
+            try await client.query(
+                "UPDATE families SET body = jsonb_set(body, '{cell_styles,0,columns}', '0') WHERE app_id = \(api.app.id)::uuid AND id = 'FAMILY_1'",
+                logger: testLogger)
+            try await client.query(
+                """
+                UPDATE layouts SET body = jsonb_set(body, '{ui_components,0,component_type}', '"retired"')
+                WHERE app_id = \(api.app.id)::uuid AND id = \(layoutId)
+                """, logger: testLogger)
+
+            let family = try await api.request(.patch, "families/FAMILY_1", json: ["name": "Renamed"])
+            #expect(family.status == .unprocessableContent && family.pointers == ["/cell_styles/0/columns"], "\(family.text)")
+            let mended = try await api.request(
+                .patch, "families/FAMILY_1", json: ["name": "Renamed", "cell_styles": [["id": "LIST_1", "columns": 1, "height": 80], ["id": "GRID_1", "columns": 2, "aspect_ratio": 1.5]]])
+            #expect(mended.status == .ok && mended["name"] == "Renamed", "\(mended.text)")
+
+            let renamed = try await api.request(.patch, "layouts/\(layoutId)", json: ["name": "Renamed"])
+            #expect(renamed.status == .unprocessableContent && renamed.pointers == ["/ui_components/0/component_type"], "\(renamed.text)")
+            let replaced = try await api.request(.patch, "layouts/\(layoutId)", json: ["ui_components": [component("grid", ["GRID_1"])]])
+            #expect(replaced.status == .ok && replaced["ui_components"]?.arrayValue?.first?["component_type"] == "grid", "\(replaced.text)")
+        }
+    }
 }
