@@ -150,9 +150,13 @@ def test_a_rule_sends_an_old_app_version_to_a_pinned_version(browser, api):
     wait(browser, lambda d: "This app has no channel qa" in target_field.text, message="server problem at the target")
     assert "Rule 2" in css(browser, "#rules-errors").text
     # Move the second rule up and back, then point it at staging and save.
+    # (A move draws the list again: each control is looked for once the move has been drawn.)
+    def target_of(d, i):
+        return Select(css(d, f"#rule-{i}-target")).first_selected_option.get_attribute("value")
     click(browser, css(browser, "button[aria-label='Move rule 2 up']"))
-    assert Select(css(browser, "#rule-0-target")).first_selected_option.get_attribute("value") == "channel:qa"
+    wait(browser, lambda d: target_of(d, 0) == "channel:qa", message="the second rule moved up")
     click(browser, css(browser, "button[aria-label='Move rule 1 down']"))
+    wait(browser, lambda d: target_of(d, 1) == "channel:qa", message="and back down")
     Select(css(browser, "#rule-1-target")).select_by_value("channel:staging")
     click(browser, css(browser, "#save-rules"))
     wait(browser, lambda d: css(d, "#rules-state").text.startswith("Saved"), message="rules saved")
