@@ -221,12 +221,12 @@ public struct WebhookDeliverer: Service {
         var status: Int?
         var error = ""
         var final = false
+        let problem = delivery.enabled ? WebhookTarget.problem(delivery.url, allowPrivate: allowPrivate) : nil
         // Looked up once, here: what is checked is what is called.
-        let connection: Connection = delivery.enabled && WebhookTarget.problem(delivery.url, allowPrivate: allowPrivate) == nil
-            ? await Self.connection(for: delivery.url, allowPrivate: allowPrivate) : .direct
+        let connection: Connection = delivery.enabled && problem == nil ? await Self.connection(for: delivery.url, allowPrivate: allowPrivate) : .direct
         if !delivery.enabled {
             (error, final) = ("the webhook is disabled", true)
-        } else if let problem = WebhookTarget.problem(delivery.url, allowPrivate: allowPrivate) {
+        } else if let problem {
             (error, final) = ("the URL \(problem)", true)
         } else if case .refused(let why) = connection {
             error = why

@@ -9,10 +9,15 @@ import Testing
 struct WebhookServiceTests {
     let appId = "77777777-7777-4777-8777-777777777777"
 
-    @Test func everyMoveOfAChannelIsDeliveredToTheWebhooksThatTakeItsEvent() async throws {
+    /// An app "hooked" with no content, and the webhook use cases over it.
+    func hookedApp() -> (InMemoryContent, WebhookService) {
         let storage = InMemoryContent()
         storage.addApp(id: appId, slug: "hooked")
-        let webhooks = WebhookService(storage: storage)
+        return (storage, WebhookService(storage: storage))
+    }
+
+    @Test func everyMoveOfAChannelIsDeliveredToTheWebhooksThatTakeItsEvent() async throws {
+        let (storage, webhooks) = hookedApp()
         let (published, _) = try await webhooks.create(
             appId: appId, url: "https://hooks.example.com/a", description: "", events: ["version.published"], createdBy: "ann")
         let (rolledBack, _) = try await webhooks.create(
@@ -44,9 +49,7 @@ struct WebhookServiceTests {
     }
 
     @Test func aWebhookIsMadeChangedRotatedPingedAndRemoved() async throws {
-        let storage = InMemoryContent()
-        storage.addApp(id: appId, slug: "hooked")
-        let webhooks = WebhookService(storage: storage)
+        let (storage, webhooks) = hookedApp()
         let (hook, secret) = try await webhooks.create(
             appId: appId, url: "https://hooks.example.com/rivers", description: "CDN purge", events: ["version.published"], createdBy: "ann")
         #expect(secret.hasPrefix("whsec_") && Data(base64Encoded: String(secret.dropFirst(6)))?.count == 32)
