@@ -95,6 +95,7 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOPosix", package: "swift-nio"),
         ]),
     ]
 )

@@ -1,3 +1,4 @@
+import Atomics
 import AsyncHTTPClient
 import Crypto
 import Foundation
@@ -240,8 +241,7 @@ public struct WebhookDeliverer: Service {
             request.headers.add(name: "webhook-id", value: delivery.id)
             request.headers.add(name: "webhook-timestamp", value: String(timestamp))
             request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: delivery.secrets))
-            request.body = .bytes(ByteBuffer(bytes: body))
-            (status, error) = await Self.call(request, connection: connection, client: client)
+            (status, error) = await Self.call(request, body: ByteBuffer(bytes: body), connection: connection, client: client)
         }
         let elapsed = ContinuousClock.now - started
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
@@ -256,18 +256,50 @@ public struct WebhookDeliverer: Service {
 
     /// Sends one attempt: its status (nil when no answer came) and what went wrong ("" for a 2xx).
     /// A host name is called at the addresses checked for it, each with a client of its own told
-    /// that address (TLS still checks the certificate against the name): the next one when the
-    /// one before gave no answer at all, as a client trying a host's addresses in turn would.
-    static func call(_ request: HTTPClientRequest, connection: Connection, client: HTTPClient) async -> (status: Int?, error: String) {
-        guard case .pinned(let host, let addresses) = connection else { return await call(request, with: client) }
+    /// that address (TLS still checks the certificate against the name). The next address is
+    /// tried only while the request has reached none: once a connection took its head, the
+    /// receiver may act on it, and sending it elsewhere too would deliver it twice in one attempt.
+    static func call(_ request: HTTPClientRequest, body: ByteBuffer, connection: Connection, client: HTTPClient) async -> (status: Int?, error: String) {
+        guard case .pinned(let host, let addresses) = connection else {
+            var request = request
+            request.body = .bytes(body)
+            return await call(request, with: client)
+        }
         var outcome: (status: Int?, error: String) = (nil, "\(host) has no address to call")
         for address in addresses {
-            let pinned = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration(dnsOverride: [host: address]))
+            let pinned = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration(dnsOverride: [host: address], retryingConnections: false))
+            let watched = WatchedBody(body)
+            var request = request
+            request.body = .stream(watched, length: .known(Int64(body.readableBytes)))
             outcome = await call(request, with: pinned)
             try? await pinned.shutdown()
-            if outcome.status != nil { break }
+            if outcome.status != nil || watched.started { break }
         }
         return outcome
+    }
+
+    /// A request body that notes when the client first asks for it: the client asks once a
+    /// connection has taken the request's head (AsyncHTTPClient streams a body after its head).
+    final class WatchedBody: AsyncSequence, Sendable {
+        typealias Element = ByteBuffer
+        private let bytes: ByteBuffer
+        private let asked = ManagedAtomic(false)
+        var started: Bool { asked.load(ordering: .acquiring) }
+
+        init(_ bytes: ByteBuffer) { self.bytes = bytes }
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let body: WatchedBody
+            var done = false
+            mutating func next() async -> ByteBuffer? {
+                body.asked.store(true, ordering: .releasing)
+                if done { return nil }
+                done = true
+                return body.bytes
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: self) }
     }
 
     static func call(_ request: HTTPClientRequest, with client: HTTPClient) async -> (status: Int?, error: String) {
@@ -288,10 +320,13 @@ public struct WebhookDeliverer: Service {
     }
 
     /// The client's settings: no redirects, bounded waits; `dnsOverride` pins host names to
-    /// addresses.
-    static func configuration(dnsOverride: [String: String] = [:]) -> HTTPClient.Configuration {
+    /// addresses. A client that does not retry connections fails a request at the first refused
+    /// or timed-out connection (one that does keeps trying until the request's deadline): a
+    /// pinned client, whose caller tries the next address itself.
+    static func configuration(dnsOverride: [String: String] = [:], retryingConnections: Bool = true) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: Self.timeout))
         configuration.dnsOverride = dnsOverride
+        configuration.connectionPool.retryConnectionEstablishment = retryingConnections
         return configuration
     }
 

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import RiversCore
 import RiversStore
 import Testing
@@ -47,6 +48,18 @@ final class WebhookReceiver: Sendable {
     }
 
     func stop() { task.withLockedValue { $0?.cancel() } }
+}
+
+/// Closes a connection as soon as it receives anything (a receiver that took a request and
+/// answered nothing), counting the requests it took.
+private final class CloseOnRead: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let reads: NIOLockedValueBox<Int>
+    init(reads: NIOLockedValueBox<Int>) { self.reads = reads }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        reads.withLockedValue { $0 += 1 }
+        context.close(promise: nil)
+    }
 }
 
 @Suite("Webhooks", .serialized)
@@ -137,15 +150,35 @@ struct WebhooksTests {
         }
         #expect(receiver.calls.withLockedValue { $0.count } == spellings.count)
 
-        // A host's addresses are tried in turn while none answers (nothing listens on ::1 here).
+        // A host's addresses are tried in turn while none took the request (nothing listens on
+        // ::1 here), and a refused one is left at once (a client retrying connections would wait
+        // out its connect timeout of 5 s).
         var request = HTTPClientRequest(url: "http://hooks.rivers.invalid:\(port)/hook")
         request.method = .POST
-        request.body = .bytes(ByteBuffer(string: "{}"))
         let unused = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration())
-        let outcome = await WebhookDeliverer.call(request, connection: .pinned(host: "hooks.rivers.invalid", addresses: ["::1", "127.0.0.1"]), client: unused)
-        try await unused.shutdown()
+        let started = ContinuousClock.now
+        let outcome = await WebhookDeliverer.call(
+            request, body: ByteBuffer(string: "{}"), connection: .pinned(host: "hooks.rivers.invalid", addresses: ["::1", "127.0.0.1"]), client: unused)
         #expect(outcome.status == 204 && outcome.error.isEmpty, "\(outcome)")
+        #expect(ContinuousClock.now - started < .seconds(4), "a refused address held the attempt")
         #expect(receiver.calls.withLockedValue { $0.count } == spellings.count + 1)
+
+        // An address that took the request and closed without an answer is not followed by the
+        // next one: the receiver there may have acted on it (one attempt, one delivery at most).
+        let silentReads = NIOLockedValueBox(0)
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(CloseOnRead(reads: silentReads)) }
+            }
+            .bind(host: "127.0.0.2", port: port).get()
+        defer { silent.close(promise: nil) }
+        let dropped = await WebhookDeliverer.call(
+            request, body: ByteBuffer(string: "{}"), connection: .pinned(host: "hooks.rivers.invalid", addresses: ["127.0.0.2", "127.0.0.1"]), client: unused)
+        #expect(dropped.status == nil && !dropped.error.isEmpty, "\(dropped)")
+        #expect(silentReads.withLockedValue { $0 } == 1)
+        #expect(receiver.calls.withLockedValue { $0.count } == spellings.count + 1, "the request went to a second address")
+        try await unused.shutdown()
     }
 
     @Test("a publish reaches a receiver that fails twice on the third try, signed per Standard Webhooks; nothing is sent for a change that rolled back")
