@@ -279,7 +279,14 @@ public struct Screen: Sendable, Hashable {
         } else if r.has("hooks"), let read = ScreenHooks.read(r.object["hooks"]!, at: r.at("hooks"), problems: problems, base: base?.hooks) {
             hooks = read
         }
-        let navigations = given("navigations") ? r.list("navigations") { Navigation.read($0, at: $1, problems: problems) } : base!.navigations
+        var navigationPlace = 0
+        // In a document, a navigation without an id gets `<screen id>-nav-<its 1-based place>`.
+        let navigations = given("navigations")
+            ? r.list("navigations") { json, pointer in
+                navigationPlace += 1
+                return Navigation.read(json, at: pointer, problems: problems, generatedId: document ? "\(id ?? "")-nav-\(navigationPlace)" : nil)
+            }
+            : base!.navigations
         checkPlugins(navigations: navigations, hooks: hooks, at: r, options: options, sent: given)
         let pluginVersion = document ? nil : given("plugin_version") ? r.string("plugin_version", nonEmpty: true) : base!.pluginVersion
         let components: [Component]

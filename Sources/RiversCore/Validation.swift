@@ -268,10 +268,10 @@ public struct ObjectReader {
         return result
     }
 
-    /// A non-empty id as given, or a new UUID when the member is absent (ids are generated for
-    /// what the caller did not name).
-    public func idOrGenerated(_ key: String = "id") -> String? {
-        guard has(key) else { return UUIDText.random() }
+    /// A non-empty id as given, or when the member is absent `generated` or else a new UUID (ids
+    /// are generated for what the caller did not name).
+    public func idOrGenerated(_ key: String = "id", generated: String? = nil) -> String? {
+        guard has(key) else { return generated ?? UUIDText.random() }
         return string(key, nonEmpty: true)
     }
 

@@ -269,6 +269,35 @@ import Testing
         #expect(app.screens[1].data == [:])
     }
 
+    @Test("navigations and nav items without ids get ids from their screen and place, the same on every import")
+    func navigationIdsAreRepeatable() throws {
+        let document: JSONValue = [
+            ["id": .string(S.homeId), "name": "A", "navigations": [
+                ["category": "nav_bar", "navigation_type": "navigation_bar", "nav_items": [
+                    ["title": "One", "type": "button"],
+                    ["id": "kept", "title": "Two", "type": "nested_menu", "nav_items": [["title": "Three", "type": "button"]]],
+                    ["title": "Four", "type": "nested_menu", "nav_items": [["title": "Five", "type": "button"]]],
+                ]],
+                ["id": "menu", "category": "menu", "navigation_type": "two_level_rn_menu", "nav_items": [["title": "Six", "type": "button"]]],
+            ]],
+        ]
+        let app = try Self.importing(document)
+        let navigations = try #require(app.screens.first?.navigations)
+        let bar = "\(S.homeId)-nav-1"
+        #expect(navigations.map(\.id) == [bar, "menu"])
+        #expect(navigations[0].navItems.map(\.id) == ["\(bar)-1", "kept", "\(bar)-3"])
+        #expect(navigations[0].navItems[1].navItems.map(\.id) == ["\(bar)-2-1"])
+        #expect(navigations[0].navItems[2].navItems.map(\.id) == ["\(bar)-3-1"])
+        #expect(navigations[1].navItems.map(\.id) == ["menu-1"])
+        #expect(try Self.importing(document) == app)
+        // A body of the API still gets random ids: they are not derived from a place that changes.
+        let problems = Problems()
+        let navigation = try #require(Navigation.read(
+            ["category": "menu", "navigation_type": "two_level_rn_menu", "nav_items": [["title": "x", "type": "button"]]], at: "", problems: problems),
+            "\(problems.errors)")
+        #expect(UUIDText.normalize(navigation.id) != nil && UUIDText.normalize(navigation.navItems[0].id) != nil)
+    }
+
     @Test func valuesWithoutAPlaceAreKeptAndWarnedAbout() throws {
         let original: JSONValue = [[
             "id": .string(S.homeId), "name": "A", "home_offline": true, "ui_tag": "screen",

@@ -149,11 +149,14 @@ public struct Navigation: Sendable, Hashable {
 
     static let keys: Set<String> = ["id", "name", "category", "navigation_type", "styles", "rules", "assets", "nav_items"]
 
-    public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> Navigation? {
+    /// `generatedId`: the id of a navigation that has none, and the start of its items' (`<id>-2`,
+    /// `<id>-2-1` for the first item nested in the second): given when reading a document, so
+    /// that importing one twice gives the same ids; nil makes random ones.
+    public static func read(_ json: JSONValue, at pointer: String, problems: Problems, generatedId: String? = nil) -> Navigation? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
         let extra = r.extras(documentKeys: keys)
-        let id = r.idOrGenerated()
+        let id = r.idOrGenerated(generated: generatedId)
         let name = r.string("name", maxLength: Limits.maxNameLength)
         var category: NavigationCategory?
         if let s = r.string("category", required: true) {
@@ -164,7 +167,7 @@ public struct Navigation: Sendable, Hashable {
         let styles = r.freeObject("styles")
         let rules = r.freeObject("rules")
         let assets = r.freeObject("assets")
-        let items = r.list("nav_items") { NavItem.read($0, at: $1, problems: problems) }
+        let items = NavItem.readList(r, problems: problems, generatedIdPrefix: generatedId.map { _ in id ?? "" })
 
         // Nav item ids are unique within the navigation, nested items included.
         var firstSeen: [String: String] = [:]
@@ -323,11 +326,11 @@ public struct NavItem: Sendable, Hashable {
 
     static let keys: Set<String> = ["id", "title", "type", "position", "data", "assets", "styles", "rules", "nav_items"]
 
-    public static func read(_ json: JSONValue, at pointer: String, problems: Problems) -> NavItem? {
+    public static func read(_ json: JSONValue, at pointer: String, problems: Problems, generatedId: String? = nil) -> NavItem? {
         guard let r = ObjectReader(json, at: pointer, problems: problems) else { return nil }
         let before = problems.count
         let extra = r.extras(documentKeys: keys)
-        let id = r.idOrGenerated()
+        let id = r.idOrGenerated(generated: generatedId)
         // `position` is accepted as sent back, but the order of the list decides it.
         _ = r.integer("position", minimum: 1)
         // Required, but may be empty (an icon-only item).
@@ -338,11 +341,21 @@ public struct NavItem: Sendable, Hashable {
         let assets = r.freeObject("assets")
         let styles = r.freeObject("styles")
         let rules = r.freeObject("rules")
-        let items = r.list("nav_items") { NavItem.read($0, at: $1, problems: problems) }
+        let items = readList(r, problems: problems, generatedIdPrefix: generatedId)
         guard problems.count == before, let id, let title, let type else { return nil }
         var item = NavItem(id: id, title: title, type: type, data: data, assets: assets, styles: styles, rules: rules, navItems: items)
         item.extra = extra
         return item
+    }
+
+    /// The `nav_items` of `r`; an item without an id gets `<generatedIdPrefix>-<its 1-based place>`
+    /// when a prefix is given (a document), a random one otherwise.
+    static func readList(_ r: ObjectReader, problems: Problems, generatedIdPrefix: String?) -> [NavItem] {
+        var place = 0
+        return r.list("nav_items") { json, pointer in
+            place += 1
+            return NavItem.read(json, at: pointer, problems: problems, generatedId: generatedIdPrefix.map { "\($0)-\(place)" })
+        }
     }
 
     /// The item at `position` (1-based) of its list: clients match items by it (the QA reader
