@@ -12,6 +12,8 @@
 #     compared through the same client.
 #     For scale, the 304 is also asked of RiversNIOFloor: SwiftNIO answering our 304's bytes to
 #     every request head, with nothing else to do (the most a SwiftNIO server can reach here).
+#     Beside each rate, each server's CPU time per request in the same rounds (from /proc): a
+#     neighbour that takes the core away lowers a rate but not the time an answer costs.
 #  4. (for information) gzip 200 and 304 again against a second pair of servers with their
 #     defaults (a worker or event loop per core) and no pinning.
 # Parts 2 and 3 give each server the same share of the machine: one nginx worker, one rivers event
@@ -131,33 +133,53 @@ wrk_rps() { ${on_client_cores[@]+"${on_client_cores[@]}"} wrk -t1 -c"$CONNECTION
 ab_rps() { ${on_client_cores[@]+"${on_client_cores[@]}"} ab -q -k -c"$CONNECTIONS" -t"$DURATION" -n 100000000 "$@" 2>/dev/null | awk '/Requests per second/{print $4}'; }
 ratio() { echo "$1 / $2" | bc -l; }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# The server's CPU time per request, beside requests per second: the time a server spends on
+# each answer, which a neighbour taking the core away does not change (it lowers the rate), so
+# its ratio swings less between rounds. Every server here is the bottleneck (each runs its core
+# at about 100% under wrk), so the two ratios tell the same thing when the machine is quiet.
+hz=$(getconf CLK_TCK)
+nginx_worker=$(pgrep -P "$(cat "$tmp/nginx.pid")" | head -1)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime, every thread
+# measure PID TOOL ARGS...: runs TOOL (it prints requests per second) and sets m_rps and m_us,
+# the CPU microseconds process PID spent per request meanwhile.
+measure() {
+  local pid=$1 before after; shift
+  before=$(cpu_ticks "$pid"); m_rps=$("$@"); after=$(cpu_ticks "$pid")
+  m_us=$(echo "($after - $before) * 1000000 / $hz / ($m_rps * $DURATION)" | bc -l)
+}
+# report LABEL: the figure from the rounds in rs/ns (requests per second) and rc/nc (CPU µs per
+# request) of rivers and of nginx: medians, the median of the rounds' ratios (nginx's CPU per
+# request ÷ ours, so that 1 means as fast) and each round's ratio.
+report() {
+  local qs=() cs=() i
+  for i in "${!rs[@]}"; do qs+=("$(ratio "${rs[$i]}" "${ns[$i]}")"); cs+=("$(ratio "${nc[$i]}" "${rc[$i]}")"); done
+  printf "%-22s %12s %12s %8.2f   (rounds: %s)\n" "$1" "$(median "${rs[@]}")" "$(median "${ns[@]}")" "$(median "${qs[@]}")" "$(printf '%.2f ' "${qs[@]}")"
+  printf "%-22s %12.2f %12.2f %8.2f   (rounds: %s)\n" "  CPU µs per request" "$(median "${rc[@]}")" "$(median "${nc[@]}")" "$(median "${cs[@]}")" "$(printf '%.2f ' "${cs[@]}")"
+  last_rivers=$(median "${rs[@]}")
+}
 # One figure: ROUNDS rounds, each measuring rivers then nginx back to back (a noisy neighbour then
-# hurts both alike); prints the medians of both and of the rounds' ratios.
+# hurts both alike).
 compare() {
   local label=$1 tool=$2 ours=$3 theirs=$4; shift 4
-  local rs=() ns=() qs=()
+  rs=(); ns=(); rc=(); nc=()
   for _ in $(seq "$ROUNDS"); do
-    local r n
-    r=$("$tool" "$@" $ours); n=$("$tool" "$@" $theirs)
-    rs+=("$r"); ns+=("$n"); qs+=("$(ratio "$r" "$n")")
+    measure "$server_pid" "$tool" "$@" $ours; rs+=("$m_rps"); rc+=("$m_us")
+    measure "$nginx_worker" "$tool" "$@" $theirs; ns+=("$m_rps"); nc+=("$m_us")
   done
-  printf "%-22s %12s %12s %8.2f   (rounds: %s)\n" "$label" "$(median "${rs[@]}")" "$(median "${ns[@]}")" "$(median "${qs[@]}")" \
-    "$(printf '%.2f ' "${qs[@]}")"
-  last_rivers=$(median "${rs[@]}")
+  report "$label"
 }
 printf "%-22s %12s %12s %8s\n" "" "rivers r/s" "nginx r/s" "ratio"
 compare "gzip 200" wrk_rps "$url" "$nginx_url" -H 'Accept-Encoding: gzip'; r_gzip=$last_rivers
 # The 304 needs each server's own ETag: one compare per server would not pair the rounds.
-rs=(); ns=(); qs=(); fs=(); fqs=()
+rs=(); ns=(); rc=(); nc=(); fs=(); fc=()
 for _ in $(seq "$ROUNDS"); do
-  r=$(wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url")
-  n=$(wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url")
-  f=$(wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$floor_url")
-  rs+=("$r"); ns+=("$n"); qs+=("$(ratio "$r" "$n")"); fs+=("$f"); fqs+=("$(ratio "$f" "$n")")
+  measure "$server_pid" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url"; rs+=("$m_rps"); rc+=("$m_us")
+  measure "$nginx_worker" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url"; ns+=("$m_rps"); nc+=("$m_us")
+  measure "$floor_pid" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$floor_url"; fs+=("$m_rps"); fc+=("$m_us")
 done
-r_304=$(median "${rs[@]}")
-printf "%-22s %12s %12s %8.2f   (rounds: %s)\n" "304 (If-None-Match)" "$r_304" "$(median "${ns[@]}")" "$(median "${qs[@]}")" "$(printf '%.2f ' "${qs[@]}")"
-printf "%-22s %12s %12s %8.2f   (rounds: %s)\n" "SwiftNIO floor, 304" "$(median "${fs[@]}")" "$(median "${ns[@]}")" "$(median "${fqs[@]}")" "$(printf '%.2f ' "${fqs[@]}")"
+report "304 (If-None-Match)"; r_304=$last_rivers
+rs=("${fs[@]}"); rc=("${fc[@]}")
+report "SwiftNIO floor, 304"
 # Mixed connections (a pooled proxy connection carries API calls too): the first request on each
 # connection is GET /health (nginx answers its 404 page), every later one the document, gzip 200
 # and 304. The figure to compare is ours mixed against ours fresh (the same speed is the target).
@@ -174,14 +196,12 @@ LUA
 mixed_rps() { ${on_client_cores[@]+"${on_client_cores[@]}"} wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$tmp/mixed.lua" "$@" -- "$CONNECTIONS" | awk '/Requests\/sec/{print $2}'; }
 r_fresh_gzip=$r_gzip
 compare "gzip 200, mixed" mixed_rps "$url" "$nginx_url" -H 'Accept-Encoding: gzip'; r_mixed_gzip=$last_rivers
-rs=(); ns=(); qs=()
+rs=(); ns=(); rc=(); nc=()
 for _ in $(seq "$ROUNDS"); do
-  r=$(mixed_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url")
-  n=$(mixed_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url")
-  rs+=("$r"); ns+=("$n"); qs+=("$(ratio "$r" "$n")")
+  measure "$server_pid" mixed_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url"; rs+=("$m_rps"); rc+=("$m_us")
+  measure "$nginx_worker" mixed_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url"; ns+=("$m_rps"); nc+=("$m_us")
 done
-r_mixed_304=$(median "${rs[@]}")
-printf "%-22s %12s %12s %8.2f   (rounds: %s)\n" "304, mixed" "$r_mixed_304" "$(median "${ns[@]}")" "$(median "${qs[@]}")" "$(printf '%.2f ' "${qs[@]}")"
+report "304, mixed"; r_mixed_304=$last_rivers
 printf "ours: mixed ÷ fresh, gzip 200 %.2f, 304 %.2f (target: 1, within noise)\n" "$(ratio "$r_mixed_gzip" "$r_fresh_gzip")" "$(ratio "$r_mixed_304" "$r_304")"
 r_404=$(wrk_rps -H 'Accept-Encoding: gzip' "http://127.0.0.1:$app_port/rivers/no-such-app/rivers.json")
 printf "%-22s %12s %12s\n" "404 unknown slug" "$r_404" "-"

@@ -321,11 +321,15 @@ struct PublicDocumentRequest: Equatable {
         keepAlive = !close && (!isHTTP10 || keepAliveAsked)
     }
 
+    /// Whether `text` is at `offset` in `bytes`. (A plain loop: `elementsEqual` on slices was not
+    /// specialized, 0.7% of a cached answer's time.)
     @inline(__always)
     static func has(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ text: StaticString) -> Bool {
         let count = text.utf8CodeUnitCount
-        guard offset + count <= bytes.count else { return false }
-        return text.withUTF8Buffer { bytes[offset..<(offset + count)].elementsEqual($0) }
+        guard offset >= 0, offset + count <= bytes.count else { return false }
+        let expected = text.utf8Start
+        for k in 0..<count where bytes[offset + k] != expected[k] { return false }
+        return true
     }
 
     /// `name` is `lowercased` in any case (ASCII letters only).
@@ -341,17 +345,14 @@ struct PublicDocumentRequest: Equatable {
         return true
     }
 
-    /// tchar (RFC 9110 §5.6.2).
+    /// tchar (RFC 9110 §5.6.2): `!#$%&'*+-.^_`|~`, digits and letters, as one bit per byte
+    /// (bytes 0–63, then 64–127): a shift and a test for every byte of every field name read.
     @inline(__always)
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
-        default: false
-        }
+        byte < 64 ? (tokenBytesBelow64 >> UInt64(byte)) & 1 == 1 : byte < 128 && (tokenBytesFrom64 >> UInt64(byte - 64)) & 1 == 1
     }
+    static let tokenBytesBelow64: UInt64 = 0x03ff_6cfa_0000_0000
+    static let tokenBytesFrom64: UInt64 = 0x57ff_ffff_c7ff_fffe
 
     private static func appending(_ value: UnsafeRawBufferPointer, to list: String?) -> String {
         DocumentAnswer.list(list, adding: String(decoding: value, as: UTF8.self))

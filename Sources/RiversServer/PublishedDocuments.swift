@@ -851,15 +851,15 @@ enum PublicDocumentPath {
         return target.withUTF8 { parse($0) }
     }
 
-    private static let prefix = Array("/rivers/".utf8), suffix = Array("/rivers.json".utf8)
-
     static func parse(_ target: UnsafeBufferPointer<UInt8>) -> (slug: String, number: Int?)? {
         let slash = UInt8(ascii: "/")
+        let (prefix, suffix): (StaticString, StaticString) = ("/rivers/", "/rivers.json")
         let end = target.firstIndex(of: UInt8(ascii: "?")) ?? target.count
-        guard end > prefix.count + suffix.count, target[0..<prefix.count].elementsEqual(prefix),
-            target[(end - suffix.count)..<end].elementsEqual(suffix)
+        let bytes = UnsafeRawBufferPointer(target)
+        guard end > prefix.utf8CodeUnitCount + suffix.utf8CodeUnitCount, PublicDocumentRequest.has(bytes, at: 0, prefix),
+            PublicDocumentRequest.has(bytes, at: end - suffix.utf8CodeUnitCount, suffix)
         else { return nil }
-        let middle = target[prefix.count..<(end - suffix.count)]
+        let middle = target[prefix.utf8CodeUnitCount..<(end - suffix.utf8CodeUnitCount)]
         if middle.contains(UInt8(ascii: "%")) { return nil }
         guard let cut = middle.firstIndex(of: slash) else {
             return (String(decoding: UnsafeBufferPointer(rebasing: middle), as: UTF8.self), nil)

@@ -33,6 +33,21 @@ struct PublicDocumentRequestTests {
         #expect(read(Array("GET /rivers/a/rivers.json HTTP/1.1\r\nUser-Agent: caf".utf8) + [0xE9] + Array("\r\n\r\n".utf8)) != nil)
     }
 
+    @Test("the token bytes of field names are RFC 9110's tchar, every one of the 256 byte values")
+    func tokenBytes() {
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8.min...UInt8.max {
+            #expect(PublicDocumentRequest.isTokenByte(byte) == tchar.contains(byte), "byte \(byte)")
+        }
+        // `has` finds a text only where it is whole.
+        let bytes = Array("GET /rivers/a/rivers.json".utf8)
+        bytes.withUnsafeBytes { raw in
+            #expect(PublicDocumentRequest.has(raw, at: 0, "GET ") && PublicDocumentRequest.has(raw, at: 13, "/rivers.json"))
+            #expect(!PublicDocumentRequest.has(raw, at: 14, "/rivers.json") && !PublicDocumentRequest.has(raw, at: 1, "GET "))
+            #expect(!PublicDocumentRequest.has(raw, at: 24, "ns") && PublicDocumentRequest.has(raw, at: 25, ""))
+        }
+    }
+
     @Test func keepAliveFollowsTheVersionAndConnection() throws {
         func keepAlive(_ version: String, _ fields: String = "") throws -> Bool {
             try #require(read("GET /rivers/a/rivers.json \(version)\r\n\(fields)\r\n")).keepAlive
