@@ -55,7 +55,9 @@ let package = Package(
         ]),
         // The use cases (issue 26): each one transaction over the repository protocols of
         // RiversStore, whose implementations only speak SQL (or keep things in memory for tests).
-        .target(name: "RiversServices", dependencies: ["RiversCore", "RiversStore"]),
+        .target(name: "RiversServices", dependencies: [
+            "RiversCore", "RiversStore", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // HTTP: the JSON API and the static editor, on Hummingbird.
         .target(name: "RiversServer", dependencies: [
             "RiversCore", "RiversStore", "RiversServices", "RiversLayout",

@@ -52,6 +52,9 @@ public struct ServerConfiguration: Sendable {
     /// The first wait before a failed webhook delivery is tried again, doubling each time
     /// (`WEBHOOK_RETRY_SECONDS`, 5).
     public var webhookRetrySeconds: Double = 5
+    /// How webhook secrets are kept at rest: sealed under `WEBHOOK_SECRET_KEY` (the base64 of 32
+    /// bytes) when it is set, as they are otherwise.
+    public var webhookSecretSeal = WebhookSecretSeal.none
 
     public init() {}
 
@@ -135,6 +138,13 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("WEBHOOK_RETRY_SECONDS must be a number of seconds from 0.1 to 3600 (got \"\(v.prefix(40))\")")
             }
             c.webhookRetrySeconds = n
+        }
+        if let v = env["WEBHOOK_SECRET_KEY"], !v.isEmpty {
+            do {
+                c.webhookSecretSeal = try WebhookSecretSeal(base64: v)
+            } catch {
+                throw ConfigurationError(error.description)  // the key itself is never echoed
+            }
         }
         if let v = env["PASSWORD_CHECKS_PER_ADDRESS"], !v.isEmpty {
             guard let n = Int(v), (1...Passwords.maxQueued).contains(n) else {
@@ -245,7 +255,7 @@ public func buildRouter(
     AppEventsController(store: store, hub: events, helpers: helpers).register(on: routes)
     ReleaseController(store: store, releases: ReleaseService(storage: store), helpers: helpers, documents: documents, baseURL: configuration.baseURL)
         .register(on: routes)
-    WebhookController(store: store, webhooks: WebhookService(storage: store), helpers: helpers, allowPrivate: configuration.webhookPrivateNetworks).register(on: routes)
+    WebhookController(store: store, webhooks: WebhookService(storage: store, seal: configuration.webhookSecretSeal), helpers: helpers, allowPrivate: configuration.webhookPrivateNetworks).register(on: routes)
     return router
 }
 
@@ -292,7 +302,7 @@ public func buildApplication(
         ScheduleRunner(releases: ReleaseService(storage: store), documents: documents, logger: logger),
         WebhookDeliverer(
             store: store, logger: logger, retry: WebhookRetry(base: configuration.webhookRetrySeconds),
-            allowPrivate: configuration.webhookPrivateNetworks))
+            allowPrivate: configuration.webhookPrivateNetworks, seal: configuration.webhookSecretSeal))
     if let metricsServer { app.addServices(metricsServer) }
     return app
 }

@@ -167,17 +167,23 @@ public struct WebhookDeliverer: Service {
     let logger: Logger
     let retry: WebhookRetry
     let allowPrivate: Bool
+    /// Opens the secrets sealed at rest (`WEBHOOK_SECRET_KEY`).
+    let seal: WebhookSecretSeal
     var interval: Duration = .seconds(1)
 
     /// How long a claimed delivery is held before another process may take it (a process died).
     static let leaseSeconds = 60
     static let timeout: TimeAmount = .seconds(10)
 
-    public init(store: any WebhookOutbox, logger: Logger, retry: WebhookRetry = WebhookRetry(), allowPrivate: Bool = false, interval: Duration = .seconds(1)) {
+    public init(
+        store: any WebhookOutbox, logger: Logger, retry: WebhookRetry = WebhookRetry(), allowPrivate: Bool = false, seal: WebhookSecretSeal = .none,
+        interval: Duration = .seconds(1)
+    ) {
         self.store = store
         self.logger = logger
         self.retry = retry
         self.allowPrivate = allowPrivate
+        self.seal = seal
         self.interval = interval
     }
 
@@ -232,16 +238,22 @@ public struct WebhookDeliverer: Service {
         } else if case .refused(let why) = connection {
             error = why
         } else {
-            let timestamp = Int(Date().timeIntervalSince1970)
-            let body = Array(delivery.payload.utf8)
-            var request = HTTPClientRequest(url: delivery.url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "User-Agent", value: "Rivers-Webhooks/1")
-            request.headers.add(name: "webhook-id", value: delivery.id)
-            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
-            request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: delivery.secrets))
-            (status, error) = await Self.call(request, body: ByteBuffer(bytes: body), connection: connection, client: client)
+            switch secrets(of: delivery) {
+            case .failure(let sealed):
+                // Tried again later: the key may be set right by then.
+                error = sealed.description
+            case .success(let secrets):
+                let timestamp = Int(Date().timeIntervalSince1970)
+                let body = Array(delivery.payload.utf8)
+                var request = HTTPClientRequest(url: delivery.url)
+                request.method = .POST
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.headers.add(name: "User-Agent", value: "Rivers-Webhooks/1")
+                request.headers.add(name: "webhook-id", value: delivery.id)
+                request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+                request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: secrets))
+                (status, error) = await Self.call(request, body: ByteBuffer(bytes: body), connection: connection, client: client)
+            }
         }
         let elapsed = ContinuousClock.now - started
         let ms = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
@@ -252,6 +264,15 @@ public struct WebhookDeliverer: Service {
         } catch {
             logger.warning("recording a webhook attempt failed (it will be tried again when its lease ends): \(String(reflecting: error))")
         }
+    }
+
+    /// The secrets a delivery is signed with, opened (they may be sealed at rest).
+    func secrets(of delivery: DueDelivery) -> Result<[String], WebhookSecretSeal.Failure> {
+        var secrets: [String] = []
+        for stored in delivery.secrets {
+            do { secrets.append(try seal.open(stored, appId: delivery.appId)) } catch { return .failure(error) }
+        }
+        return .success(secrets)
     }
 
     /// Sends one attempt: its status (nil when no answer came) and what went wrong ("" for a 2xx).

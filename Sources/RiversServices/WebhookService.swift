@@ -9,8 +9,13 @@ import RiversStore
 /// read (`WebhookTarget`) and again before each delivery.
 public struct WebhookService: Sendable {
     let storage: any WebhookStorage
+    /// How secrets are kept at rest (sealed when `WEBHOOK_SECRET_KEY` is set).
+    let seal: WebhookSecretSeal
 
-    public init(storage: any WebhookStorage) { self.storage = storage }
+    public init(storage: any WebhookStorage, seal: WebhookSecretSeal = .none) {
+        self.storage = storage
+        self.seal = seal
+    }
 
     /// How long the secret before a rotation keeps signing beside the new one.
     public static let rotationOverlapSeconds = 24 * 3600
@@ -26,9 +31,10 @@ public struct WebhookService: Sendable {
     /// A new webhook and its secret (shown once).
     public func create(appId: String, url: String, description: String, events: [String], createdBy: String) async throws -> (webhook: Webhook, secret: String) {
         let secret = Self.newSecret()
+        let stored = try seal.seal(secret, appId: appId)
         let hook = try await storage.withWebhooks(appId: appId) { tx in
             try AppCaps.refuseAtCap(try await tx.webhookCount(), limit: Limits.maxWebhooksPerApp, "webhooks")
-            return try await tx.insertWebhook(url: url, description: description, events: events, secret: secret, createdBy: createdBy)
+            return try await tx.insertWebhook(url: url, description: description, events: events, secret: stored, createdBy: createdBy)
         }
         return (hook, secret)
     }
@@ -55,8 +61,9 @@ public struct WebhookService: Sendable {
     /// A new secret (shown once); the one it replaces keeps signing for a day beside it.
     public func rotateSecret(appId: String, id: String) async throws -> (webhook: Webhook, secret: String) {
         let secret = Self.newSecret()
+        let stored = try seal.seal(secret, appId: appId)
         let hook = try await storage.withWebhooks(appId: appId) { tx in
-            guard let hook = try await tx.rotateSecret(id: id, to: secret, overlapSeconds: Self.rotationOverlapSeconds) else { throw Self.notFound(id) }
+            guard let hook = try await tx.rotateSecret(id: id, to: stored, overlapSeconds: Self.rotationOverlapSeconds) else { throw Self.notFound(id) }
             return hook
         }
         return (hook, secret)
@@ -81,6 +88,28 @@ public struct WebhookService: Sendable {
                 throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook")
             }
             return delivery
+        }
+    }
+}
+
+extension WebhookService {
+    /// Seals every stored secret that is not sealed yet (written before `WEBHOOK_SECRET_KEY` was
+    /// set), a page at a time; how many webhooks it sealed. Each webhook is one write, made only
+    /// while its secrets are still those read (a rotation in between wins). Every app's, or
+    /// `appId`'s only. Nothing without a key.
+    public static func sealStoredSecrets(in storage: any WebhookSecretStorage, with seal: WebhookSecretSeal, appId: String? = nil) async throws -> Int {
+        guard seal.seals else { return 0 }
+        var after: String?
+        var sealed = 0
+        while true {
+            let page = try await storage.unsealedWebhookSecrets(sealedPrefix: WebhookSecretSeal.prefix, appId: appId, after: after, limit: 100)
+            guard let last = page.last else { return sealed }
+            for stored in page {
+                let secret = WebhookSecretSeal.isSealed(stored.secret) ? stored.secret : try seal.seal(stored.secret, appId: stored.appId)
+                let previous = try stored.previous.map { WebhookSecretSeal.isSealed($0) ? $0 : try seal.seal($0, appId: stored.appId) }
+                if try await storage.replaceWebhookSecrets(stored, secret: secret, previous: previous) { sealed += 1 }
+            }
+            after = last.id
         }
     }
 }

@@ -83,6 +83,29 @@ public protocol WebhookOutbox: Sendable {
     func sweepDeliveries() async throws
 }
 
+/// A webhook's secrets as stored (its current one, and the one before a rotation).
+public struct StoredWebhookSecrets: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var secret: String
+    public var previous: String?
+
+    public init(id: String, appId: String, secret: String, previous: String?) {
+        (self.id, self.appId, self.secret, self.previous) = (id, appId, secret, previous)
+    }
+}
+
+/// Every app's webhook secrets, for sealing those stored before `WEBHOOK_SECRET_KEY` was set
+/// (`rivers webhook seal-secrets`). `Store` in SQL.
+public protocol WebhookSecretStorage: Sendable {
+    /// Up to `limit` webhooks (of `appId`'s app, or of every app), in id order after `after`,
+    /// with a secret not starting with `sealedPrefix`.
+    func unsealedWebhookSecrets(sealedPrefix: String, appId: String?, after: String?, limit: Int) async throws -> [StoredWebhookSecrets]
+    /// Stores `secret` and `previous` for `was`'s webhook if its secrets are still `was`'s (a
+    /// rotation in between wins); whether it did. The webhook's revision stays.
+    func replaceWebhookSecrets(_ was: StoredWebhookSecrets, secret: String, previous: String?) async throws -> Bool
+}
+
 /// Where webhooks are kept, for their use cases (`WebhookService` in RiversServices): the
 /// service holds the rules (the caps, `If-Match`, a rotation's overlap); a storage only reads and
 /// writes, on one transaction over the app (its row locked). `Store` in SQL; `InMemoryContent`.
@@ -111,7 +134,7 @@ public protocol WebhookTransaction: AnyObject {
     func redeliver(webhookId: String, id: String) async throws -> WebhookDelivery?
 }
 
-extension Store: WebhookRepository, WebhookOutbox {
+extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
     static let webhookColumns = """
         id::text, url, description, events, enabled, revision, created_by, created_at, updated_at,
         CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END
@@ -184,6 +207,32 @@ extension Store: WebhookRepository, WebhookOutbox {
             }
             return (delivery, attempts)
         }
+    }
+
+    public func unsealedWebhookSecrets(sealedPrefix: String, appId: String?, after: String?, limit: Int) async throws -> [StoredWebhookSecrets] {
+        var result: [StoredWebhookSecrets] = []
+        for try await (id, appId, secret, previous) in try await client.query(
+            """
+            SELECT id::text, app_id::text, secret, previous_secret FROM webhooks
+            WHERE (left(secret, length(\(sealedPrefix))) <> \(sealedPrefix) OR left(previous_secret, length(\(sealedPrefix))) <> \(sealedPrefix))
+              AND id > coalesce(\(after)::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
+              AND (\(appId)::uuid IS NULL OR app_id = \(appId)::uuid)
+            ORDER BY id LIMIT \(limit)
+            """, logger: logger
+        ).decode((String, String, String, String?).self) {
+            result.append(StoredWebhookSecrets(id: id, appId: appId, secret: secret, previous: previous))
+        }
+        return result
+    }
+
+    public func replaceWebhookSecrets(_ was: StoredWebhookSecrets, secret: String, previous: String?) async throws -> Bool {
+        try await client.query(
+            """
+            UPDATE webhooks SET secret = \(secret), previous_secret = \(previous)
+            WHERE id = \(was.id)::uuid AND secret = \(was.secret) AND previous_secret IS NOT DISTINCT FROM \(was.previous)
+            RETURNING id
+            """, logger: logger
+        ).collect().count == 1
     }
 
     /// Takes up to `limit` due deliveries no other process holds, and leases them for `lease`

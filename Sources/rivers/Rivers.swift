@@ -16,7 +16,7 @@ struct Rivers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rivers",
         abstract: "Rivers: compose app screens and publish them as rivers.json.",
-        subcommands: [Serve.self, Migrate.self, AppCommand.self, TokenCommand.self, UserCommand.self, Publish.self, Versions.self])
+        subcommands: [Serve.self, Migrate.self, AppCommand.self, TokenCommand.self, UserCommand.self, WebhookCommand.self, Publish.self, Versions.self])
 }
 
 /// Opens a database client from `DATABASE_URL`, runs `body` while the client runs, then stops it.
@@ -192,6 +192,35 @@ struct AppCommand: AsyncParsableCommand {
                     print("created app \(app.slug) (\(app.id))")
                     print("API token (shown once; keep it): \(token)")
                 }
+            }
+        }
+    }
+}
+
+struct WebhookCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "webhook", abstract: "Manage webhooks.", subcommands: [SealSecrets.self])
+
+    struct SealSecrets: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "seal-secrets",
+            abstract: "Seal under WEBHOOK_SECRET_KEY every webhook secret stored before the key was set (again: changes nothing).")
+
+        @Option(help: "Only this app's webhooks (its slug or id); every app's without it.")
+        var app: String?
+
+        func run() async throws {
+            let key = self.app
+            try await withStore { store, configuration in
+                guard configuration.webhookSecretSeal.seals else {
+                    throw CLIError("WEBHOOK_SECRET_KEY is not set: there is no key to seal webhook secrets with")
+                }
+                var appId: String?
+                if let key {
+                    guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+                    appId = app.id
+                }
+                let sealed = try await WebhookService.sealStoredSecrets(in: store, with: configuration.webhookSecretSeal, appId: appId)
+                print("sealed the secrets of \(sealed) webhook\(sealed == 1 ? "" : "s")")
             }
         }
     }

@@ -150,6 +150,9 @@ func storeWithApp(slugPrefix: String) async throws -> (store: Store, app: App, t
     return (store, app, try await TeamService(storage: store).createToken(appId: app.id).token)
 }
 
+/// The key the tests seal webhook secrets with.
+let testWebhookSeal = try! WebhookSecretSeal(base64: Data(repeating: 7, count: 32).base64EncodedString())
+
 func testConfiguration() -> ServerConfiguration {
     var c = ServerConfiguration()
     c.publicDirectory = repositoryRoot.appendingPathComponent("Public").path
@@ -160,6 +163,8 @@ func testConfiguration() -> ServerConfiguration {
     c.passwordChecksPerAddress = Passwords.maxQueued
     // Webhook receivers in the tests listen on 127.0.0.1 (the rules for real ones: WebhooksTests).
     c.webhookPrivateNetworks = true
+    // Webhook secrets sealed at rest, as a hosted server keeps them (a fixed test key).
+    c.webhookSecretSeal = testWebhookSeal
     // HummingbirdTesting's live client connects when a test starts and sends its first request
     // after the test's own setup, which on a loaded machine (the whole suite on two cores) has
     // taken longer than the 10 s a new connection gets: the server closed it, and the request

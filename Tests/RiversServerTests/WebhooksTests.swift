@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import RiversCore
+import RiversServices
 import RiversStore
 import Testing
 
@@ -126,6 +127,52 @@ struct WebhooksTests {
         }
     }
 
+    @Test("secrets stored before WEBHOOK_SECRET_KEY was set are sealed by one command, once, with no new revision, and still sign")
+    func sealingStoredSecrets() async throws {
+        try await withAPI { api in
+            // Made and rotated by a server without the key: stored as they are.
+            let plain = WebhookService(storage: api.store)
+            let (first, firstSecret) = try await plain.create(
+                appId: api.app.id, url: "https://hooks.example.com/a", description: "", events: ["ping"], createdBy: "ann")
+            let (_, rotatedSecret) = try await plain.rotateSecret(appId: api.app.id, id: first.id)
+            let (second, secondSecret) = try await plain.create(
+                appId: api.app.id, url: "https://hooks.example.com/b", description: "", events: ["ping"], createdBy: "ann")
+            func stored(_ id: String) async throws -> StoredWebhookSecrets? {
+                for try await (id, appId, secret, previous) in try await api.store.client.query(
+                    "SELECT id::text, app_id::text, secret, previous_secret FROM webhooks WHERE id = \(id)::uuid", logger: testLogger
+                ).decode((String, String, String, String?).self) {
+                    return StoredWebhookSecrets(id: id, appId: appId, secret: secret, previous: previous)
+                }
+                return nil
+            }
+            let before = try #require(try await stored(first.id))
+            #expect(before.secret == rotatedSecret && before.previous == firstSecret)
+
+            // A write against secrets that changed meanwhile does not go through.
+            var stale = before
+            stale.secret = "whsec_stale"
+            #expect(try await api.store.replaceWebhookSecrets(stale, secret: "x", previous: nil) == false)
+
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: testWebhookSeal, appId: api.app.id) == 2)
+            let after = try #require(try await stored(first.id))
+            #expect(WebhookSecretSeal.isSealed(after.secret) && after.previous.map(WebhookSecretSeal.isSealed) == true)
+            #expect(try testWebhookSeal.open(after.secret, appId: api.app.id) == rotatedSecret)
+            #expect(try after.previous.map { try testWebhookSeal.open($0, appId: api.app.id) } == firstSecret)
+            let other = try #require(try await stored(second.id))
+            #expect(try testWebhookSeal.open(other.secret, appId: api.app.id) == secondSecret && other.previous == nil)
+            // Again: nothing left to seal. Without a key: nothing done.
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: testWebhookSeal, appId: api.app.id) == 0)
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: .none, appId: api.app.id) == 0)
+
+            // The webhook is unchanged (same revision); the audit log says what happened.
+            let hook = try await api.request(.get, "webhooks/\(first.id)")
+            #expect(hook["revision"] == 2, "\(hook.text)")
+            let audit = try await api.request(.get, "audit?kind=webhook")
+            let actions = audit["items"]?.arrayValue?.compactMap { $0["action"]?.stringValue } ?? []
+            #expect(actions.filter { $0 == "seal-secret" }.count == 2 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
+        }
+    }
+
     @Test("a call pinned to the address checked for its host name reaches that address without looking the name up, however the name is written")
     func pinnedCalls() async throws {
         let receiver = WebhookReceiver(failures: 0)
@@ -188,11 +235,16 @@ struct WebhooksTests {
         defer { receiver.stop() }
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         try await withAPI { api in
-            let deliverer = WebhookDeliverer(store: api.store, logger: testLogger, retry: WebhookRetry(base: 0.2), allowPrivate: true)
+            let deliverer = WebhookDeliverer(store: api.store, logger: testLogger, retry: WebhookRetry(base: 0.2), allowPrivate: true, seal: testWebhookSeal)
             let made = try await api.request(.post, "webhooks", json: ["url": .string(url), "events": ["version.published", "channel.promoted"]])
             #expect(made.status == .created, "\(made.text)")
             let id = try #require(made["id"]?.stringValue)
             let secret = try #require(made["secret"]?.stringValue)
+            // Sealed at rest (the tests' server has a WEBHOOK_SECRET_KEY): the row does not hold the secret.
+            let stored = try await api.store.client.query("SELECT secret FROM webhooks WHERE id = \(id)::uuid", logger: testLogger)
+                .collect().first?.decode(String.self)
+            #expect(stored.map(WebhookSecretSeal.isSealed) == true && stored?.contains(String(secret.dropFirst(6))) == false)
+            #expect(try stored.map { try testWebhookSeal.open($0, appId: api.app.id) } == secret)
 
             // A publish that is refused writes nothing, so nothing is sent.
             try await api.create("families", phoneFamily)

@@ -99,6 +99,43 @@ struct WebhookServiceTests {
         }
     }
 
+    @Test("with WEBHOOK_SECRET_KEY a secret is stored sealed to its app; it opens with that key and app only")
+    func secretsAreSealedAtRest() async throws {
+        let key = Data((0..<32).map { UInt8($0) }).base64EncodedString()
+        let seal = try WebhookSecretSeal(base64: key)
+        let storage = InMemoryContent()
+        storage.addApp(id: appId, slug: "hooked")
+        let webhooks = WebhookService(storage: storage, seal: seal)
+        let (hook, secret) = try await webhooks.create(
+            appId: appId, url: "https://hooks.example.com/rivers", description: "", events: ["version.published"], createdBy: "ann")
+        let (_, newSecret) = try await webhooks.rotateSecret(appId: appId, id: hook.id)
+        let stored = try #require(storage.storedWebhookSecrets(appId: appId, id: hook.id))
+        #expect(stored.count == 2 && stored.allSatisfy(WebhookSecretSeal.isSealed))
+        #expect(!stored.contains { $0.contains(String(secret.dropFirst(6))) || $0.contains(String(newSecret.dropFirst(6))) })
+        #expect(try stored.map { try seal.open($0, appId: appId) } == [newSecret, secret])
+        #expect(try seal.open(stored[0], appId: appId.uppercased()) == newSecret, "ids in any case")
+
+        // Bound to its app, its key, its bytes.
+        let otherApp = "88888888-8888-4888-8888-888888888888"
+        #expect(throws: WebhookSecretSeal.Failure.cannotOpen) { try seal.open(stored[0], appId: otherApp) }
+        let otherKey = try WebhookSecretSeal(base64: Data(repeating: 1, count: 32).base64EncodedString())
+        #expect(throws: WebhookSecretSeal.Failure.cannotOpen) { try otherKey.open(stored[0], appId: appId) }
+        var damaged = Array(stored[0])
+        damaged[damaged.count / 2] = damaged[damaged.count / 2] == "A" ? "B" : "A"
+        #expect(throws: WebhookSecretSeal.Failure.cannotOpen) { try seal.open(String(damaged), appId: appId) }
+        #expect(throws: WebhookSecretSeal.Failure.noKey) { try WebhookSecretSeal.none.open(stored[0], appId: appId) }
+        // Sealing twice gives two texts (a fresh nonce each time); a secret stored before the key opens as it is.
+        #expect(try seal.seal(secret, appId: appId) != (try seal.seal(secret, appId: appId)))
+        #expect(try seal.open(secret, appId: appId) == secret)
+        #expect(try WebhookSecretSeal.none.seal(secret, appId: appId) == secret)
+
+        // The setting is the base64 of exactly 32 bytes; the error never repeats it.
+        for bad in ["", "not base64!", Data(repeating: 1, count: 31).base64EncodedString(), Data(repeating: 1, count: 33).base64EncodedString()] {
+            #expect(throws: WebhookSecretSeal.Failure.badKey) { try WebhookSecretSeal(base64: bad) }
+        }
+        #expect(!WebhookSecretSeal.Failure.badKey.description.contains(key))
+    }
+
     @Test func anAppHasTenWebhooksAtMost() async throws {
         let storage = InMemoryContent()
         storage.addApp(id: appId)

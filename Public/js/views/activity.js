@@ -36,6 +36,7 @@ const ACTION_WORD = {
   accept: 'accepted', archive: 'archived', restore: 'restored', import: 'imported', 'sign-in': 'signed in',
   'sign-in-failed': 'failed', 'set-password': 'password set', 'password-link': 'password link made',
   promote: 'moved', cancel: 'cancelled', fire: 'fired', 'rotate-secret': 'given a new secret',
+  'seal-secret': 'secret sealed at rest',
 };
 /** Fields of an update the editor's own labels do not name (changes.js names the others). */
 const AUDIT_FIELDS = {

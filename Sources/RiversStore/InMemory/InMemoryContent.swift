@@ -97,7 +97,8 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         /// Schedules in the order they were made.
         var schedules: [Schedule] = []
         /// Webhooks in the order they were made, with their secrets.
-        var webhooks: [(hook: Webhook, secret: String)] = []
+        /// Each webhook with its secret and the one before a rotation, as stored.
+        var webhooks: [(hook: Webhook, secret: String, previousSecret: String?)] = []
         /// Deliveries, oldest first: pings, and those of every move of a channel (as PostgreSQL's
         /// trigger makes them; `app.archived` is `InMemoryApps`' and makes none here).
         var deliveries: [WebhookDelivery] = []
@@ -283,6 +284,13 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
             throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook")
         }
         return (delivery, [])
+    }
+
+    /// A webhook's secrets as stored (the current one, then the one before a rotation), for tests
+    /// of how they are kept; nil for no such webhook.
+    public func storedWebhookSecrets(appId: String, id: String) -> [String]? {
+        guard let entry = state(appId)?.webhooks.first(where: { $0.hook.id == UUIDText.normalize(id) }) else { return nil }
+        return [entry.secret] + (entry.previousSecret.map { [$0] } ?? [])
     }
 
     /// Every move of the app's channels, oldest first: the channel, the move, what moved it.
@@ -665,7 +673,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         /// One delivery, due now, for each enabled webhook of the app that takes `event`
         /// (PostgreSQL's `webhook_enqueue`).
         func enqueue(_ event: String, at now: Date, data: JSONValue) {
-            for (hook, _) in state.webhooks where hook.enabled && hook.events.contains(event) {
+            for (hook, _, _) in state.webhooks where hook.enabled && hook.events.contains(event) {
                 let payload = JSONValue.object(["type": .string(event), "timestamp": .string(Timestamp.format(now)), "data": data]).serializedString()
                 state.deliveries.append(WebhookDelivery(
                     id: "msg_" + UUIDText.random().replacingOccurrences(of: "-", with: ""), webhookId: hook.id, event: event, payload: payload,
@@ -730,7 +738,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
             let hook = Webhook(
                 id: UUIDText.random(), url: url, description: description, events: events, enabled: true, revision: 1, createdBy: createdBy,
                 createdAt: now, updatedAt: now, previousSecretUntil: nil)
-            state.webhooks.append((hook, secret))
+            state.webhooks.append((hook, secret, nil))
             return hook
         }
 
@@ -752,6 +760,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
         func rotateSecret(id: String, to secret: String, overlapSeconds: Int) async throws -> Webhook? {
             guard let i = webhookIndex(id) else { return nil }
+            state.webhooks[i].previousSecret = state.webhooks[i].secret
             state.webhooks[i].secret = secret
             state.webhooks[i].hook.previousSecretUntil = Date().addingTimeInterval(Double(overlapSeconds))
             state.webhooks[i].hook.revision += 1
