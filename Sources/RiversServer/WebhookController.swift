@@ -1,10 +1,11 @@
-import Atomics
 import AsyncHTTPClient
 import Crypto
 import Foundation
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import RiversCore
 import RiversServices
 import RiversStore
@@ -240,19 +241,27 @@ public struct WebhookDeliverer: Service {
         } else {
             switch secrets(of: delivery) {
             case .failure(let sealed):
-                // Tried again later: the key may be set right by then.
+                // Tried again later: the key may be set right by then (another process may have it).
                 error = sealed.description
+                logger.warning("a webhook delivery cannot be signed: \(sealed.description)")
             case .success(let secrets):
                 let timestamp = Int(Date().timeIntervalSince1970)
                 let body = Array(delivery.payload.utf8)
-                var request = HTTPClientRequest(url: delivery.url)
-                request.method = .POST
-                request.headers.add(name: "Content-Type", value: "application/json")
-                request.headers.add(name: "User-Agent", value: "Rivers-Webhooks/1")
-                request.headers.add(name: "webhook-id", value: delivery.id)
-                request.headers.add(name: "webhook-timestamp", value: String(timestamp))
-                request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: secrets))
-                (status, error) = await Self.call(request, body: ByteBuffer(bytes: body), connection: connection, client: client)
+                let signature = WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: secrets)
+                var headers = HTTPHeaders()
+                headers.add(name: "Content-Type", value: "application/json")
+                headers.add(name: "User-Agent", value: "Rivers-Webhooks/1")
+                headers.add(name: "webhook-id", value: delivery.id)
+                headers.add(name: "webhook-timestamp", value: String(timestamp))
+                headers.add(name: "webhook-signature", value: signature)
+                if signature.isEmpty {
+                    // Never sent unsigned (no secret of the form `whsec_…`: a damaged row).
+                    error = "the webhook has no secret to sign with"
+                } else if let request = try? HTTPClient.Request(url: delivery.url, method: .POST, headers: headers, body: .byteBuffer(ByteBuffer(bytes: body))) {
+                    (status, error) = await Self.call(request, connection: connection, client: client)
+                } else {
+                    (error, final) = ("the URL cannot be called", true)
+                }
             }
         }
         let elapsed = ContinuousClock.now - started
@@ -280,64 +289,66 @@ public struct WebhookDeliverer: Service {
     /// that address (TLS still checks the certificate against the name). The next address is
     /// tried only while the request has reached none: once a connection took its head, the
     /// receiver may act on it, and sending it elsewhere too would deliver it twice in one attempt.
-    static func call(_ request: HTTPClientRequest, body: ByteBuffer, connection: Connection, client: HTTPClient) async -> (status: Int?, error: String) {
+    static func call(_ request: HTTPClient.Request, connection: Connection, client: HTTPClient) async -> (status: Int?, error: String) {
         guard case .pinned(let host, let addresses) = connection else {
-            var request = request
-            request.body = .bytes(body)
-            return await call(request, with: client)
+            let outcome = await call(request, with: client)
+            return (outcome.status, outcome.error)
         }
-        var outcome: (status: Int?, error: String) = (nil, "\(host) has no address to call")
+        var outcome: (status: Int?, error: String, headSent: Bool) = (nil, "\(host) has no address to call", false)
         for address in addresses {
             let pinned = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration(dnsOverride: [host: address], retryingConnections: false))
-            let watched = WatchedBody(body)
-            var request = request
-            request.body = .stream(watched, length: .known(Int64(body.readableBytes)))
             outcome = await call(request, with: pinned)
             try? await pinned.shutdown()
-            if outcome.status != nil || watched.started { break }
+            if outcome.status != nil || outcome.headSent { break }
         }
-        return outcome
+        return (outcome.status, outcome.error)
     }
 
-    /// A request body that notes when the client first asks for it: the client asks once a
-    /// connection has taken the request's head (AsyncHTTPClient streams a body after its head).
-    final class WatchedBody: AsyncSequence, Sendable {
-        typealias Element = ByteBuffer
-        private let bytes: ByteBuffer
-        private let asked = ManagedAtomic(false)
-        var started: Bool { asked.load(ordering: .acquiring) }
-
-        init(_ bytes: ByteBuffer) { self.bytes = bytes }
-
-        struct AsyncIterator: AsyncIteratorProtocol {
-            let body: WatchedBody
-            var done = false
-            mutating func next() async -> ByteBuffer? {
-                body.asked.store(true, ordering: .releasing)
-                if done { return nil }
-                done = true
-                return body.bytes
-            }
-        }
-
-        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(body: self) }
-    }
-
-    static func call(_ request: HTTPClientRequest, with client: HTTPClient) async -> (status: Int?, error: String) {
-        var status: Int?
+    /// One call through `client`: the status, what went wrong, and whether the request's head
+    /// was written to a connection (the receiver may then have it, answer or not).
+    static func call(_ request: HTTPClient.Request, with client: HTTPClient) async -> (status: Int?, error: String, headSent: Bool) {
+        let answer = AttemptAnswer()
+        var failure: (any Error)?
         do {
-            let response = try await client.execute(request, timeout: Self.timeout)
-            status = Int(response.status.code)
-            // The answer's body is not kept: read (up to 64 KiB) and dropped.
-            var read = 0
-            for try await part in response.body {
-                read += part.readableBytes
-                if read > 64 * 1024 { break }
-            }
-            return (status, (200...299).contains(status ?? 0) ? "" : "the receiver answered \(status ?? 0)")
-        } catch let failure {
-            return (status, status == nil ? String(describing: failure).prefix(300).description : "")
+            try await client.execute(request: request, delegate: answer, deadline: .now() + Self.timeout).futureResult.get()
+        } catch {
+            failure = error
         }
+        let (status, headSent) = answer.outcome
+        guard let status else { return (nil, String(describing: failure ?? AttemptAnswer.NoAnswer()).prefix(300).description, headSent) }
+        return (status, (200...299).contains(status) ? "" : "the receiver answered \(status)", true)
+    }
+
+    /// What a receiver answered, read through AsyncHTTPClient's delegate, which is told (on the
+    /// request's event loop, before any failure of it) when the request's head has been written
+    /// to a connection. The answer's body is not kept: up to 64 KiB of it is read, and a longer
+    /// one is cut off there (its status stands).
+    final class AttemptAnswer: HTTPClientResponseDelegate {
+        typealias Response = Void
+        struct NoAnswer: Error {}
+        struct TooLong: Error {}
+        private let state = NIOLockedValueBox<(status: Int?, headSent: Bool, read: Int)>((nil, false, 0))
+
+        var outcome: (status: Int?, headSent: Bool) { state.withLockedValue { ($0.status, $0.headSent) } }
+
+        func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
+            state.withLockedValue { $0.headSent = true }
+        }
+
+        func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+            state.withLockedValue { $0.status = Int(head.status.code) }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+            let read = state.withLockedValue { state -> Int in
+                state.read += buffer.readableBytes
+                return state.read
+            }
+            return read > 64 * 1024 ? task.eventLoop.makeFailedFuture(TooLong()) : task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
     }
 
     /// The client's settings: no redirects, bounded waits; `dnsOverride` pins host names to

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RiversCore
 
 /// Webhook secrets at rest (`WEBHOOK_SECRET_KEY`). Signing needs the secret itself, so it cannot
 /// be hashed: with a key it is sealed (AES-256-GCM) and bound to its app (a sealed secret copied
@@ -34,7 +35,7 @@ public struct WebhookSecretSeal: Sendable {
 
     /// The key from the setting's text: the base64 of 32 bytes.
     public init(base64 text: String) throws(Failure) {
-        guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespaces)), bytes.count == 32 else { throw .badKey }
+        guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else { throw .badKey }
         key = SymmetricKey(data: bytes)
     }
 
@@ -63,6 +64,9 @@ public struct WebhookSecretSeal: Sendable {
         return secret
     }
 
-    /// The additional data a secret is sealed with: its app.
-    static func binding(_ appId: String) -> Data { Data("rivers webhook secret of app \(appId.lowercased())".utf8) }
+    /// The additional data a secret is sealed with: its app, by its id in the one form the store
+    /// gives back (an id spelled another way seals and opens alike).
+    static func binding(_ appId: String) -> Data {
+        Data("rivers webhook secret of app \(UUIDText.normalize(appId) ?? appId.lowercased())".utf8)
+    }
 }

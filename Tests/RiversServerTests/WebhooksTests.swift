@@ -133,10 +133,10 @@ struct WebhooksTests {
             // Made and rotated by a server without the key: stored as they are.
             let plain = WebhookService(storage: api.store)
             let (first, firstSecret) = try await plain.create(
-                appId: api.app.id, url: "https://hooks.example.com/a", description: "", events: ["ping"], createdBy: "ann")
+                appId: api.app.id, url: "https://hooks.example.com/a", description: "", events: ["version.published"], createdBy: "ann")
             let (_, rotatedSecret) = try await plain.rotateSecret(appId: api.app.id, id: first.id)
             let (second, secondSecret) = try await plain.create(
-                appId: api.app.id, url: "https://hooks.example.com/b", description: "", events: ["ping"], createdBy: "ann")
+                appId: api.app.id, url: "https://hooks.example.com/b", description: "", events: ["version.published"], createdBy: "ann")
             func stored(_ id: String) async throws -> StoredWebhookSecrets? {
                 for try await (id, appId, secret, previous) in try await api.store.client.query(
                     "SELECT id::text, app_id::text, secret, previous_secret FROM webhooks WHERE id = \(id)::uuid", logger: testLogger
@@ -200,12 +200,11 @@ struct WebhooksTests {
         // A host's addresses are tried in turn while none took the request (nothing listens on
         // ::1 here), and a refused one is left at once (a client retrying connections would wait
         // out its connect timeout of 5 s).
-        var request = HTTPClientRequest(url: "http://hooks.rivers.invalid:\(port)/hook")
-        request.method = .POST
+        let request = try HTTPClient.Request(url: "http://hooks.rivers.invalid:\(port)/hook", method: .POST, body: .byteBuffer(ByteBuffer(string: "{}")))
         let unused = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration())
         let started = ContinuousClock.now
         let outcome = await WebhookDeliverer.call(
-            request, body: ByteBuffer(string: "{}"), connection: .pinned(host: "hooks.rivers.invalid", addresses: ["::1", "127.0.0.1"]), client: unused)
+            request, connection: .pinned(host: "hooks.rivers.invalid", addresses: ["::1", "127.0.0.1"]), client: unused)
         #expect(outcome.status == 204 && outcome.error.isEmpty, "\(outcome)")
         #expect(ContinuousClock.now - started < .seconds(4), "a refused address held the attempt")
         #expect(receiver.calls.withLockedValue { $0.count } == spellings.count + 1)
@@ -221,7 +220,7 @@ struct WebhooksTests {
             .bind(host: "127.0.0.2", port: port).get()
         defer { silent.close(promise: nil) }
         let dropped = await WebhookDeliverer.call(
-            request, body: ByteBuffer(string: "{}"), connection: .pinned(host: "hooks.rivers.invalid", addresses: ["127.0.0.2", "127.0.0.1"]), client: unused)
+            request, connection: .pinned(host: "hooks.rivers.invalid", addresses: ["127.0.0.2", "127.0.0.1"]), client: unused)
         #expect(dropped.status == nil && !dropped.error.isEmpty, "\(dropped)")
         #expect(silentReads.withLockedValue { $0 } == 1)
         #expect(receiver.calls.withLockedValue { $0.count } == spellings.count + 1, "the request went to a second address")
