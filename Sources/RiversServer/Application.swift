@@ -53,7 +53,8 @@ public struct ServerConfiguration: Sendable {
     /// (`WEBHOOK_RETRY_SECONDS`, 5).
     public var webhookRetrySeconds: Double = 5
     /// How webhook secrets are kept at rest: sealed under `WEBHOOK_SECRET_KEY` (the base64 of 32
-    /// bytes) when it is set, as they are otherwise.
+    /// bytes) when it is set, as they are otherwise; `WEBHOOK_SECRET_KEY_PREVIOUS` opens what the
+    /// key before it sealed.
     public var webhookSecretSeal = WebhookSecretSeal.none
 
     public init() {}
@@ -139,12 +140,15 @@ public struct ServerConfiguration: Sendable {
             }
             c.webhookRetrySeconds = n
         }
+        let previousKey = env["WEBHOOK_SECRET_KEY_PREVIOUS"].flatMap { $0.isEmpty ? nil : $0 }
         if let v = env["WEBHOOK_SECRET_KEY"], !v.isEmpty {
             do {
-                c.webhookSecretSeal = try WebhookSecretSeal(base64: v)
+                c.webhookSecretSeal = try WebhookSecretSeal(base64: v, previous: previousKey)
             } catch {
-                throw ConfigurationError(error.description)  // the key itself is never echoed
+                throw ConfigurationError(error.description)  // the keys themselves are never echoed
             }
+        } else if previousKey != nil {
+            throw ConfigurationError("WEBHOOK_SECRET_KEY_PREVIOUS opens what the key before WEBHOOK_SECRET_KEY sealed: set WEBHOOK_SECRET_KEY too")
         }
         if let v = env["PASSWORD_CHECKS_PER_ADDRESS"], !v.isEmpty {
             guard let n = Int(v), (1...Passwords.maxQueued).contains(n) else {

@@ -93,20 +93,20 @@ public struct WebhookService: Sendable {
 }
 
 extension WebhookService {
-    /// Seals every stored secret that is not sealed yet (written before `WEBHOOK_SECRET_KEY` was
-    /// set), a page at a time; how many webhooks it sealed. Each webhook is one write, made only
-    /// while its secrets are still those read (a rotation in between wins). Every app's, or
-    /// `appId`'s only. Nothing without a key.
+    /// Seals with the current key every stored secret that is not (written before
+    /// `WEBHOOK_SECRET_KEY` was set, or sealed with the key before it), a page at a time; how
+    /// many webhooks it sealed. Each webhook is one write, made only while its secrets are still
+    /// those read (a rotation in between wins). Every app's, or `appId`'s only. Nothing without a key.
     public static func sealStoredSecrets(in storage: any WebhookSecretStorage, with seal: WebhookSecretSeal, appId: String? = nil) async throws -> Int {
         guard seal.seals else { return 0 }
         var after: String?
         var sealed = 0
         while true {
-            let page = try await storage.unsealedWebhookSecrets(sealedPrefix: WebhookSecretSeal.prefix, appId: appId, after: after, limit: 100)
+            let page = try await storage.unsealedWebhookSecrets(sealedPrefix: seal.currentPrefix, appId: appId, after: after, limit: 100)
             guard let last = page.last else { return sealed }
             for stored in page {
-                let secret = WebhookSecretSeal.isSealed(stored.secret) ? stored.secret : try seal.seal(stored.secret, appId: stored.appId)
-                let previous = try stored.previous.map { WebhookSecretSeal.isSealed($0) ? $0 : try seal.seal($0, appId: stored.appId) }
+                let secret = try seal.resealed(stored.secret, appId: stored.appId) ?? stored.secret
+                let previous = try stored.previous.map { try seal.resealed($0, appId: stored.appId) ?? $0 }
                 if try await storage.replaceWebhookSecrets(stored, secret: secret, previous: previous) { sealed += 1 }
             }
             after = last.id

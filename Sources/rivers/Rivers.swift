@@ -203,7 +203,7 @@ struct WebhookCommand: AsyncParsableCommand {
     struct SealSecrets: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "seal-secrets",
-            abstract: "Seal under WEBHOOK_SECRET_KEY every webhook secret stored before the key was set (again: changes nothing).")
+            abstract: "Seal with WEBHOOK_SECRET_KEY every webhook secret stored before the key was set or sealed with WEBHOOK_SECRET_KEY_PREVIOUS (again: changes nothing).")
 
         @Option(help: "Only this app's webhooks (its slug or id); every app's without it.")
         var app: String?

@@ -164,12 +164,21 @@ struct WebhooksTests {
             #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: testWebhookSeal, appId: api.app.id) == 0)
             #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: .none, appId: api.app.id) == 0)
 
+            // A change of key: the old one kept as the previous key, the command seals both webhooks again.
+            let changed = try WebhookSecretSeal(
+                base64: Data(repeating: 9, count: 32).base64EncodedString(), previous: Data(repeating: 7, count: 32).base64EncodedString())
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: changed, appId: api.app.id) == 2)
+            let again = try #require(try await stored(first.id))
+            #expect(again.secret.hasPrefix(changed.currentPrefix) && again.previous?.hasPrefix(changed.currentPrefix) == true)
+            #expect(try changed.open(again.secret, appId: api.app.id) == rotatedSecret)
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: changed, appId: api.app.id) == 0)
+
             // The webhook is unchanged (same revision); the audit log says what happened.
             let hook = try await api.request(.get, "webhooks/\(first.id)")
             #expect(hook["revision"] == 2, "\(hook.text)")
             let audit = try await api.request(.get, "audit?kind=webhook")
             let actions = audit["items"]?.arrayValue?.compactMap { $0["action"]?.stringValue } ?? []
-            #expect(actions.filter { $0 == "seal-secret" }.count == 2 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
+            #expect(actions.filter { $0 == "seal-secret" }.count == 4 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
         }
     }
 

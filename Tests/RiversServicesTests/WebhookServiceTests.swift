@@ -129,9 +129,24 @@ struct WebhookServiceTests {
         #expect(try seal.open(secret, appId: appId) == secret)
         #expect(try WebhookSecretSeal.none.seal(secret, appId: appId) == secret)
 
+        // A change of key: with the old one as the previous key, what it sealed opens and is sealed
+        // again with the new one; the new key alone then opens that, and not what the old one sealed.
+        let newKey = Data(repeating: 9, count: 32).base64EncodedString()
+        let changed = try WebhookSecretSeal(base64: newKey, previous: key)
+        #expect(try changed.open(stored[0], appId: appId) == newSecret)
+        let resealed = try #require(try changed.resealed(stored[0], appId: appId))
+        #expect(resealed.hasPrefix(changed.currentPrefix) && changed.currentPrefix != seal.currentPrefix)
+        #expect(try changed.resealed(resealed, appId: appId) == nil, "already sealed with the current key")
+        #expect(try changed.resealed(secret, appId: appId).map { try changed.open($0, appId: appId) } == secret, "a plain secret is sealed")
+        let newOnly = try WebhookSecretSeal(base64: newKey)
+        #expect(try newOnly.open(resealed, appId: appId) == newSecret)
+        #expect(throws: WebhookSecretSeal.Failure.cannotOpen) { try newOnly.open(stored[0], appId: appId) }
+        #expect(!changed.currentPrefix.contains(newKey) && changed.currentPrefix.count == "sealed1:".count + 17)
+
         // The setting is the base64 of exactly 32 bytes; the error never repeats it.
         for bad in ["", "not base64!", Data(repeating: 1, count: 31).base64EncodedString(), Data(repeating: 1, count: 33).base64EncodedString()] {
             #expect(throws: WebhookSecretSeal.Failure.badKey) { try WebhookSecretSeal(base64: bad) }
+            #expect(throws: WebhookSecretSeal.Failure.badKey) { try WebhookSecretSeal(base64: key, previous: bad) }
         }
         #expect(!WebhookSecretSeal.Failure.badKey.description.contains(key))
     }
