@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import PostgresNIO
 import Prometheus
 import RiversCore
+import RiversServices
 @testable import RiversServer
 import RiversStore
 import Testing
@@ -165,5 +166,28 @@ struct OperationsTests {
         #expect(c.shutdownTimeout == .seconds(25))
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["LOG_FORMAT": "xml"]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.fromEnvironment(["SHUTDOWN_TIMEOUT": "0"]) }
+    }
+
+    @Test("WEBHOOK_SECRET_KEY and WEBHOOK_SECRET_KEY_PREVIOUS are read; a bad one stops the start and is not repeated")
+    func webhookSecretKeysAreRead() throws {
+        let key = Data(repeating: 5, count: 32).base64EncodedString(), old = Data(repeating: 6, count: 32).base64EncodedString()
+        #expect(try !ServerConfiguration.fromEnvironment([:]).webhookSecretSeal.seals)
+        let both = try ServerConfiguration.fromEnvironment(["WEBHOOK_SECRET_KEY": key + "\n", "WEBHOOK_SECRET_KEY_PREVIOUS": old]).webhookSecretSeal
+        let appId = UUIDText.random()
+        let sealedWithOld = try WebhookSecretSeal(base64: old).seal("whsec_x", appId: appId)
+        #expect(both.seals)
+        #expect(try both.open(sealedWithOld, appId: appId) == "whsec_x")
+        let truncated = String(key.dropLast(8))
+        for env in [
+            ["WEBHOOK_SECRET_KEY": truncated], ["WEBHOOK_SECRET_KEY": key, "WEBHOOK_SECRET_KEY_PREVIOUS": truncated],
+            ["WEBHOOK_SECRET_KEY_PREVIOUS": old],
+        ] {
+            do {
+                _ = try ServerConfiguration.fromEnvironment(env)
+                Issue.record("started with \(env.keys.sorted())")
+            } catch let error as ConfigurationError {
+                #expect(!error.description.contains(truncated) && !error.description.contains(old), "\(error.description)")
+            }
+        }
     }
 }

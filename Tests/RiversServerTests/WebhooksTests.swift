@@ -9,7 +9,7 @@ import NIOCore
 import NIOPosix
 import RiversCore
 import RiversServices
-import RiversStore
+@testable import RiversStore
 import Testing
 
 @testable import RiversServer
@@ -49,6 +49,17 @@ final class WebhookReceiver: Sendable {
     }
 
     func stop() { task.withLockedValue { $0?.cancel() } }
+}
+
+/// The outbox of one test: hands out nothing, keeps the attempts recorded.
+private final class RecordingOutbox: WebhookOutbox {
+    struct Attempt { var status: Int?; var error: String; var delivered: Bool; var nextAttemptAt: Date? }
+    let attempts = NIOLockedValueBox<[Attempt]>([])
+    func claimDueDeliveries(limit: Int, lease: Int) async throws -> [DueDelivery] { [] }
+    func recordAttempt(_ delivery: DueDelivery, status: Int?, error: String, durationMs: Int, delivered: Bool, nextAttemptAt: Date?) async throws {
+        attempts.withLockedValue { $0.append(Attempt(status: status, error: error, delivered: delivered, nextAttemptAt: nextAttemptAt)) }
+    }
+    func sweepDeliveries() async throws {}
 }
 
 /// Closes a connection as soon as it receives anything (a receiver that took a request and
@@ -180,6 +191,31 @@ struct WebhooksTests {
             let actions = audit["items"]?.arrayValue?.compactMap { $0["action"]?.stringValue } ?? []
             #expect(actions.filter { $0 == "seal-secret" }.count == 4 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
         }
+    }
+
+    @Test("a delivery whose secret cannot be opened, or that has no secret to sign with, is never sent; the attempt says why and is tried again")
+    func unsignableDeliveriesAreNotSent() async throws {
+        let receiver = WebhookReceiver(failures: 0)
+        let url = try await receiver.start()
+        defer { receiver.stop() }
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let appId = UUIDText.random()
+        let sealed = try testWebhookSeal.seal("whsec_" + Data(repeating: 3, count: 32).base64EncodedString(), appId: appId)
+        func delivery(_ secrets: [String]) -> DueDelivery {
+            DueDelivery(id: "msg_1", appId: appId, url: url, payload: "{}", secrets: secrets, attempt: 1, createdAt: Date(), enabled: true)
+        }
+        let outbox = RecordingOutbox()
+        // No key in this process for a sealed secret; a row with no `whsec_` secret at all.
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true).send(delivery([sealed]), http)
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery(["not-a-secret"]), http)
+        // With the key, the same sealed secret signs and is sent.
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([sealed]), http)
+        try await http.shutdown()
+        let attempts = outbox.attempts.withLockedValue { $0 }
+        #expect(attempts.map(\.error) == [WebhookSecretSeal.Failure.noKey.description, "the webhook has no secret to sign with", ""])
+        #expect(attempts.prefix(2).allSatisfy { $0.status == nil && !$0.delivered && $0.nextAttemptAt != nil })
+        #expect(attempts.last?.delivered == true && attempts.last?.status == 204)
+        #expect(receiver.calls.withLockedValue { $0.count } == 1, "only the signed delivery was sent")
     }
 
     @Test("a call pinned to the address checked for its host name reaches that address without looking the name up, however the name is written")

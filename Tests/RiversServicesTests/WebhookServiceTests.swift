@@ -143,12 +143,11 @@ struct WebhookServiceTests {
         #expect(throws: WebhookSecretSeal.Failure.cannotOpen) { try newOnly.open(stored[0], appId: appId) }
         #expect(!changed.currentPrefix.contains(newKey) && changed.currentPrefix.count == "sealed1:".count + 17)
 
-        // The setting is the base64 of exactly 32 bytes; the error never repeats it.
+        // The setting is the base64 of exactly 32 bytes.
         for bad in ["", "not base64!", Data(repeating: 1, count: 31).base64EncodedString(), Data(repeating: 1, count: 33).base64EncodedString()] {
             #expect(throws: WebhookSecretSeal.Failure.badKey) { try WebhookSecretSeal(base64: bad) }
             #expect(throws: WebhookSecretSeal.Failure.badKey) { try WebhookSecretSeal(base64: key, previous: bad) }
         }
-        #expect(!WebhookSecretSeal.Failure.badKey.description.contains(key))
     }
 
     @Test func anAppHasTenWebhooksAtMost() async throws {
