@@ -42,6 +42,8 @@ let package = Package(
         .executableTarget(name: "RiversNIOFloor", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        // `scripts/bench-publish.sh`: the public byte path's own cost per request, without sockets.
+        .executableTarget(name: "RiversPublicPathBench", dependencies: ["RiversServer"]),
         // gzip through the system zlib (zlib1g-dev), for published documents.
         .target(name: "CGzip", linkerSettings: [.linkedLibrary("z")]),
         // Persistence on PostgreSQL: migrations and repositories.
@@ -67,6 +69,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Publishing benchmark (not a test): prints figures, measured side by side in one run.
 #  1. document generation for an app of 200 screens × 20 components (RiversPublishBench);
+#  1b. the public byte path's own code per request, without sockets (RiversPublicPathBench): the
+#     kernel's share, most of an answer's time, is left out, so a change to our code shows there
+#     first (nanoseconds, steadier than the rates below).
 #  2. requests per second of the public URL from a release build against nginx serving the same
 #     bytes as a static file (gzip_static, open_file_cache, sendfile), with wrk (1 thread, 32
 #     keep-alive connections, Accept-Encoding: gzip). The document is issue 13's: 60 root screens ×
@@ -39,10 +42,14 @@ CONNECTIONS=${BENCH_CONNECTIONS:-32}
 swift build -c release --product rivers 2>&1 | tail -1
 swift build -c release --product RiversPublishBench 2>&1 | tail -1
 swift build -c release --product RiversNIOFloor 2>&1 | tail -1
+swift build -c release --product RiversPublicPathBench 2>&1 | tail -1
 bin=$(swift build -c release --show-bin-path)
 
 echo "== 1. generation"
 "$bin/RiversPublishBench"
+
+echo "== 1b. the public byte path's own code, no socket (RiversPublicPathBench, best of 5 × 200,000 requests)"
+"$bin/RiversPublicPathBench"
 
 tmp=$(mktemp -d /tmp/rivers-bench.XXXXXX); chmod 755 "$tmp"
 port=$((46000 + RANDOM % 1000)); app_port=$((47000 + RANDOM % 1000)); nginx_port=$((48000 + RANDOM % 1000))

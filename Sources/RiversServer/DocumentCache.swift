@@ -25,7 +25,7 @@ struct DocumentCache {
 
     static func cost(_ document: ServedDocument) -> Int {
         // The header blocks are kept in two forms (HTTP types, bytes) of about the same size.
-        let headers = (document.okHeadBytes + document.notModifiedHeadBytes).joined().reduce(0) { $0 + $1.readableBytes }
+        let headers = document.headBlocks.reduce(0) { $0 + $1.count }
         return document.body.readableBytes + document.gzip.readableBytes + 2 * headers + overheadPerEntry
     }
 

@@ -1,4 +1,5 @@
 import Atomics
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -80,7 +81,7 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
     // Unchecked: the handler runs on its event loop only, and no access to it overlaps another
     // (every call into the state machine returns before an action is carried out); the dynamic
     // checks were 2% of a cached answer's time.
-    @exclusivity(unchecked) private var connection = PublicConnection<ServedDocument>()
+    @exclusivity(unchecked) private var connection = PublicConnection<PreparedAnswer>()
     private var context: ChannelHandlerContext?
     /// Bytes went to the decoder during the current read (its read is then completed too).
     private var forwardedInRead = false
@@ -153,40 +154,43 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         var forwarded = false, wrote = false
         defer { if wrote { context.flush() } }
         while true {
-            switch connection.next(lookup: { self.lookup($0.slug, $0.number) }) {
+            switch connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: self.lookup) }) {
             case .wait:
                 return forwarded
             case .forward(let bytes):
                 forwarded = true
                 context.fireChannelRead(wrapInboundOut(bytes))
-            case .answer(let request, let document):
+            case .answer(let request, let prepared):
                 wrote = true
-                write(request, document, context: context)
+                write(request, prepared.document, prepared.answer, context: context)
             }
         }
     }
 
     /// Writes the answer; closes the connection once it is written when the request asked to.
-    private func write(_ request: PublicDocumentRequest, _ document: ServedDocument, context: ChannelHandlerContext) {
+    private func write(_ request: PublicDocumentRequest, _ document: ServedDocument, _ answer: DocumentAnswer, context: ChannelHandlerContext) {
         ServerMetrics.documentCacheHits.increment()
-        let answer = DocumentAnswer(
-            document, isHead: request.isHead, acceptEncoding: request.acceptEncoding, ifNoneMatch: request.ifNoneMatch,
-            current: request.number == nil)
-        let fields = answer.notModified ? document.notModifiedHeadBytes[answer.row][answer.column] : document.okHeadBytes[answer.row][answer.column]
-        var head = headBuffer ?? context.channel.allocator.buffer(capacity: fields.readableBytes + 256)
+        let block = document.headBlocks[answer.headBlock]
+        let date = HTTPDate.fieldBytes
+        var head = headBuffer ?? context.channel.allocator.buffer(capacity: block.count + 256)
         headBuffer = nil
         head.clear()  // in place when nothing else holds it
-        head.writeImmutableBuffer(fields)
-        head.writeImmutableBuffer(HTTPDate.fieldBytes)
-        head.writeStaticString("X-Request-Id: ")
-        PublicRequestID.write(into: &head)
-        // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked to.
-        if !request.keepAlive {
-            head.writeStaticString("\r\nConnection: close")
-        } else if request.isHTTP10 {
-            head.writeStaticString("\r\nConnection: keep-alive")
+        // One write into the buffer (each is checked at run time for exclusive access).
+        head.writeWithUnsafeMutableBytes(minimumWritableBytes: block.count + date.count + Self.headTailCapacity) { out in
+            var writer = HeadWriter(out)
+            writer.put(block)
+            writer.put(date)
+            writer.put("X-Request-Id: ")
+            PublicRequestID.write(into: &writer)
+            // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked to.
+            if !request.keepAlive {
+                writer.put("\r\nConnection: close")
+            } else if request.isHTTP10 {
+                writer.put("\r\nConnection: keep-alive")
+            }
+            writer.put("\r\n\r\n")
+            return writer.count
         }
-        head.writeStaticString("\r\n\r\n")
         guard request.keepAlive else {
             // Closing waits for the write: a close fails whatever is still queued.
             let written = context.eventLoop.makePromise(of: Void.self)
@@ -204,6 +208,54 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
     }
 }
 
+/// A document found for a request and how it answers, decided while the request's head is at hand.
+struct PreparedAnswer {
+    var document: ServedDocument
+    var answer: DocumentAnswer
+
+    /// Nil when the document is not in memory.
+    @inline(__always)
+    init?(_ request: PublicDocumentRequest, head: UnsafeRawBufferPointer, lookup: PublicDocumentByteHandler.Lookup) {
+        guard let document = lookup(request.slug, request.number) else { return nil }
+        self.document = document
+        answer = DocumentAnswer(document, request: request, head: head)
+    }
+}
+
+extension PublicDocumentByteHandler {
+    /// Room for what follows the header block and the date: the request id's field (46 bytes),
+    /// the longest Connection field (24) and the blank line.
+    static let headTailCapacity = 96
+}
+
+/// Bytes written one after another into memory known to be large enough (the caller reserved it).
+struct HeadWriter {
+    private let out: UnsafeMutableRawBufferPointer
+    private(set) var count = 0
+
+    init(_ out: UnsafeMutableRawBufferPointer) { self.out = out }
+
+    mutating func put(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { put($0) }
+    }
+
+    mutating func put(_ text: StaticString) {
+        put(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func put(_ bytes: UnsafeRawBufferPointer) {
+        precondition(count + bytes.count <= out.count, "a head outgrew the room reserved for it")
+        UnsafeMutableRawBufferPointer(rebasing: out[count..<(count + bytes.count)]).copyMemory(from: bytes)
+        count += bytes.count
+    }
+
+    mutating func put(_ byte: UInt8) {
+        precondition(count < out.count, "a head outgrew the room reserved for it")
+        out[count] = byte
+        count += 1
+    }
+}
+
 /// The ids of the requests answered from the bytes: the same shape as Hummingbird's `RequestID`
 /// (a random prefix for the process, then a counter, 32 hexadecimal digits in all), written
 /// straight into the head with no string made (formatting Hummingbird's took 3% of a cached
@@ -215,13 +267,10 @@ enum PublicRequestID {
     }()
     private static let next = ManagedAtomic<UInt64>(UInt64.random(in: .min ... .max))
 
-    static func write(into buffer: inout ByteBuffer) {
-        buffer.writeBytes(prefix)
+    static func write(into writer: inout HeadWriter) {
+        writer.put(prefix)
         let value = next.loadThenWrappingIncrement(ordering: .relaxed)
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 16) { out in
-            for i in 0..<16 { out[i] = digit(value, i) }
-            return 16
-        }
+        for i in 0..<16 { writer.put(digit(value, i)) }
     }
 
     /// The `i`th of the sixteen lower-case hexadecimal digits of `value`, leading zeros kept.
@@ -247,8 +296,29 @@ struct PublicDocumentRequest: Equatable {
     var isHTTP10: Bool
     var keepAlive: Bool
     /// Several fields of one name are one comma-separated list (RFC 9110 §5.3).
-    var acceptEncoding: String?
-    var ifNoneMatch: String?
+    var acceptEncoding: HeadValue?
+    var ifNoneMatch: HeadValue?
+
+    /// A field's value: where it is in the head (no string made on the way to the answer), or, for
+    /// several fields of one name (rare), their values as one list.
+    enum HeadValue: Equatable {
+        case bytes(start: Int, end: Int)
+        case list(String)
+
+        func withBytes<Result>(in head: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+            switch self {
+            case .bytes(let start, let end):
+                return body(UnsafeRawBufferPointer(rebasing: head[start..<end]))
+            case .list(let text):
+                var text = text
+                return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+            }
+        }
+
+        func string(in head: UnsafeRawBufferPointer) -> String {
+            withBytes(in: head) { String(decoding: $0, as: UTF8.self) }
+        }
+    }
 
     /// `head` runs from the request line through the blank line that ends the fields.
     init?(head: UnsafeRawBufferPointer) {
@@ -279,23 +349,29 @@ struct PublicDocumentRequest: Equatable {
         i += 10
         var close = false, keepAliveAsked = false
         while true {
-            guard case .field(let nameRange, let valueRange) = HeadFieldLine.read(head, at: &i) else {
+            guard let field = HeadFieldLine.read(head, at: &i) else {
                 if HeadFieldLine.endedAt(head, i) { break }
                 return nil
             }
-            let name = UnsafeRawBufferPointer(rebasing: head[nameRange])
-            let value = UnsafeRawBufferPointer(rebasing: head[valueRange])
-            let valueStart = valueRange.lowerBound
+            let name = field.name(in: head)
+            let value = field.value(in: head)
+            let valueStart = field.valueStart
             switch name.count {
             case 15 where Self.equalsLowercased(name, "accept-encoding"):
-                acceptEncoding = Self.appending(value, to: acceptEncoding)
+                acceptEncoding = Self.adding(field, in: head, to: acceptEncoding)
             case 13 where Self.equalsLowercased(name, "if-none-match"):
-                ifNoneMatch = Self.appending(value, to: ifNoneMatch)
+                ifNoneMatch = Self.adding(field, in: head, to: ifNoneMatch)
             case 10 where Self.equalsLowercased(name, "connection"):
                 // NIO's decoder does not take a tab after an option for a blank: left to it.
-                if head[valueStart..<(i - 2)].contains(tab) { return nil }
-                for option in value.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
-                    var start = option.startIndex, end = option.endIndex
+                for k in valueStart..<(i - 2) where head[k] == tab { return nil }
+                // The options, comma-separated (empty ones skipped), each without blanks around it.
+                var optionStart = 0
+                while optionStart < value.count {
+                    var optionEnd = optionStart
+                    while optionEnd < value.count, value[optionEnd] != UInt8(ascii: ",") { optionEnd += 1 }
+                    var start = optionStart, end = optionEnd
+                    optionStart = optionEnd + 1
+                    if start == end { continue }  // nothing between two commas: skipped
                     while start < end, value[start] == space { start += 1 }
                     while end > start, value[end - 1] == space { end -= 1 }
                     let word = UnsafeRawBufferPointer(rebasing: value[start..<end])
@@ -354,7 +430,21 @@ struct PublicDocumentRequest: Equatable {
     static let tokenBytesBelow64: UInt64 = 0x03ff_6cfa_0000_0000
     static let tokenBytesFrom64: UInt64 = 0x57ff_ffff_c7ff_fffe
 
-    private static func appending(_ value: UnsafeRawBufferPointer, to list: String?) -> String {
-        DocumentAnswer.list(list, adding: String(decoding: value, as: UTF8.self))
+    private static func adding(_ field: HeadFieldLine.Field, in head: UnsafeRawBufferPointer, to value: HeadValue?) -> HeadValue {
+        guard let value else { return .bytes(start: field.valueStart, end: field.valueEnd) }
+        return .list(DocumentAnswer.list(value.string(in: head), adding: String(decoding: field.value(in: head), as: UTF8.self)))
+    }
+
+    /// Whether `bytes` are exactly `text`.
+    @inline(__always)
+    static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        bytes.count == text.utf8CodeUnitCount && has(bytes, at: 0, text)
+    }
+
+    /// Whether `bytes` are exactly `expected`.
+    @inline(__always)
+    static func equals(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
+        guard bytes.count == expected.count else { return false }
+        return expected.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
     }
 }

@@ -23,14 +23,19 @@ final class ServedDocument: Sendable {
     let gzip: ByteBuffer
     let etag: String
     let gzipETag: String
-    /// Headers of a 200 (and HEAD) and of a 304, by [current or numbered URL][gzip or not]: as
-    /// HTTP types for the routes, and as the bytes of the status line and fields for
-    /// `PublicDocumentByteHandler` (which adds the date, the request id, any Connection field and
-    /// the blank line).
+    /// The ETags' bytes, compared with an `If-None-Match` as received on the byte path.
+    let etagBytes: [UInt8]
+    let gzipETagBytes: [UInt8]
+    /// Headers of a 200 (and HEAD) and of a 304, by [current or numbered URL][gzip or not], as
+    /// HTTP types for the routes.
     let okHeaders: [[HTTPFields]]
     let notModifiedHeaders: [[HTTPFields]]
-    let okHeadBytes: [[ByteBuffer]]
-    let notModifiedHeadBytes: [[ByteBuffer]]
+    /// The same eight blocks as the bytes of the status line and fields, for
+    /// `PublicDocumentByteHandler` (which adds the date, the request id, any Connection field and
+    /// the blank line), by `DocumentAnswer.headBlock`. Plain arrays: the handler copies one into
+    /// its head buffer in a single write (each write into a `ByteBuffer` is checked for
+    /// exclusive access at run time, several percent of a cached answer's time).
+    let headBlocks: [[UInt8]]
     /// Served without the lock since the cache last looked (its second chance; see `HotIndex`).
     private let used = ManagedAtomic(false)
 
@@ -52,6 +57,8 @@ final class ServedDocument: Sendable {
         // Strong validators, one per representation (RFC 9110 §8.8.3).
         etag = "\"\(version.sha256)\""
         gzipETag = "\"\(version.sha256)-gzip\""
+        etagBytes = Array(etag.utf8)
+        gzipETagBytes = Array(gzipETag.utf8)
         var ok: [[HTTPFields]] = []
         var notModified: [[HTTPFields]] = []
         for (cacheControl, channel) in [
@@ -78,15 +85,14 @@ final class ServedDocument: Sendable {
         }
         okHeaders = ok
         notModifiedHeaders = notModified
-        func bytes(_ statusLine: String) -> (HTTPFields) -> ByteBuffer {
-            { fields in
-                var buffer = ByteBuffer(string: statusLine)
-                for field in fields { buffer.writeString("\(field.name.rawName): \(field.value)\r\n") }
-                return buffer
-            }
+        func bytes(_ statusLine: String, _ fields: HTTPFields) -> [UInt8] {
+            Array((statusLine + fields.map { "\($0.name.rawName): \($0.value)\r\n" }.joined()).utf8)
         }
-        okHeadBytes = ok.map { $0.map(bytes("HTTP/1.1 200 OK\r\n")) }
-        notModifiedHeadBytes = notModified.map { $0.map(bytes("HTTP/1.1 304 Not Modified\r\n")) }
+        var blocks: [[UInt8]] = []
+        for (statusLine, table) in [("HTTP/1.1 200 OK\r\n", ok), ("HTTP/1.1 304 Not Modified\r\n", notModified)] {
+            for row in table { for fields in row { blocks.append(bytes(statusLine, fields)) } }
+        }
+        headBlocks = blocks
     }
 }
 
@@ -788,6 +794,25 @@ struct PublicDocumentController {
         return false
     }
 
+    /// `acceptsGzip` of a value as received: the common values compared as bytes (no string made).
+    static func acceptsGzip(_ header: UnsafeRawBufferPointer) -> Bool {
+        if PublicDocumentRequest.equals(header, "gzip") || PublicDocumentRequest.equals(header, "gzip, deflate, br")
+            || PublicDocumentRequest.equals(header, "gzip, deflate")
+        {
+            return true
+        }
+        return acceptsGzip(String(decoding: header, as: UTF8.self))
+    }
+
+    /// `matches` of a value as received: one of the document's own ETags compared as bytes (what
+    /// a client sends back), anything else read as a list.
+    static func matches(_ ifNoneMatch: UnsafeRawBufferPointer, _ document: ServedDocument) -> Bool {
+        if PublicDocumentRequest.equals(ifNoneMatch, document.gzipETagBytes) || PublicDocumentRequest.equals(ifNoneMatch, document.etagBytes) {
+            return true
+        }
+        return matches(String(decoding: ifNoneMatch, as: UTF8.self), document)
+    }
+
     static func matches(_ ifNoneMatch: String, _ document: ServedDocument) -> Bool {
         if ifNoneMatch == document.etag || ifNoneMatch == document.gzipETag { return true }
         for member in members(ifNoneMatch) {
@@ -825,12 +850,29 @@ struct DocumentAnswer {
     var column: Int
     var body: ByteBuffer?
 
+    /// The index of its head in `ServedDocument.headBlocks`: 200s, then 304s, each by row and column.
+    var headBlock: Int { (notModified ? 4 : 0) + 2 * row + column }
+
     init(_ document: ServedDocument, isHead: Bool, acceptEncoding: String?, ifNoneMatch: String?, current: Bool) {
-        let gzip = PublicDocumentController.acceptsGzip(acceptEncoding)
+        // If-None-Match compares weakly (RFC 9110 §13.1.2): W/ is ignored.
+        self.init(
+            document, isHead: isHead, gzip: PublicDocumentController.acceptsGzip(acceptEncoding),
+            notModified: ifNoneMatch.map { PublicDocumentController.matches($0, document) } ?? false, current: current)
+    }
+
+    /// A request read from the bytes: its fields compared where they are in `head`.
+    init(_ document: ServedDocument, request: PublicDocumentRequest, head: UnsafeRawBufferPointer) {
+        self.init(
+            document, isHead: request.isHead,
+            gzip: request.acceptEncoding.map { $0.withBytes(in: head, PublicDocumentController.acceptsGzip) } ?? false,
+            notModified: request.ifNoneMatch.map { $0.withBytes(in: head) { PublicDocumentController.matches($0, document) } } ?? false,
+            current: request.number == nil)
+    }
+
+    private init(_ document: ServedDocument, isHead: Bool, gzip: Bool, notModified: Bool, current: Bool) {
         row = current ? 0 : 1
         column = gzip ? 1 : 0
-        // If-None-Match compares weakly (RFC 9110 §13.1.2): W/ is ignored.
-        notModified = ifNoneMatch.map { PublicDocumentController.matches($0, document) } ?? false
+        self.notModified = notModified
         if notModified || isHead {
             body = nil
         } else {

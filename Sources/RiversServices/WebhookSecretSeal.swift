@@ -69,6 +69,9 @@ public struct WebhookSecretSeal: Sendable {
     /// Whether `stored` is a sealed secret (with any key).
     public static func isSealed(_ stored: String) -> Bool { stored.hasPrefix(prefix) }
 
+    /// Whether this process opens what the key with this id (as a sealed secret names it) sealed.
+    public func opens(keyId: String) -> Bool { current?.id == keyId || previous?.id == keyId }
+
     /// What to store for `secret` of a webhook of `appId`.
     public func seal(_ secret: String, appId: String) throws -> String {
         guard let current else { return secret }

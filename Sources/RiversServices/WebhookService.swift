@@ -93,21 +93,69 @@ public struct WebhookService: Sendable {
 }
 
 extension WebhookService {
+    /// What `sealStoredSecrets` did.
+    public struct SealingOutcome: Sendable, Equatable {
+        /// Webhooks whose secrets it sealed.
+        public var sealed: Int
+        /// Webhooks with a secret no key given opens (sealed with a key no longer set), by id:
+        /// left as they are; the first `unopenableShown` of them, and how many in all.
+        public var unopenable: [String]
+        public var unopenableCount: Int
+        public static let unopenableShown = 20
+
+        public init(sealed: Int = 0, unopenable: [String] = [], unopenableCount: Int = 0) {
+            (self.sealed, self.unopenable, self.unopenableCount) = (sealed, unopenable, unopenableCount)
+        }
+    }
+
+    /// What an operator should hear when a process starts: stored secrets sealed with a key it
+    /// does not have (their webhooks' deliveries cannot be signed: each attempt fails, saying why),
+    /// and secrets stored as they are while a key is set (`rivers webhook seal-secrets` seals them).
+    public static func keyWarnings(in storage: any WebhookSecretStorage, seal: WebhookSecretSeal) async throws -> [String] {
+        var unopenable = 0, plain = 0
+        for (keyId, count) in try await storage.webhookSecretCountsByKey(limit: 1_000) {
+            if let keyId {
+                if !seal.opens(keyId: keyId) { unopenable += count }
+            } else {
+                plain += count
+            }
+        }
+        var warnings: [String] = []
+        if unopenable > 0 {
+            warnings.append(
+                seal.seals
+                    ? "\(unopenable) stored webhook secret(s) are sealed with a key that neither WEBHOOK_SECRET_KEY nor WEBHOOK_SECRET_KEY_PREVIOUS is: deliveries that need them cannot be signed and are not sent (set the key they were sealed with as WEBHOOK_SECRET_KEY_PREVIOUS)"
+                    : "\(unopenable) stored webhook secret(s) are sealed, and WEBHOOK_SECRET_KEY is not set: deliveries that need them cannot be signed and are not sent, and new secrets are stored unsealed (set WEBHOOK_SECRET_KEY on this process)")
+        }
+        if plain > 0, seal.seals {
+            warnings.append("\(plain) stored webhook secret(s) are not sealed: run `rivers webhook seal-secrets` to seal them with WEBHOOK_SECRET_KEY")
+        }
+        return warnings
+    }
+
     /// Seals with the current key every stored secret that is not (written before
-    /// `WEBHOOK_SECRET_KEY` was set, or sealed with the key before it), a page at a time; how
-    /// many webhooks it sealed. Each webhook is one write, made only while its secrets are still
-    /// those read (a rotation in between wins). Every app's, or `appId`'s only. Nothing without a key.
-    public static func sealStoredSecrets(in storage: any WebhookSecretStorage, with seal: WebhookSecretSeal, appId: String? = nil) async throws -> Int {
-        guard seal.seals else { return 0 }
+    /// `WEBHOOK_SECRET_KEY` was set, or sealed with the key before it), a page at a time. Each
+    /// webhook is one write, made only while its secrets are still those read (a rotation in
+    /// between wins). A webhook whose secret no key opens is counted and passed over (the others
+    /// are still sealed). Every app's, or `appId`'s only. Nothing without a key.
+    public static func sealStoredSecrets(in storage: any WebhookSecretStorage, with seal: WebhookSecretSeal, appId: String? = nil) async throws -> SealingOutcome {
+        var outcome = SealingOutcome()
+        guard seal.seals else { return outcome }
         var after: String?
-        var sealed = 0
         while true {
             let page = try await storage.unsealedWebhookSecrets(sealedPrefix: seal.currentPrefix, appId: appId, after: after, limit: 100)
-            guard let last = page.last else { return sealed }
+            guard let last = page.last else { return outcome }
             for stored in page {
-                let secret = try seal.resealed(stored.secret, appId: stored.appId) ?? stored.secret
-                let previous = try stored.previous.map { try seal.resealed($0, appId: stored.appId) ?? $0 }
-                if try await storage.replaceWebhookSecrets(stored, secret: secret, previous: previous) { sealed += 1 }
+                let secret: String, previous: String?
+                do {
+                    secret = try seal.resealed(stored.secret, appId: stored.appId) ?? stored.secret
+                    previous = try stored.previous.map { try seal.resealed($0, appId: stored.appId) ?? $0 }
+                } catch {
+                    outcome.unopenableCount += 1
+                    if outcome.unopenable.count < SealingOutcome.unopenableShown { outcome.unopenable.append(stored.id) }
+                    continue
+                }
+                if try await storage.replaceWebhookSecrets(stored, secret: secret, previous: previous) { outcome.sealed += 1 }
             }
             after = last.id
         }

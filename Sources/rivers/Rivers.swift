@@ -87,6 +87,7 @@ struct Serve: AsyncParsableCommand {
         let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: quiet(logger))
         let migrations = try Migration.load(from: Migration.defaultDirectory())
         let autoMigrate = configuration.autoMigrate
+        let seal = configuration.webhookSecretSeal
         logger.info("serving on http://\(configuration.host):\(configuration.port) (public base URL \(configuration.baseURL))")
         if let warning = configuration.insecureCookieWarning { logger.warning("\(warning)") }
         // The schema is checked once the database answers (the server waits for it, not ready
@@ -106,6 +107,11 @@ struct Serve: AsyncParsableCommand {
                         "the database has \(pending.count) pending migration(s) (\(pending.map { "\($0.version)_\($0.name)" }.joined(separator: ", "))): run 'rivers migrate', or serve with --migrate or AUTO_MIGRATE=1")
                 }
                 try await migrator.migrate()
+            }
+            // A key missing or misnamed (its Kubernetes Secret is optional) is said at once, not
+            // first noticed as webhooks that stopped arriving.
+            for warning in try await WebhookService.keyWarnings(in: Store(client: client, logger: logger), seal: seal) {
+                logger.warning("\(warning)")
             }
         }
         // Graceful shutdown on SIGTERM/SIGINT, bounded by SHUTDOWN_TIMEOUT.
@@ -216,11 +222,22 @@ struct WebhookCommand: AsyncParsableCommand {
                 }
                 var appId: String?
                 if let key {
-                    guard let app = try await store.findApp(key) else { throw CLIError("no app \(key)") }
+                    // An archived app's webhooks keep their secrets too (a restored app uses them).
+                    var app = try await store.findApp(key)
+                    if app == nil { app = try await store.withApps { try await $0.archivedApp(key) } }
+                    guard let app else { throw CLIError("no app \(key)") }
                     appId = app.id
                 }
-                let sealed = try await WebhookService.sealStoredSecrets(in: store, with: configuration.webhookSecretSeal, appId: appId)
-                print("sealed the secrets of \(sealed) webhook\(sealed == 1 ? "" : "s")")
+                let outcome = try await WebhookService.sealStoredSecrets(in: store, with: configuration.webhookSecretSeal, appId: appId)
+                print("sealed the secrets of \(outcome.sealed) webhook\(outcome.sealed == 1 ? "" : "s")")
+                if outcome.unopenableCount > 0 {
+                    let more = outcome.unopenableCount - outcome.unopenable.count
+                    throw CLIError(
+                        "\(outcome.unopenableCount) webhook\(outcome.unopenableCount == 1 ? " has a secret" : "s have secrets") that neither "
+                            + "WEBHOOK_SECRET_KEY nor WEBHOOK_SECRET_KEY_PREVIOUS opens (sealed with another key), left as they are: "
+                            + outcome.unopenable.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+                            + ". Set the key they were sealed with as WEBHOOK_SECRET_KEY_PREVIOUS and run this again, or rotate their secrets.")
+                }
             }
         }
     }

@@ -22,7 +22,7 @@ struct PublicConnectionTests {
             if let bytes { connection.received(ByteBuffer(string: bytes)) }
             var actions: [String] = []
             while actions.count < 100 {
-                switch connection.next(lookup: { $0.slug == "app" ? "doc:\($0.slug)" : nil }) {
+                switch connection.next(lookup: { request, _ in request.slug == "app" ? "doc:\(request.slug)" : nil }) {
                 case .wait: return actions
                 case .answer(let request, let document): actions.append("answer \(document)\(request.keepAlive ? "" : " close")")
                 case .forward(let bytes): actions.append("forward " + String(buffer: bytes))

@@ -164,7 +164,7 @@ struct WebhooksTests {
             stale.secret = "whsec_stale"
             #expect(try await api.store.replaceWebhookSecrets(stale, secret: "x", previous: nil) == false)
 
-            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: testWebhookSeal, appId: api.app.id) == 2)
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: testWebhookSeal, appId: api.app.id).sealed == 2)
             let after = try #require(try await stored(first.id))
             #expect(WebhookSecretSeal.isSealed(after.secret) && after.previous.map(WebhookSecretSeal.isSealed) == true)
             #expect(try testWebhookSeal.open(after.secret, appId: api.app.id) == rotatedSecret)
@@ -172,24 +172,47 @@ struct WebhooksTests {
             let other = try #require(try await stored(second.id))
             #expect(try testWebhookSeal.open(other.secret, appId: api.app.id) == secondSecret && other.previous == nil)
             // Again: nothing left to seal. Without a key: nothing done.
-            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: testWebhookSeal, appId: api.app.id) == 0)
-            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: .none, appId: api.app.id) == 0)
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: testWebhookSeal, appId: api.app.id) == .init())
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: .none, appId: api.app.id) == .init())
 
             // A change of key: the old one kept as the previous key, the command seals both webhooks again.
             let changed = try WebhookSecretSeal(
                 base64: Data(repeating: 9, count: 32).base64EncodedString(), previous: Data(repeating: 7, count: 32).base64EncodedString())
-            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: changed, appId: api.app.id) == 2)
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: changed, appId: api.app.id).sealed == 2)
             let again = try #require(try await stored(first.id))
             #expect(again.secret.hasPrefix(changed.currentPrefix) && again.previous?.hasPrefix(changed.currentPrefix) == true)
             #expect(try changed.open(again.secret, appId: api.app.id) == rotatedSecret)
-            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: changed, appId: api.app.id) == 0)
+            #expect(try await WebhookService.sealStoredSecrets(in: api.store, with: changed, appId: api.app.id) == .init())
+
+            // A key that opens neither (the one they were sealed with is not given): both are named
+            // and left as they are, while a secret stored in clear is still sealed.
+            let (third, thirdSecret) = try await plain.create(
+                appId: api.app.id, url: "https://hooks.example.com/c", description: "", events: ["version.published"], createdBy: "ann")
+            let stranger = try WebhookSecretSeal(base64: Data(repeating: 5, count: 32).base64EncodedString())
+            let outcome = try await WebhookService.sealStoredSecrets(in: api.store, with: stranger, appId: api.app.id)
+            #expect(outcome.sealed == 1 && outcome.unopenableCount == 2 && Set(outcome.unopenable) == [first.id, second.id], "\(outcome)")
+            #expect(try await stored(first.id) == again)
+            #expect(try await stored(third.id).map { try stranger.open($0.secret, appId: api.app.id) } == thirdSecret)
+
+            // What a process says when it starts: four secrets are sealed (the first webhook's two,
+            // the second's, the third's), by two keys; what its keys do not open, and what is not sealed.
+            let noKey = try await WebhookService.keyWarnings(in: api.store, seal: .none)
+            #expect(noKey.count == 1 && noKey[0].hasPrefix("4 stored webhook secret(s) are sealed, and WEBHOOK_SECRET_KEY is not set"), "\(noKey)")
+            let oneUnopened = try await WebhookService.keyWarnings(in: api.store, seal: changed)
+            #expect(oneUnopened.count == 1 && oneUnopened[0].hasPrefix("1 stored webhook secret(s) are sealed with a key that neither"), "\(oneUnopened)")
+            let both = try WebhookSecretSeal(base64: Data(repeating: 5, count: 32).base64EncodedString(), previous: Data(repeating: 9, count: 32).base64EncodedString())
+            #expect(try await WebhookService.keyWarnings(in: api.store, seal: both).isEmpty)
+            _ = try await plain.create(appId: api.app.id, url: "https://hooks.example.com/d", description: "", events: ["version.published"], createdBy: "ann")
+            #expect(try await WebhookService.keyWarnings(in: api.store, seal: both) == [
+                "1 stored webhook secret(s) are not sealed: run `rivers webhook seal-secrets` to seal them with WEBHOOK_SECRET_KEY"
+            ])
 
             // The webhook is unchanged (same revision); the audit log says what happened.
             let hook = try await api.request(.get, "webhooks/\(first.id)")
             #expect(hook["revision"] == 2, "\(hook.text)")
             let audit = try await api.request(.get, "audit?kind=webhook")
             let actions = audit["items"]?.arrayValue?.compactMap { $0["action"]?.stringValue } ?? []
-            #expect(actions.filter { $0 == "seal-secret" }.count == 4 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
+            #expect(actions.filter { $0 == "seal-secret" }.count == 5 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
         }
     }
 

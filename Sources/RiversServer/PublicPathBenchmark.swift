@@ -1,0 +1,86 @@
+import Foundation
+import NIOCore
+import NIOEmbedded
+import RiversStore
+
+/// What the byte path costs per request in our own code, without sockets, for
+/// `RiversPublicPathBench` (run by `make bench-publish`): the serving figures there include the
+/// kernel's share, most of an answer's time, which swings with the machine. Two figures per kind
+/// of request: reading it and deciding the answer (`PublicConnection` and `PreparedAnswer`,
+/// nothing else), and the whole handler on an embedded channel (which adds NIO's in-process
+/// costs: the pipeline, and the embedded channel's own bookkeeping).
+public enum PublicPathBenchmark {
+    public struct Figure: Sendable {
+        public var label: String
+        /// Reading the head and deciding the answer.
+        public var decideNanoseconds: Double
+        /// The whole handler, the answer's head written, on an embedded channel.
+        public var handlerNanoseconds: Double
+    }
+
+    /// The best of `rounds` runs of `requests` requests, for each kind of request.
+    public static func run(requests: Int = 200_000, rounds: Int = 5) throws -> [Figure] {
+        let slug = "bench-app"
+        let document = ServedDocument(PublishedVersion(
+            appId: "0b5c6f5e-0000-4000-8000-000000000001", number: 7, sha256: String(repeating: "5e", count: 32),
+            document: Array(repeating: UInt8(ascii: " "), count: 200_000), gzip: Array(repeating: 0, count: 19_000),
+            publishedBy: "", note: "", rollbackOf: nil, createdAt: Date()))
+        let lookup: PublicDocumentByteHandler.Lookup = { $0 == slug && $1 == nil ? document : nil }
+        let path = "/rivers/\(slug)/rivers.json"
+        // As wrk sends them, and as an app's HTTP client does (more fields, a longer list).
+        let wrk = "Host: 127.0.0.1:8080\r\nAccept-Encoding: gzip\r\n"
+        let app = "Host: rivers.example.com\r\nUser-Agent: MyApp/4.2 (iPhone; iOS 17.4; Scale/3.00) CFNetwork/1494.0.7 Darwin/23.4.0\r\n"
+            + "Accept: */*\r\nAccept-Language: en-GB,en;q=0.9\r\nAccept-Encoding: gzip, deflate, br\r\nConnection: keep-alive\r\n"
+        let kinds: [(String, String)] = [
+            ("304, wrk's head", "GET \(path) HTTP/1.1\r\n\(wrk)If-None-Match: \(document.gzipETag)\r\n\r\n"),
+            ("gzip 200, wrk's head", "GET \(path) HTTP/1.1\r\n\(wrk)\r\n"),
+            ("HEAD, wrk's head", "HEAD \(path) HTTP/1.1\r\n\(wrk)\r\n"),
+            ("304, an app's head", "GET \(path) HTTP/1.1\r\n\(app)If-None-Match: \(document.gzipETag)\r\n\r\n"),
+        ]
+        func best(_ body: () throws -> Void) rethrows -> Double {
+            var best = Double.infinity
+            for _ in 0..<rounds {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try body()
+                best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / Double(requests))
+            }
+            return best
+        }
+        var figures: [Figure] = []
+        for (label, head) in kinds {
+            let request = ByteBuffer(string: head)
+            var connection = PublicConnection<PreparedAnswer>()
+            var answered = 0
+            let decide = best {
+                for _ in 0..<requests {
+                    connection.received(request)
+                    while case .answer = connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: lookup) }) { answered += 1 }
+                }
+            }
+            guard answered == rounds * requests else { throw BenchmarkError(message: "\(label): not every request was answered") }
+
+            let connectionGuard = ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter())
+            let channel = EmbeddedChannel(handler: PublicDocumentByteHandler(connectionGuard: connectionGuard, lookup: lookup))
+            defer { _ = try? channel.finish() }
+            // Checked once: the byte path answers it (the decoder would leave the request inbound).
+            try channel.writeInbound(request)
+            guard let answer = try channel.readOutbound(as: ByteBuffer.self), answer.readableBytes > 0 else {
+                throw BenchmarkError(message: "\(label): not answered by the byte path")
+            }
+            while try channel.readOutbound(as: ByteBuffer.self) != nil {}
+            let handler = try best {
+                for _ in 0..<requests {
+                    try channel.writeInbound(request)
+                    while try channel.readOutbound(as: ByteBuffer.self) != nil {}
+                }
+            }
+            figures.append(Figure(label: label, decideNanoseconds: decide, handlerNanoseconds: handler))
+        }
+        return figures
+    }
+
+    struct BenchmarkError: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+}
