@@ -31,7 +31,8 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try channel.syncOptions?.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
             let connectionGuard = ConnectionGuard(limits: limits, counter: counter)
             let documents = self.documents
-            try pipeline.addHandler(PublicDocumentByteHandler(connectionGuard: connectionGuard) { documents.cached(slug: $0, number: $1) })
+            try pipeline.addHandler(PublicDocumentByteHandler(
+                connectionGuard: connectionGuard, lookup: { documents.cached(slug: $0, number: $1) }, isUnknown: { documents.isUnknown(slug: $0) }))
             // As HTTP1Channel does, with its default limits: Hummingbird handles errors and
             // validates outbound headers.
             let defaults = HTTP1Channel.Configuration.DecoderConfiguration()
@@ -73,8 +74,11 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
     typealias OutboundOut = IOData
     /// The document of a slug (and version number, nil for the current one) if it is in memory.
     typealias Lookup = (String, Int?) -> ServedDocument?
+    /// Whether the index in memory says no app has (or had) this slug: a 404 answered here.
+    typealias IsUnknown = (String) -> Bool
 
     private let lookup: Lookup
+    private let isUnknown: IsUnknown
     /// Told of the requests answered here, which it never sees, so that its idle timeout applies;
     /// it tells this handler when a response to a request handed on has ended.
     private let connectionGuard: ConnectionGuard
@@ -89,9 +93,10 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
     /// the socket has taken it (a new buffer while a write still holds it): no allocation per answer.
     private var headBuffer: ByteBuffer?
 
-    init(connectionGuard: ConnectionGuard, lookup: @escaping Lookup) {
+    init(connectionGuard: ConnectionGuard, lookup: @escaping Lookup, isUnknown: @escaping IsUnknown = { _ in false }) {
         self.connectionGuard = connectionGuard
         self.lookup = lookup
+        self.isUnknown = isUnknown
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -154,23 +159,27 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         var forwarded = false, wrote = false
         defer { if wrote { context.flush() } }
         while true {
-            switch connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: self.lookup) }) {
+            switch connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: self.lookup, isUnknown: self.isUnknown) }) {
             case .wait:
                 return forwarded
             case .forward(let bytes):
                 forwarded = true
                 context.fireChannelRead(wrapInboundOut(bytes))
-            case .answer(let request, let prepared):
+            case .answer(let request, .document(let document, let answer)):
                 wrote = true
-                write(request, prepared.document, prepared.answer, context: context)
+                ServerMetrics.documentCacheHits.increment()
+                write(request, head: document.headBlocks[answer.headBlock], body: answer.body, context: context)
+            case .answer(let request, .notFound(let answer)):
+                wrote = true
+                ServerMetrics.documentsNotFound.increment()
+                write(request, head: answer.head, body: request.isHead ? nil : answer.body, context: context)
             }
         }
     }
 
     /// Writes the answer; closes the connection once it is written when the request asked to.
-    private func write(_ request: PublicDocumentRequest, _ document: ServedDocument, _ answer: DocumentAnswer, context: ChannelHandlerContext) {
-        ServerMetrics.documentCacheHits.increment()
-        let block = document.headBlocks[answer.headBlock]
+    /// `block`: the status line and the answer's own fields.
+    private func write(_ request: PublicDocumentRequest, head block: [UInt8], body: ByteBuffer?, context: ChannelHandlerContext) {
         let date = HTTPDate.fieldBytes
         var head = headBuffer ?? context.channel.allocator.buffer(capacity: block.count + 256)
         headBuffer = nil
@@ -194,31 +203,57 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         guard request.keepAlive else {
             // Closing waits for the write: a close fails whatever is still queued.
             let written = context.eventLoop.makePromise(of: Void.self)
-            context.write(wrapOutboundOut(.byteBuffer(head)), promise: answer.body == nil ? written : nil)
-            if let body = answer.body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: written) }
+            context.write(wrapOutboundOut(.byteBuffer(head)), promise: body == nil ? written : nil)
+            if let body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: written) }
             context.flush()
             let channel = context.channel
             written.futureResult.whenComplete { _ in channel.close(promise: nil) }
             return
         }
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
-        if let body = answer.body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: nil) }
+        if let body { context.write(wrapOutboundOut(.byteBuffer(body)), promise: nil) }
         headBuffer = head
         connectionGuard.answered()
     }
 }
 
-/// A document found for a request and how it answers, decided while the request's head is at hand.
-struct PreparedAnswer {
-    var document: ServedDocument
-    var answer: DocumentAnswer
+/// How a request read from the bytes is answered, decided while its head is at hand: a document
+/// in memory, or a 404 for a slug no app has.
+enum PreparedAnswer {
+    case document(ServedDocument, DocumentAnswer)
+    case notFound(UnknownSlugAnswer)
 
-    /// Nil when the document is not in memory.
+    /// Nil when only the routes can answer (a document not in memory, a former slug's 301, an
+    /// archived app's 410, an index not loaded yet).
     @inline(__always)
-    init?(_ request: PublicDocumentRequest, head: UnsafeRawBufferPointer, lookup: PublicDocumentByteHandler.Lookup) {
-        guard let document = lookup(request.slug, request.number) else { return nil }
-        self.document = document
-        answer = DocumentAnswer(document, request: request, head: head)
+    init?(
+        _ request: PublicDocumentRequest, head: UnsafeRawBufferPointer, lookup: PublicDocumentByteHandler.Lookup,
+        isUnknown: PublicDocumentByteHandler.IsUnknown
+    ) {
+        if let document = lookup(request.slug, request.number) {
+            self = .document(document, DocumentAnswer(document, request: request, head: head))
+        } else if isUnknown(request.slug) {
+            self = .notFound(UnknownSlugAnswer(slug: request.slug, number: request.number))
+        } else {
+            return nil
+        }
+    }
+}
+
+/// The 404 for a slug no app has, as the routes answer it (`PublicDocumentController`: the same
+/// problem, status and fields, a test compares the two) but without a trip through the framework:
+/// the cheapest thing to ask a server for in bulk costs no more than a document.
+struct UnknownSlugAnswer {
+    /// The status line and fields before the date.
+    var head: [UInt8]
+    var body: ByteBuffer
+
+    init(slug: String, number: Int?) {
+        let detail = number.map { "\(slug) has no version \($0)" } ?? "nothing is published for \(slug)"
+        let bytes = Problem.notFound(detail).json.serialized()
+        body = ByteBuffer(bytes: bytes)
+        head = Array(
+            "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: \(bytes.count)\r\nX-Content-Type-Options: nosniff\r\n".utf8)
     }
 }
 

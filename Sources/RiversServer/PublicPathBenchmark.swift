@@ -54,7 +54,7 @@ public enum PublicPathBenchmark {
             let decide = best {
                 for _ in 0..<requests {
                     connection.received(request)
-                    while case .answer = connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: lookup) }) { answered += 1 }
+                    while case .answer = connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: lookup, isUnknown: { _ in false }) }) { answered += 1 }
                 }
             }
             guard answered == rounds * requests else { throw BenchmarkError(message: "\(label): not every request was answered") }

@@ -443,6 +443,13 @@ public final class PublishedDocuments: Sendable {
         }
     }
 
+    /// Whether the loaded index says no app has or had `slug` (its documents are then 404s,
+    /// whatever the database says: the index is kept current by every publish). No lock.
+    func isUnknown(slug: String) -> Bool {
+        let hot = self.hot.load(ordering: .acquiring)
+        return hot.loaded && hot.slots[slug] == nil
+    }
+
     /// The current document (`number` nil) or version `number`, from memory or else the
     /// database; nil when there is none.
     func document(slug: String, number: Int?) async throws -> ServedDocument? {

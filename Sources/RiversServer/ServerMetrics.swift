@@ -14,6 +14,8 @@ enum ServerMetrics {
     /// Public documents answered from this process's memory, and those it had to read first.
     static let documentCacheHits = Metrics.Counter(label: "rivers_public_document_cache_hits_total")
     static let documentCacheMisses = Metrics.Counter(label: "rivers_public_document_cache_misses_total")
+    /// 404s answered from memory for slugs no app has (the routes' 404s are in `hb_requests`).
+    static let documentsNotFound = Metrics.Counter(label: "rivers_public_document_unknown_slugs_total")
     /// Requests for a document not in memory that waited for a read already under way.
     static let documentReadsJoined = Metrics.Counter(label: "rivers_public_document_reads_joined_total")
     /// Bytes of published documents sent (after gzip when the client takes it).

@@ -111,9 +111,10 @@ extension WebhookService {
     /// What an operator should hear when a process starts: stored secrets sealed with a key it
     /// does not have (their webhooks' deliveries cannot be signed: each attempt fails, saying why),
     /// and secrets stored as they are while a key is set (`rivers webhook seal-secrets` seals them).
-    public static func keyWarnings(in storage: any WebhookSecretStorage, seal: WebhookSecretSeal) async throws -> [String] {
+    /// Every app's, or `appId`'s only.
+    public static func keyWarnings(in storage: any WebhookSecretStorage, seal: WebhookSecretSeal, appId: String? = nil) async throws -> [String] {
         var unopenable = 0, plain = 0
-        for (keyId, count) in try await storage.webhookSecretCountsByKey(limit: 1_000) {
+        for (keyId, count) in try await storage.webhookSecretCountsByKey(appId: appId, limit: 1_000) {
             if let keyId {
                 if !seal.opens(keyId: keyId) { unopenable += count }
             } else {

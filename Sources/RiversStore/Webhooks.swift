@@ -105,8 +105,9 @@ public protocol WebhookSecretStorage: Sendable {
     /// rotation in between wins); whether it did. The webhook's revision stays.
     func replaceWebhookSecrets(_ was: StoredWebhookSecrets, secret: String, previous: String?) async throws -> Bool
     /// How many stored secrets (current and previous) each key sealed, by the key's id as the
-    /// sealed text names it (`sealed1:<id>:…`), nil for those stored as they are; at most `limit` keys.
-    func webhookSecretCountsByKey(limit: Int) async throws -> [(keyId: String?, count: Int)]
+    /// sealed text names it (`sealed1:<id>:…`), nil for those stored as they are; at most `limit`
+    /// keys. Every app's, or `appId`'s only.
+    func webhookSecretCountsByKey(appId: String?, limit: Int) async throws -> [(keyId: String?, count: Int)]
 }
 
 /// Where webhooks are kept, for their use cases (`WebhookService` in RiversServices): the
@@ -228,12 +229,16 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
         return result
     }
 
-    public func webhookSecretCountsByKey(limit: Int) async throws -> [(keyId: String?, count: Int)] {
+    public func webhookSecretCountsByKey(appId: String?, limit: Int) async throws -> [(keyId: String?, count: Int)] {
         var result: [(keyId: String?, count: Int)] = []
         for try await (keyId, count) in try await client.query(
             """
             SELECT CASE WHEN left(s, 8) = 'sealed1:' THEN split_part(s, ':', 2) END, count(*)::bigint
-            FROM (SELECT secret AS s FROM webhooks UNION ALL SELECT previous_secret FROM webhooks WHERE previous_secret IS NOT NULL) stored
+            FROM (
+              SELECT secret AS s FROM webhooks WHERE \(appId)::uuid IS NULL OR app_id = \(appId)::uuid
+              UNION ALL
+              SELECT previous_secret FROM webhooks WHERE previous_secret IS NOT NULL AND (\(appId)::uuid IS NULL OR app_id = \(appId)::uuid)
+            ) stored
             GROUP BY 1 ORDER BY 2 DESC LIMIT \(limit)
             """, logger: logger
         ).decode((String?, Int).self) {

@@ -275,6 +275,28 @@ struct PublicDocumentRequestTests {
         return out
     }
 
+    @Test func aSlugNoAppHasIsA404WrittenStraightToTheSocket() throws {
+        try withChannel { _, slug, document in
+            let handler = PublicDocumentByteHandler(
+                connectionGuard: ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter()),
+                lookup: { name, _ in name == slug ? document : nil }, isUnknown: { $0 == "gone" })
+            let channel = EmbeddedChannel(handler: handler)
+            try channel.writeInbound(ByteBuffer(string: "GET /rivers/gone/v2/rivers.json HTTP/1.1\r\nHost: x\r\n\r\nHEAD /rivers/gone/rivers.json HTTP/1.1\r\n\r\n"))
+            let answers = try written(channel)
+            let body = #"{"detail":"gone has no version 2","status":404,"title":"Not found","type":"/problems/not-found"}"#
+            #expect(answers.hasPrefix("HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: \(body.utf8.count)\r\n"), "\(answers)")
+            let parts = answers.components(separatedBy: "\r\n\r\n")
+            // The GET's body, then the HEAD's head: the current URL's problem announced, no body sent.
+            let headBody = #"{"detail":"nothing is published for gone","status":404,"title":"Not found","type":"/problems/not-found"}"#
+            #expect(parts.count == 3 && parts[1].hasPrefix(body + "HTTP/1.1 404 Not Found\r\n"), "\(parts)")
+            #expect(parts[1].contains("\r\nContent-Length: \(headBody.utf8.count)\r\n") && parts[2].isEmpty, "\(parts)")
+            // Nothing was left to the decoder; a slug the index knows (or cannot tell) still is.
+            #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
+            try channel.writeInbound(ByteBuffer(string: "GET /rivers/other/rivers.json HTTP/1.1\r\n\r\n"))
+            #expect(try channel.readInbound(as: ByteBuffer.self) != nil)
+        }
+    }
+
     @Test func answersAreWrittenStraightToTheSocket() throws {
         try withChannel { make, slug, document in
             let (channel, _) = make()

@@ -196,6 +196,43 @@ struct PublishAPITests {
         }
     }
 
+    @Test("a slug no app has is answered 404 from memory, as the routes answer it")
+    func unknownSlugsAreAnsweredFromMemory() async throws {
+        try await withAPI(loadIndex: true) { api in
+            let server = HTTPField.Name("Server")!, requestId = HTTPField.Name("X-Request-Id")!
+            for (slug, path) in [("no-such-app", "rivers.json"), ("no-such-app", "v3/rivers.json"), ("x_y.z~1", "rivers.json")] {
+                for method in [HTTPRequest.Method.get, .head] {
+                    // The same slug percent-encoded: the byte path leaves it to the routes, which decode it.
+                    let encoded = slug.replacingOccurrences(of: "-", with: "%2D").replacingOccurrences(of: "_", with: "%5F")
+                    let fromMemory = try await api.request(method, "/rivers/\(slug)/\(path)", authorized: false)
+                    let routed = try await api.request(method, "/rivers/\(encoded)/\(path)", authorized: false)
+                    let shown = "\(method) \(slug)/\(path)"
+                    // Only the framework names itself: which path answered.
+                    #expect(fromMemory.headers[server] == nil && routed.headers[server] != nil, "\(shown)")
+                    #expect(fromMemory.status == .notFound && routed.status == .notFound, "\(shown)")
+                    #expect(fromMemory.text == routed.text, "\(shown)")
+                    if method == .get {
+                        #expect(fromMemory["detail"]?.stringValue?.contains(slug) == true, "\(fromMemory.text)")
+                    } else {
+                        #expect(fromMemory.text.isEmpty, "\(shown)")
+                    }
+                    func fields(_ response: APIResponse) -> [String: String] {
+                        var fields: [String: String] = [:]
+                        for field in response.headers where ![server, requestId, .date].contains(field.name) {
+                            fields[field.name.canonicalName, default: ""] += field.value
+                        }
+                        return fields
+                    }
+                    #expect(fields(fromMemory) == fields(routed), "\(shown)")
+                    #expect(fromMemory.headers[requestId]?.count == 32 && fromMemory.headers[.date] != nil)
+                }
+            }
+            // An app that has published nothing is not in the index either: the same 404.
+            let unpublished = try await api.request(.get, "/rivers/\(api.app.slug)/rivers.json", authorized: false)
+            #expect(unpublished.status == .notFound && unpublished.headers[server] == nil, "\(unpublished.text)")
+        }
+    }
+
     @Test("concurrent publishes get distinct, consecutive numbers")
     func concurrentPublishes() async throws {
         try await withAPI { api in

@@ -177,19 +177,26 @@ func testConfiguration() -> ServerConfiguration {
 
 /// Runs `body` against a live server with a fresh app; `routeLog` collects the routes, and
 /// `jsonWork`, when given, counts the JSON texts each request parses and writes in the server.
-func withAPI(routeLog: RouteLog = RouteLog(), jsonWork: JSONWorkCount? = nil, _ body: @Sendable (TestAPI) async throws -> Void) async throws {
+/// `loadIndex`: the published index loaded at start, as `rivers serve` has it before it is ready
+/// (kept current there by LISTEN/NOTIFY, which these servers do not run: without it, every public
+/// read not answered from memory asks the database, so that changes made by others are seen).
+func withAPI(
+    routeLog: RouteLog = RouteLog(), jsonWork: JSONWorkCount? = nil, loadIndex: Bool = false, _ body: @Sendable (TestAPI) async throws -> Void
+) async throws {
     let client = try await TestDatabase.client()
     let store = Store(client: client, logger: testLogger)
     let app = try await AppService(storage: store).create(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
     let token = try await TeamService(storage: store).createToken(appId: app.id).token
     let documents = PublishedDocuments(store: store)
+    if loadIndex { try await documents.reloadAll() }
     let configuration = testConfiguration()
     let router = buildRouter(store: store, configuration: configuration, documents: documents, routeLog: routeLog)
     // The server `rivers serve` runs, public document handler included.
     let application = Application(
         responder: CountingJSONWork(inner: router.buildResponder(), count: jsonWork),
         server: RiversHTTP1Channel.server(documents: documents, limits: configuration.connections),
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: testLogger)
+        // Named as `rivers serve` names it (only the framework's answers carry the name).
+        configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "rivers"), logger: testLogger)
     try await application.test(.live) { client in
         try await body(TestAPI(client: client, store: store, app: app, token: token))
     }

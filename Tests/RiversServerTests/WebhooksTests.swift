@@ -196,14 +196,14 @@ struct WebhooksTests {
 
             // What a process says when it starts: four secrets are sealed (the first webhook's two,
             // the second's, the third's), by two keys; what its keys do not open, and what is not sealed.
-            let noKey = try await WebhookService.keyWarnings(in: api.store, seal: .none)
+            let noKey = try await WebhookService.keyWarnings(in: api.store, seal: .none, appId: api.app.id)
             #expect(noKey.count == 1 && noKey[0].hasPrefix("4 stored webhook secret(s) are sealed, and WEBHOOK_SECRET_KEY is not set"), "\(noKey)")
-            let oneUnopened = try await WebhookService.keyWarnings(in: api.store, seal: changed)
+            let oneUnopened = try await WebhookService.keyWarnings(in: api.store, seal: changed, appId: api.app.id)
             #expect(oneUnopened.count == 1 && oneUnopened[0].hasPrefix("1 stored webhook secret(s) are sealed with a key that neither"), "\(oneUnopened)")
             let both = try WebhookSecretSeal(base64: Data(repeating: 5, count: 32).base64EncodedString(), previous: Data(repeating: 9, count: 32).base64EncodedString())
-            #expect(try await WebhookService.keyWarnings(in: api.store, seal: both).isEmpty)
+            #expect(try await WebhookService.keyWarnings(in: api.store, seal: both, appId: api.app.id).isEmpty)
             _ = try await plain.create(appId: api.app.id, url: "https://hooks.example.com/d", description: "", events: ["version.published"], createdBy: "ann")
-            #expect(try await WebhookService.keyWarnings(in: api.store, seal: both) == [
+            #expect(try await WebhookService.keyWarnings(in: api.store, seal: both, appId: api.app.id) == [
                 "1 stored webhook secret(s) are not sealed: run `rivers webhook seal-secrets` to seal them with WEBHOOK_SECRET_KEY"
             ])
 
