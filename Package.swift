@@ -43,7 +43,10 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // `scripts/bench-publish.sh`: the public byte path's own cost per request, without sockets.
-        .executableTarget(name: "RiversPublicPathBench", dependencies: ["RiversServer"]),
+        // (It reaches the byte path's types through `package` access.)
+        .executableTarget(name: "RiversPublicPathBench", dependencies: [
+            "RiversServer", "RiversStore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+        ]),
         // gzip through the system zlib (zlib1g-dev), for published documents.
         .target(name: "CGzip", linkerSettings: [.linkedLibrary("z")]),
         // Persistence on PostgreSQL: migrations and repositories.
@@ -69,7 +72,6 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Atomics", package: "swift-atomics"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

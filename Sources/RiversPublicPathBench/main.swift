@@ -1,5 +1,4 @@
 import Foundation
-import RiversServer
 
 // `make bench-publish`: the byte path's own cost per request, with no socket (see `PublicPathBenchmark`).
 let requests = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 200_000

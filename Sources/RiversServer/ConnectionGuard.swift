@@ -20,8 +20,10 @@ public struct ConnectionLimits: Sendable {
 }
 
 /// Counts the open connections of one server, shared by every connection's guard.
-final class ConnectionCounter: Sendable {
+package final class ConnectionCounter: Sendable {
     private let count = NIOLockedValueBox(0)
+
+    package init() {}
 
     /// Takes a place; false when all `limit` places are taken.
     func enter(limit: Int) -> Bool {
@@ -44,11 +46,11 @@ final class ConnectionCounter: Sendable {
 /// Moving a deadline later (every response arms the idle timeout) only records it: the timer
 /// already set finds it when it fires and waits on. A timer is set anew only when the deadline
 /// comes sooner, so a busy connection costs no timer work per request.
-final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let limits: ConnectionLimits
     private let counter: ConnectionCounter
@@ -62,17 +64,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Called once the last part of a response has been passed on toward the socket.
     var onResponseEnd: (() -> Void)?
 
-    init(limits: ConnectionLimits, counter: ConnectionCounter) {
+    package init(limits: ConnectionLimits, counter: ConnectionCounter) {
         self.limits = limits
         self.counter = counter
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if context.channel.isActive { start(context: context) }
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         start(context: context)
         context.fireChannelActive()
     }
@@ -87,12 +89,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         arm(limits.headerTimeout)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         release()
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         release()
         self.context = nil
     }
@@ -107,7 +109,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head: arm(limits.bodyTimeout)
         case .end: deadline = nil
@@ -116,7 +118,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // The response is complete: the connection now waits for its next request.
         guard case .end = unwrapOutboundIn(data) else {
             context.write(data, promise: promise)

@@ -15,8 +15,8 @@ import NIOCore
 /// Responses leave in request order: an answer is written only while no forwarded request awaits
 /// its response. A client that does not read its answers (the socket not writable) is not read
 /// either, so it cannot make the server queue answers.
-struct PublicConnection<Document> {
-    enum Action {
+package struct PublicConnection<Document> {
+    package enum Action {
         /// Write the answer; when the request does not keep the connection, close once written
         /// (the connection is then closing and drops whatever else arrives).
         case answer(PublicDocumentRequest, Document)
@@ -49,7 +49,9 @@ struct PublicConnection<Document> {
     private var readWanted = false
 
     /// Bytes arrived; `next` says what to do with them.
-    mutating func received(_ bytes: ByteBuffer) {
+    package init() {}
+
+    package mutating func received(_ bytes: ByteBuffer) {
         switch mode {
         case .closing: return
         case .reading, .forwardingBody, .passingOn:
@@ -97,7 +99,7 @@ struct PublicConnection<Document> {
 
     /// The next thing to do; call until `.wait`. `lookup` finds a request's document in memory
     /// (given the request's head too, which the request's field values point into).
-    mutating func next(lookup: (PublicDocumentRequest, UnsafeRawBufferPointer) -> Document?) -> Action {
+    package mutating func next(lookup: (PublicDocumentRequest, UnsafeRawBufferPointer) -> Document?) -> Action {
         switch mode {
         case .closing:
             unread = nil

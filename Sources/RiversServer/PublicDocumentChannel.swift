@@ -67,15 +67,15 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 /// with the document's prebuilt header block and body (decoding into NIO's and Hummingbird's
 /// request types and encoding the response cost more than everything else a cached document
 /// needs), and hands the decoder every other request, whole, when its turn comes.
-final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = IOData
-    typealias OutboundOut = IOData
+package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = IOData
+    package typealias OutboundOut = IOData
     /// The document of a slug (and version number, nil for the current one) if it is in memory.
-    typealias Lookup = (String, Int?) -> ServedDocument?
+    package typealias Lookup = (String, Int?) -> ServedDocument?
     /// Whether the index in memory says no app has (or had) this slug: a 404 answered here.
-    typealias IsUnknown = (String) -> Bool
+    package typealias IsUnknown = (String) -> Bool
 
     private let lookup: Lookup
     private let isUnknown: IsUnknown
@@ -93,13 +93,13 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
     /// the socket has taken it (a new buffer while a write still holds it): no allocation per answer.
     private var headBuffer: ByteBuffer?
 
-    init(connectionGuard: ConnectionGuard, lookup: @escaping Lookup, isUnknown: @escaping IsUnknown = { _ in false }) {
+    package init(connectionGuard: ConnectionGuard, lookup: @escaping Lookup, isUnknown: @escaping IsUnknown = { _ in false }) {
         self.connectionGuard = connectionGuard
         self.lookup = lookup
         self.isUnknown = isUnknown
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         // Held strongly, and let go when the handler is removed (every handler is, when its
         // channel closes): a weak reference would give the handler a side table, which makes
@@ -107,19 +107,19 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         connectionGuard.onResponseEnd = { self.responseEnded() }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         connectionGuard.onResponseEnd = nil
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // The socket's state as of now (a change is also announced, but may come after this read).
         connection.writabilityChanged(context.channel.isWritable)
         connection.received(unwrapInboundIn(data))
         if drain(context: context) { forwardedInRead = true }
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         // Nothing after this handler has been given anything to complete while it answers alone.
         if forwardedInRead || connection.mode == .passingOn {
             forwardedInRead = false
@@ -131,11 +131,11 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
         }
     }
 
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         if connection.readRequested() { context.read() }
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
         connection.writabilityChanged(context.channel.isWritable)
         resume(context: context)
         context.fireChannelWritabilityChanged()
@@ -219,14 +219,14 @@ final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableChannelHan
 
 /// How a request read from the bytes is answered, decided while its head is at hand: a document
 /// in memory, or a 404 for a slug no app has.
-enum PreparedAnswer {
+package enum PreparedAnswer {
     case document(ServedDocument, DocumentAnswer)
     case notFound(UnknownSlugAnswer)
 
     /// Nil when only the routes can answer (a document not in memory, a former slug's 301, an
     /// archived app's 410, an index not loaded yet).
     @inline(__always)
-    init?(
+    package init?(
         _ request: PublicDocumentRequest, head: UnsafeRawBufferPointer, lookup: PublicDocumentByteHandler.Lookup,
         isUnknown: PublicDocumentByteHandler.IsUnknown
     ) {
@@ -240,16 +240,21 @@ enum PreparedAnswer {
     }
 }
 
-/// The 404 for a slug no app has, as the routes answer it (`PublicDocumentController`: the same
-/// problem, status and fields, a test compares the two) but without a trip through the framework:
-/// the cheapest thing to ask a server for in bulk costs no more than a document.
-struct UnknownSlugAnswer {
+/// The 404 for a slug no app has, as the routes answer it (`PublicDocumentController` and
+/// `pathParameter`: the same problem, status and fields; a test compares the two over a live
+/// server) but without a trip through the framework: the cheapest thing to ask a server for in
+/// bulk costs no more than a document.
+package struct UnknownSlugAnswer {
     /// The status line and fields before the date.
     var head: [UInt8]
     var body: ByteBuffer
 
     init(slug: String, number: Int?) {
-        let detail = number.map { "\(slug) has no version \($0)" } ?? "nothing is published for \(slug)"
+        // The routes' path parameters name nothing past 200 bytes (`pathParameter`); a slug read
+        // here is visible ASCII with no `%`, so it is what they would decode.
+        let detail =
+            slug.utf8.count > 200
+            ? "nothing is found at this address" : number.map { "\(slug) has no version \($0)" } ?? "nothing is published for \(slug)"
         let bytes = Problem.notFound(detail).json.serialized()
         body = ByteBuffer(bytes: bytes)
         head = Array(
@@ -324,7 +329,7 @@ enum PublicRequestID {
 /// the protocol allows. Strict on purpose: a request read here is never read differently there
 /// (a test damages heads at random and compares both readings; it found a tab after a Connection
 /// option, and keep-alive with close, which the decoder reads its own way: both are left to it).
-struct PublicDocumentRequest: Equatable {
+package struct PublicDocumentRequest: Equatable {
     var isHead: Bool
     var slug: String
     var number: Int?
@@ -480,6 +485,7 @@ struct PublicDocumentRequest: Equatable {
     @inline(__always)
     static func equals(_ bytes: UnsafeRawBufferPointer, _ expected: [UInt8]) -> Bool {
         guard bytes.count == expected.count else { return false }
+        guard !expected.isEmpty else { return true }
         return expected.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
     }
 }

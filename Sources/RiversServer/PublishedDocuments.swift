@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// A published document ready to send: its bytes, its gzip bytes, their ETags, and the whole
 /// header block of every answer it can give, built once (no per-request string work). A class:
 /// every cache hit hands it out, and a reference costs one retain where a copy costs one per field.
-final class ServedDocument: Sendable {
+package final class ServedDocument: Sendable {
     /// Whose document it is and its hash: a hit is served only for the app the index names
     /// under that slug, and a current document only when its hash is the index's.
     let appId: String
@@ -22,7 +22,7 @@ final class ServedDocument: Sendable {
     let body: ByteBuffer
     let gzip: ByteBuffer
     let etag: String
-    let gzipETag: String
+    package let gzipETag: String
     /// The ETags' bytes, compared with an `If-None-Match` as received on the byte path.
     let etagBytes: [UInt8]
     let gzipETagBytes: [UInt8]
@@ -48,7 +48,7 @@ final class ServedDocument: Sendable {
     /// Whether it was served without the lock since the last call (under the cache's lock).
     func takeUse() -> Bool { used.exchange(false, ordering: .relaxed) }
 
-    init(_ version: PublishedVersion) {
+    package init(_ version: PublishedVersion) {
         appId = version.appId
         sha256 = version.sha256
         number = version.number
@@ -443,8 +443,10 @@ public final class PublishedDocuments: Sendable {
         }
     }
 
-    /// Whether the loaded index says no app has or had `slug` (its documents are then 404s,
-    /// whatever the database says: the index is kept current by every publish). No lock.
+    /// Whether the loaded index says no app has `slug` (none publishes under it, and no former
+    /// slug still redirects from it): its documents are then 404s, as the routes answer from the
+    /// same index (a publish in another process reaches it by LISTEN/NOTIFY, a moment later for
+    /// both). No lock.
     func isUnknown(slug: String) -> Bool {
         let hot = self.hot.load(ordering: .acquiring)
         return hot.loaded && hot.slots[slug] == nil
@@ -844,7 +846,7 @@ struct PublicDocumentController {
 /// How a document answers one GET or HEAD: a 304 or a 200, which of its prebuilt header blocks,
 /// and the bytes to send (none for a 304 or a HEAD). The routes and `PublicDocumentByteHandler` both
 /// answer through it.
-struct DocumentAnswer {
+package struct DocumentAnswer {
     /// Several fields of one name are one comma-separated list (RFC 9110 §5.3).
     static func list(_ list: String?, adding value: String) -> String {
         list.map { $0 + ", " + value } ?? value

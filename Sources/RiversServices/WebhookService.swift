@@ -95,15 +95,20 @@ public struct WebhookService: Sendable {
 extension WebhookService {
     /// What `sealStoredSecrets` did.
     public struct SealingOutcome: Sendable, Equatable {
+        /// A webhook, by its id and its app's.
+        public struct Webhook: Sendable, Equatable {
+            public var id: String
+            public var appId: String
+        }
         /// Webhooks whose secrets it sealed.
         public var sealed: Int
-        /// Webhooks with a secret no key given opens (sealed with a key no longer set), by id:
-        /// left as they are; the first `unopenableShown` of them, and how many in all.
-        public var unopenable: [String]
+        /// Webhooks with a secret no key given opens (sealed with a key no longer set): left as
+        /// they are; the first `unopenableShown` of them, and how many in all.
+        public var unopenable: [Webhook]
         public var unopenableCount: Int
         public static let unopenableShown = 20
 
-        public init(sealed: Int = 0, unopenable: [String] = [], unopenableCount: Int = 0) {
+        public init(sealed: Int = 0, unopenable: [Webhook] = [], unopenableCount: Int = 0) {
             (self.sealed, self.unopenable, self.unopenableCount) = (sealed, unopenable, unopenableCount)
         }
     }
@@ -114,6 +119,7 @@ extension WebhookService {
     /// Every app's, or `appId`'s only.
     public static func keyWarnings(in storage: any WebhookSecretStorage, seal: WebhookSecretSeal, appId: String? = nil) async throws -> [String] {
         var unopenable = 0, plain = 0
+        // Previous secrets count only while they still sign (within their overlap).
         for (keyId, count) in try await storage.webhookSecretCountsByKey(appId: appId, limit: 1_000) {
             if let keyId {
                 if !seal.opens(keyId: keyId) { unopenable += count }
@@ -137,8 +143,9 @@ extension WebhookService {
     /// Seals with the current key every stored secret that is not (written before
     /// `WEBHOOK_SECRET_KEY` was set, or sealed with the key before it), a page at a time. Each
     /// webhook is one write, made only while its secrets are still those read (a rotation in
-    /// between wins). A webhook whose secret no key opens is counted and passed over (the others
-    /// are still sealed). Every app's, or `appId`'s only. Nothing without a key.
+    /// between wins). A previous secret whose overlap has ended signs nothing: it is dropped, not
+    /// opened. A webhook whose secret no key opens is counted and passed over (the others are
+    /// still sealed). Every app's, or `appId`'s only. Nothing without a key.
     public static func sealStoredSecrets(in storage: any WebhookSecretStorage, with seal: WebhookSecretSeal, appId: String? = nil) async throws -> SealingOutcome {
         var outcome = SealingOutcome()
         guard seal.seals else { return outcome }
@@ -150,10 +157,12 @@ extension WebhookService {
                 let secret: String, previous: String?
                 do {
                     secret = try seal.resealed(stored.secret, appId: stored.appId) ?? stored.secret
-                    previous = try stored.previous.map { try seal.resealed($0, appId: stored.appId) ?? $0 }
-                } catch {
+                    previous = try stored.previousExpired ? nil : stored.previous.map { try seal.resealed($0, appId: stored.appId) ?? $0 }
+                } catch is WebhookSecretSeal.Failure {
                     outcome.unopenableCount += 1
-                    if outcome.unopenable.count < SealingOutcome.unopenableShown { outcome.unopenable.append(stored.id) }
+                    if outcome.unopenable.count < SealingOutcome.unopenableShown {
+                        outcome.unopenable.append(.init(id: stored.id, appId: stored.appId))
+                    }
                     continue
                 }
                 if try await storage.replaceWebhookSecrets(stored, secret: secret, previous: previous) { outcome.sealed += 1 }

@@ -89,9 +89,11 @@ public struct StoredWebhookSecrets: Sendable, Equatable {
     public var appId: String
     public var secret: String
     public var previous: String?
+    /// The previous secret's overlap has ended: it signs nothing any more.
+    public var previousExpired: Bool
 
-    public init(id: String, appId: String, secret: String, previous: String?) {
-        (self.id, self.appId, self.secret, self.previous) = (id, appId, secret, previous)
+    public init(id: String, appId: String, secret: String, previous: String?, previousExpired: Bool = false) {
+        (self.id, self.appId, self.secret, self.previous, self.previousExpired) = (id, appId, secret, previous, previousExpired)
     }
 }
 
@@ -104,7 +106,7 @@ public protocol WebhookSecretStorage: Sendable {
     /// Stores `secret` and `previous` for `was`'s webhook if its secrets are still `was`'s (a
     /// rotation in between wins); whether it did. The webhook's revision stays.
     func replaceWebhookSecrets(_ was: StoredWebhookSecrets, secret: String, previous: String?) async throws -> Bool
-    /// How many stored secrets (current and previous) each key sealed, by the key's id as the
+    /// How many stored secrets (current, and previous ones still in their overlap) each key sealed, by the key's id as the
     /// sealed text names it (`sealed1:<id>:…`), nil for those stored as they are; at most `limit`
     /// keys. Every app's, or `appId`'s only.
     func webhookSecretCountsByKey(appId: String?, limit: Int) async throws -> [(keyId: String?, count: Int)]
@@ -215,16 +217,16 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
 
     public func unsealedWebhookSecrets(sealedPrefix: String, appId: String?, after: String?, limit: Int) async throws -> [StoredWebhookSecrets] {
         var result: [StoredWebhookSecrets] = []
-        for try await (id, appId, secret, previous) in try await client.query(
+        for try await (id, appId, secret, previous, previousExpired) in try await client.query(
             """
-            SELECT id::text, app_id::text, secret, previous_secret FROM webhooks
+            SELECT id::text, app_id::text, secret, previous_secret, coalesce(previous_secret_expires_at <= now(), false) FROM webhooks
             WHERE (left(secret, length(\(sealedPrefix))) <> \(sealedPrefix) OR left(previous_secret, length(\(sealedPrefix))) <> \(sealedPrefix))
               AND id > coalesce(\(after)::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
               AND (\(appId)::uuid IS NULL OR app_id = \(appId)::uuid)
             ORDER BY id LIMIT \(limit)
             """, logger: logger
-        ).decode((String, String, String, String?).self) {
-            result.append(StoredWebhookSecrets(id: id, appId: appId, secret: secret, previous: previous))
+        ).decode((String, String, String, String?, Bool).self) {
+            result.append(StoredWebhookSecrets(id: id, appId: appId, secret: secret, previous: previous, previousExpired: previousExpired))
         }
         return result
     }
@@ -237,7 +239,8 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
             FROM (
               SELECT secret AS s FROM webhooks WHERE \(appId)::uuid IS NULL OR app_id = \(appId)::uuid
               UNION ALL
-              SELECT previous_secret FROM webhooks WHERE previous_secret IS NOT NULL AND (\(appId)::uuid IS NULL OR app_id = \(appId)::uuid)
+              SELECT previous_secret FROM webhooks
+              WHERE previous_secret IS NOT NULL AND previous_secret_expires_at > now() AND (\(appId)::uuid IS NULL OR app_id = \(appId)::uuid)
             ) stored
             GROUP BY 1 ORDER BY 2 DESC LIMIT \(limit)
             """, logger: logger

@@ -109,9 +109,14 @@ struct Serve: AsyncParsableCommand {
                 try await migrator.migrate()
             }
             // A key missing or misnamed (its Kubernetes Secret is optional) is said at once, not
-            // first noticed as webhooks that stopped arriving.
-            for warning in try await WebhookService.keyWarnings(in: Store(client: client, logger: logger), seal: seal) {
-                logger.warning("\(warning)")
+            // first noticed as webhooks that stopped arriving. Only a warning: never what stops
+            // a start (an error in this closure would).
+            do {
+                for warning in try await WebhookService.keyWarnings(in: Store(client: client, logger: logger), seal: seal) {
+                    logger.warning("\(warning)")
+                }
+            } catch {
+                logger.warning("could not check the webhook secrets against WEBHOOK_SECRET_KEY: \(String(reflecting: error))")
             }
         }
         // Graceful shutdown on SIGTERM/SIGINT, bounded by SHUTDOWN_TIMEOUT.
@@ -235,7 +240,7 @@ struct WebhookCommand: AsyncParsableCommand {
                     throw CLIError(
                         "\(outcome.unopenableCount) webhook\(outcome.unopenableCount == 1 ? " has a secret" : "s have secrets") that neither "
                             + "WEBHOOK_SECRET_KEY nor WEBHOOK_SECRET_KEY_PREVIOUS opens (sealed with another key), left as they are: "
-                            + outcome.unopenable.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+                            + outcome.unopenable.map { "\($0.id) (app \($0.appId))" }.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
                             + ". Set the key they were sealed with as WEBHOOK_SECRET_KEY_PREVIOUS and run this again, or rotate their secrets.")
                 }
             }

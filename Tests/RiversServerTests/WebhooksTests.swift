@@ -190,7 +190,7 @@ struct WebhooksTests {
                 appId: api.app.id, url: "https://hooks.example.com/c", description: "", events: ["version.published"], createdBy: "ann")
             let stranger = try WebhookSecretSeal(base64: Data(repeating: 5, count: 32).base64EncodedString())
             let outcome = try await WebhookService.sealStoredSecrets(in: api.store, with: stranger, appId: api.app.id)
-            #expect(outcome.sealed == 1 && outcome.unopenableCount == 2 && Set(outcome.unopenable) == [first.id, second.id], "\(outcome)")
+            #expect(outcome.sealed == 1 && outcome.unopenableCount == 2 && Set(outcome.unopenable.map(\.id)) == [first.id, second.id], "\(outcome)")
             #expect(try await stored(first.id) == again)
             #expect(try await stored(third.id).map { try stranger.open($0.secret, appId: api.app.id) } == thirdSecret)
 
@@ -206,13 +206,28 @@ struct WebhooksTests {
             #expect(try await WebhookService.keyWarnings(in: api.store, seal: both, appId: api.app.id) == [
                 "1 stored webhook secret(s) are not sealed: run `rivers webhook seal-secrets` to seal them with WEBHOOK_SECRET_KEY"
             ])
+            // Every app's (what `rivers serve` asks): at least this app's four.
+            let everyApp = try await WebhookService.keyWarnings(in: api.store, seal: .none)
+            #expect(everyApp.first.flatMap { Int($0.prefix { $0.isNumber }) }.map { $0 >= 4 } == true, "\(everyApp)")
+
+            // A previous secret whose overlap has ended signs nothing: not counted, and dropped
+            // (not opened) when the webhook is sealed, even sealed with a key no longer given.
+            try await api.store.client.query(
+                "UPDATE webhooks SET previous_secret = 'sealed1:0123456789abcdef:AAAA', previous_secret_expires_at = now() - interval '1 hour' WHERE id = \(third.id)::uuid",
+                logger: testLogger)
+            #expect(try await WebhookService.keyWarnings(in: api.store, seal: both, appId: api.app.id).count == 1, "only the unsealed one")
+            let dropped = try await WebhookService.sealStoredSecrets(in: api.store, with: both, appId: api.app.id)
+            #expect(dropped.unopenableCount == 0 && dropped.sealed == 4, "all four webhooks now under the current key: \(dropped)")
+            let thirdNow = try #require(try await stored(third.id))
+            #expect(thirdNow.previous == nil)
+            #expect(try both.open(thirdNow.secret, appId: api.app.id) == thirdSecret)
 
             // The webhook is unchanged (same revision); the audit log says what happened.
             let hook = try await api.request(.get, "webhooks/\(first.id)")
             #expect(hook["revision"] == 2, "\(hook.text)")
             let audit = try await api.request(.get, "audit?kind=webhook")
             let actions = audit["items"]?.arrayValue?.compactMap { $0["action"]?.stringValue } ?? []
-            #expect(actions.filter { $0 == "seal-secret" }.count == 5 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
+            #expect(actions.filter { $0 == "seal-secret" }.count == 10 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
         }
     }
 

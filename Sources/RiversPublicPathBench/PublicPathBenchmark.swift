@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOEmbedded
+import RiversServer
 import RiversStore
 
 /// What the byte path costs per request in our own code, without sockets, for
@@ -9,17 +10,17 @@ import RiversStore
 /// of request: reading it and deciding the answer (`PublicConnection` and `PreparedAnswer`,
 /// nothing else), and the whole handler on an embedded channel (which adds NIO's in-process
 /// costs: the pipeline, and the embedded channel's own bookkeeping).
-public enum PublicPathBenchmark {
-    public struct Figure: Sendable {
-        public var label: String
+enum PublicPathBenchmark {
+    struct Figure: Sendable {
+        var label: String
         /// Reading the head and deciding the answer.
-        public var decideNanoseconds: Double
+        var decideNanoseconds: Double
         /// The whole handler, the answer's head written, on an embedded channel.
-        public var handlerNanoseconds: Double
+        var handlerNanoseconds: Double
     }
 
     /// The best of `rounds` runs of `requests` requests, for each kind of request.
-    public static func run(requests: Int = 200_000, rounds: Int = 5) throws -> [Figure] {
+    static func run(requests: Int = 200_000, rounds: Int = 5) throws -> [Figure] {
         let slug = "bench-app"
         let document = ServedDocument(PublishedVersion(
             appId: "0b5c6f5e-0000-4000-8000-000000000001", number: 7, sha256: String(repeating: "5e", count: 32),
