@@ -257,8 +257,10 @@ package struct UnknownSlugAnswer {
             ? "nothing is found at this address" : number.map { "\(slug) has no version \($0)" } ?? "nothing is published for \(slug)"
         let bytes = Problem.notFound(detail).json.serialized()
         body = ByteBuffer(bytes: bytes)
-        head = Array(
-            "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: \(bytes.count)\r\nX-Content-Type-Options: nosniff\r\n".utf8)
+        let fields =
+            "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: \(bytes.count)\r\n"
+            + "Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\n"
+        head = Array(fields.utf8)
     }
 }
 

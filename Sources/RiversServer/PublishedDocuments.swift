@@ -700,7 +700,7 @@ struct PublicDocumentController {
 
     func register(on routes: RouteRegistrar<RiversContext>) {
         for method in [HTTPRequest.Method.get, .head] {
-            routes.on(method, "rivers/{slug}/rivers.json", need: .anyone) { request, context in
+            Self.onOpenToEveryOrigin(routes, method, "rivers/{slug}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
                 if let answer = try Self.redirect(documents.redirect(slug: slug), path: "rivers.json") { return answer }
                 guard documents.canServe(slug: slug, number: nil) || availability.isReady else { throw Problem.databaseUnavailable }
@@ -710,7 +710,7 @@ struct PublicDocumentController {
                 return Self.respond(document, request: request, current: true)
             }
             // A channel's document (issue 27): `production` is the same as the URL above.
-            routes.on(method, "rivers/{slug}/channels/{channel}/rivers.json", need: .anyone) { request, context in
+            Self.onOpenToEveryOrigin(routes, method, "rivers/{slug}/channels/{channel}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
                 let name = try context.pathParameter("channel")
                 guard ChannelName.problem(name) == nil else { throw Problem.notFound("no channel here: channel names are like staging or qa") }
@@ -721,7 +721,7 @@ struct PublicDocumentController {
             // Zapp's per-store, per-app-version URL: the release rules say what it serves.
             // (The store's segment is named as in the numbered URL's route: the router needs one name
             // per position.)
-            routes.on(method, "rivers/{slug}/{version}/{app_version}/rivers.json", need: .anyone) { request, context in
+            Self.onOpenToEveryOrigin(routes, method, "rivers/{slug}/{version}/{app_version}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
                 let storeName = try context.pathParameter("version")
                 let versionText = try context.pathParameter("app_version")
@@ -734,7 +734,7 @@ struct PublicDocumentController {
                     slug: slug, target: .device(store, version), path: "\(storeName)/\(versionText)/rivers.json", request: request
                 ) { "nothing is published for \(slug)" }
             }
-            routes.on(method, "rivers/{slug}/{version}/rivers.json", need: .anyone) { request, context in
+            Self.onOpenToEveryOrigin(routes, method, "rivers/{slug}/{version}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
                 let text = try context.pathParameter("version")
                 guard text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 else {
@@ -746,6 +746,28 @@ struct PublicDocumentController {
                     throw Problem.notFound("\(slug) has no version \(number)")
                 }
                 return Self.respond(document, request: request, current: false)
+            }
+        }
+    }
+
+
+    /// A public document route whose problems (404, 410, 503) carry `Access-Control-Allow-Origin`
+    /// as its documents and redirects do: a web client (a TV's browser app, say) then reads what
+    /// went wrong instead of a CORS failure that looks like no network.
+    static func onOpenToEveryOrigin(
+        _ routes: RouteRegistrar<RiversContext>, _ method: HTTPRequest.Method, _ path: String,
+        _ handler: @escaping @Sendable (Request, RiversContext) async throws -> Response
+    ) {
+        routes.on(method, path, need: .anyone) { request, context in
+            do {
+                return try await handler(request, context)
+            } catch var problem as Problem {
+                problem.headers[.accessControlAllowOrigin] = "*"
+                throw problem
+            } catch where DatabaseAvailability.isUnavailability(error) {
+                var problem = Problem.databaseUnavailable
+                problem.headers[.accessControlAllowOrigin] = "*"
+                throw problem
             }
         }
     }

@@ -363,7 +363,11 @@ struct TeamTests {
             let router = buildRouter(store: api.store, configuration: testConfiguration(), documents: documents)
             try await Application(router: router, logger: testLogger).test(.router) { client in
                 func status(_ uri: String) async throws -> (HTTPResponse.Status, String?) {
-                    try await client.execute(uri: uri, method: .get) { ($0.status, $0.headers[.location]) }
+                    try await client.execute(uri: uri, method: .get) { response in
+                        // Every public answer, problems too, is open to every origin (web clients read it).
+                        #expect(response.headers[.accessControlAllowOrigin] == "*", "\(uri) \(response.status)")
+                        return (response.status, response.headers[.location])
+                    }
                 }
                 try await documents.reloadAll()
                 #expect(try await status("/rivers/\(old)/rivers.json") == (.movedPermanently, "/rivers/\(new)/rivers.json"))
