@@ -164,14 +164,16 @@ report() {
   printf "%-22s %12.2f %12.2f %8.2f   (rounds: %s)\n" "  CPU µs per request" "$(median "${rc[@]}")" "$(median "${nc[@]}")" "$(median "${cs[@]}")" "$(printf '%.2f ' "${cs[@]}")"
   last_rivers=$(median "${rs[@]}")
 }
-# One figure: ROUNDS rounds, each measuring rivers then nginx back to back (a noisy neighbour then
-# hurts both alike).
+# One figure: ROUNDS rounds, each measuring rivers and nginx back to back (a noisy neighbour then
+# hurts both alike), rivers first in odd rounds and nginx first in even ones (whatever being
+# measured first or second does, such as following another phase, falls on both alike).
 compare() {
-  local label=$1 tool=$2 ours=$3 theirs=$4; shift 4
+  local label=$1 tool=$2 ours=$3 theirs=$4 round; shift 4
   rs=(); ns=(); rc=(); nc=()
-  for _ in $(seq "$ROUNDS"); do
+  for round in $(seq "$ROUNDS"); do
+    if [ $((round % 2)) = 0 ]; then measure "$nginx_worker" "$tool" "$@" $theirs; ns+=("$m_rps"); nc+=("$m_us"); fi
     measure "$server_pid" "$tool" "$@" $ours; rs+=("$m_rps"); rc+=("$m_us")
-    measure "$nginx_worker" "$tool" "$@" $theirs; ns+=("$m_rps"); nc+=("$m_us")
+    if [ $((round % 2)) = 1 ]; then measure "$nginx_worker" "$tool" "$@" $theirs; ns+=("$m_rps"); nc+=("$m_us"); fi
   done
   report "$label"
 }
@@ -179,10 +181,15 @@ printf "%-22s %12s %12s %8s\n" "" "rivers r/s" "nginx r/s" "ratio"
 compare "gzip 200" wrk_rps "$url" "$nginx_url" -H 'Accept-Encoding: gzip'; r_gzip=$last_rivers
 # The 304 needs each server's own ETag: one compare per server would not pair the rounds.
 rs=(); ns=(); rc=(); nc=(); fs=(); fc=()
-for _ in $(seq "$ROUNDS"); do
-  measure "$server_pid" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url"; rs+=("$m_rps"); rc+=("$m_us")
-  measure "$nginx_worker" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url"; ns+=("$m_rps"); nc+=("$m_us")
-  measure "$floor_pid" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$floor_url"; fs+=("$m_rps"); fc+=("$m_us")
+# The three in turn, each round starting with the next one (as `compare` alternates two).
+for round in $(seq "$ROUNDS"); do
+  for k in 0 1 2; do
+    case $(((round + k) % 3)) in
+      1) measure "$server_pid" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url"; rs+=("$m_rps"); rc+=("$m_us") ;;
+      2) measure "$nginx_worker" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url"; ns+=("$m_rps"); nc+=("$m_us") ;;
+      0) measure "$floor_pid" wrk_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$floor_url"; fs+=("$m_rps"); fc+=("$m_us") ;;
+    esac
+  done
 done
 report "304 (If-None-Match)"; r_304=$last_rivers
 rs=("${fs[@]}"); rc=("${fc[@]}")
@@ -204,9 +211,10 @@ mixed_rps() { ${on_client_cores[@]+"${on_client_cores[@]}"} wrk -t1 -c"$CONNECTI
 r_fresh_gzip=$r_gzip
 compare "gzip 200, mixed" mixed_rps "$url" "$nginx_url" -H 'Accept-Encoding: gzip'; r_mixed_gzip=$last_rivers
 rs=(); ns=(); rc=(); nc=()
-for _ in $(seq "$ROUNDS"); do
+for round in $(seq "$ROUNDS"); do
+  if [ $((round % 2)) = 0 ]; then measure "$nginx_worker" mixed_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url"; ns+=("$m_rps"); nc+=("$m_us"); fi
   measure "$server_pid" mixed_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $etag" "$url"; rs+=("$m_rps"); rc+=("$m_us")
-  measure "$nginx_worker" mixed_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url"; ns+=("$m_rps"); nc+=("$m_us")
+  if [ $((round % 2)) = 1 ]; then measure "$nginx_worker" mixed_rps -H 'Accept-Encoding: gzip' -H "If-None-Match: $nginx_etag" "$nginx_url"; ns+=("$m_rps"); nc+=("$m_us"); fi
 done
 report "304, mixed"; r_mixed_304=$last_rivers
 printf "ours: mixed ÷ fresh, gzip 200 %.2f, 304 %.2f (target: 1, within noise)\n" "$(ratio "$r_mixed_gzip" "$r_fresh_gzip")" "$(ratio "$r_mixed_304" "$r_304")"

@@ -54,8 +54,7 @@ enum PublicPathBenchmark {
             var answered = 0
             let decide = best {
                 for _ in 0..<requests {
-                    connection.received(request)
-                    while case .answer = connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: lookup, isUnknown: { _ in false }) }) { answered += 1 }
+                    answered += connection.answerAll(request, lookup: lookup, isUnknown: { _ in false })
                 }
             }
             guard answered == rounds * requests else { throw BenchmarkError(message: "\(label): not every request was answered") }

@@ -311,3 +311,18 @@ enum HeadFieldLine {
         i + 2 == head.count && head[i] == UInt8(ascii: "\r") && head[i + 1] == UInt8(ascii: "\n")
     }
 }
+
+extension PublicConnection where Document == PreparedAnswer {
+    /// Takes `bytes` and decides every answer they hold, as `PublicDocumentByteHandler` does
+    /// (its lookups and answers), returning how many. For `RiversPublicPathBench`: declared here,
+    /// so that it runs the state machine compiled for `PreparedAnswer` in this module, as the
+    /// handler does, not its generic form from another module.
+    package mutating func answerAll(
+        _ bytes: ByteBuffer, lookup: PublicDocumentByteHandler.Lookup, isUnknown: PublicDocumentByteHandler.IsUnknown
+    ) -> Int {
+        received(bytes)
+        var answered = 0
+        while case .answer = next(lookup: { PreparedAnswer($0, head: $1, lookup: lookup, isUnknown: isUnknown) }) { answered += 1 }
+        return answered
+    }
+}
