@@ -6,12 +6,11 @@ import NIOPosix
 /// made once a second per thread: the public document paths write it on every request, so it
 /// takes no lock (each event loop thread keeps its own).
 enum HTTPDate {
-    /// Used by one thread only (`ThreadSpecificVariable`): no two accesses overlap, so they go
-    /// unchecked (the checks were a percent of a cached answer's time).
+    /// Used by one thread only (`ThreadSpecificVariable`).
     private final class Cached: @unchecked Sendable {
-        @exclusivity(unchecked) var second = -1
-        @exclusivity(unchecked) var text = ""
-        @exclusivity(unchecked) var bytes: [UInt8] = []
+        var second = -1
+        var text = ""
+        var bytes: [UInt8] = []
     }
     private static let cache = ThreadSpecificVariable<Cached>()
 

@@ -74,7 +74,7 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
     package typealias OutboundOut = IOData
     /// The document of a slug (and version number, nil for the current one) if it is in memory.
     package typealias Lookup = (String, Int?) -> ServedDocument?
-    /// Whether the index in memory says no app has (or had) this slug: a 404 answered here.
+    /// Whether the index in memory says no app has this slug (see `PublishedDocuments.isUnknown`): a 404 answered here.
     package typealias IsUnknown = (String) -> Bool
 
     private let lookup: Lookup

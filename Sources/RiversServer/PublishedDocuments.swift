@@ -33,8 +33,8 @@ package final class ServedDocument: Sendable {
     /// The same eight blocks as the bytes of the status line and fields, for
     /// `PublicDocumentByteHandler` (which adds the date, the request id, any Connection field and
     /// the blank line), by `DocumentAnswer.headBlock`. Plain arrays: the handler copies one into
-    /// its head buffer in a single write (each write into a `ByteBuffer` is checked for
-    /// exclusive access at run time, several percent of a cached answer's time).
+    /// its head buffer in a single write (each write into a `ByteBuffer` is an access
+    /// checked for exclusivity at run time).
     let headBlocks: [[UInt8]]
     /// Served without the lock since the cache last looked (its second chance; see `HotIndex`).
     private let used = ManagedAtomic(false)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RiversCore
+import RiversStore
 
 /// Webhook secrets at rest (`WEBHOOK_SECRET_KEY`). Signing needs the secret itself, so it cannot
 /// be hashed: with a key it is sealed (AES-256-GCM) and bound to its app (a sealed secret copied
@@ -36,7 +37,7 @@ public struct WebhookSecretSeal: Sendable {
         init(base64 text: String) throws(Failure) {
             guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else { throw .badKey }
             key = SymmetricKey(data: bytes)
-            id = SHA256.hash(data: bytes).prefix(8).map { String(format: "%02x", $0) }.joined()
+            id = String(sha256Hex(Array(bytes)).prefix(16))
         }
     }
 
@@ -70,7 +71,10 @@ public struct WebhookSecretSeal: Sendable {
     public static func isSealed(_ stored: String) -> Bool { stored.hasPrefix(prefix) }
 
     /// Whether this process opens what the key with this id (as a sealed secret names it) sealed.
-    public func opens(keyId: String) -> Bool { current?.id == keyId || previous?.id == keyId }
+    public func opens(keyId: String) -> Bool { key(id: keyId) != nil }
+
+    /// The key with this id, current or previous.
+    func key(id: some StringProtocol) -> Key? { [current, previous].compactMap { $0 }.first { $0.id == id } }
 
     /// What to store for `secret` of a webhook of `appId`.
     public func seal(_ secret: String, appId: String) throws -> String {
@@ -87,7 +91,7 @@ public struct WebhookSecretSeal: Sendable {
         let rest = stored.dropFirst(Self.prefix.count)
         guard let colon = rest.firstIndex(of: ":") else { throw .cannotOpen }
         let keyId = rest[..<colon]
-        guard let key = [current, previous].compactMap({ $0 }).first(where: { $0.id == keyId }),
+        guard let key = key(id: keyId),
             let data = Data(base64Encoded: String(rest[rest.index(after: colon)...])),
             let box = try? AES.GCM.SealedBox(combined: data),
             let plain = try? AES.GCM.open(box, using: key.key, authenticating: Self.binding(appId)),

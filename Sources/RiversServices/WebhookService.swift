@@ -120,7 +120,7 @@ extension WebhookService {
     public static func keyWarnings(in storage: any WebhookSecretStorage, seal: WebhookSecretSeal, appId: String? = nil) async throws -> [String] {
         var unopenable = 0, plain = 0
         // Previous secrets count only while they still sign (within their overlap).
-        for (keyId, count) in try await storage.webhookSecretCountsByKey(appId: appId, limit: 1_000) {
+        for (keyId, count) in try await storage.webhookSecretCountsByKey(sealedPrefix: WebhookSecretSeal.prefix, appId: appId, limit: 1_000) {
             if let keyId {
                 if !seal.opens(keyId: keyId) { unopenable += count }
             } else {

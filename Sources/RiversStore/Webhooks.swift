@@ -107,9 +107,9 @@ public protocol WebhookSecretStorage: Sendable {
     /// rotation in between wins); whether it did. The webhook's revision stays.
     func replaceWebhookSecrets(_ was: StoredWebhookSecrets, secret: String, previous: String?) async throws -> Bool
     /// How many stored secrets (current, and previous ones still in their overlap) each key sealed, by the key's id as the
-    /// sealed text names it (`sealed1:<id>:…`), nil for those stored as they are; at most `limit`
+    /// sealed text names it (`<sealedPrefix><id>:…`), nil for those stored as they are; at most `limit`
     /// keys. Every app's, or `appId`'s only.
-    func webhookSecretCountsByKey(appId: String?, limit: Int) async throws -> [(keyId: String?, count: Int)]
+    func webhookSecretCountsByKey(sealedPrefix: String, appId: String?, limit: Int) async throws -> [(keyId: String?, count: Int)]
 }
 
 /// Where webhooks are kept, for their use cases (`WebhookService` in RiversServices): the
@@ -219,7 +219,7 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
         var result: [StoredWebhookSecrets] = []
         for try await (id, appId, secret, previous, previousExpired) in try await client.query(
             """
-            SELECT id::text, app_id::text, secret, previous_secret, coalesce(previous_secret_expires_at <= now(), false) FROM webhooks
+            SELECT id::text, app_id::text, secret, previous_secret, (previous_secret_expires_at > now()) IS NOT TRUE FROM webhooks
             WHERE (left(secret, length(\(sealedPrefix))) <> \(sealedPrefix) OR left(previous_secret, length(\(sealedPrefix))) <> \(sealedPrefix))
               AND id > coalesce(\(after)::uuid, '00000000-0000-0000-0000-000000000000'::uuid)
               AND (\(appId)::uuid IS NULL OR app_id = \(appId)::uuid)
@@ -231,11 +231,11 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
         return result
     }
 
-    public func webhookSecretCountsByKey(appId: String?, limit: Int) async throws -> [(keyId: String?, count: Int)] {
+    public func webhookSecretCountsByKey(sealedPrefix: String, appId: String?, limit: Int) async throws -> [(keyId: String?, count: Int)] {
         var result: [(keyId: String?, count: Int)] = []
         for try await (keyId, count) in try await client.query(
             """
-            SELECT CASE WHEN left(s, 8) = 'sealed1:' THEN split_part(s, ':', 2) END, count(*)::bigint
+            SELECT CASE WHEN left(s, length(\(sealedPrefix))) = \(sealedPrefix) THEN split_part(s, ':', 2) END, count(*)::bigint
             FROM (
               SELECT secret AS s FROM webhooks WHERE \(appId)::uuid IS NULL OR app_id = \(appId)::uuid
               UNION ALL
