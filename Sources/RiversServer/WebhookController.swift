@@ -176,8 +176,9 @@ public struct WebhookDeliverer: Service {
     static let leaseSeconds = 60
     static let timeout: TimeAmount = .seconds(10)
 
+    /// `seal` has no default: a caller that forgot it could open no sealed secret.
     public init(
-        store: any WebhookOutbox, logger: Logger, retry: WebhookRetry = WebhookRetry(), allowPrivate: Bool = false, seal: WebhookSecretSeal = .none,
+        store: any WebhookOutbox, logger: Logger, retry: WebhookRetry = WebhookRetry(), allowPrivate: Bool = false, seal: WebhookSecretSeal,
         interval: Duration = .seconds(1)
     ) {
         self.store = store
@@ -230,37 +231,23 @@ public struct WebhookDeliverer: Service {
         var error = ""
         var final = false
         let problem = delivery.enabled ? WebhookTarget.problem(delivery.url, allowPrivate: allowPrivate) : nil
-        // Looked up once, here: what is checked is what is called.
-        let connection: Connection = delivery.enabled && problem == nil ? await Self.connection(for: delivery.url, allowPrivate: allowPrivate) : .direct
         if !delivery.enabled {
             (error, final) = ("the webhook is disabled", true)
         } else if let problem {
             (error, final) = ("the URL \(problem)", true)
-        } else if case .refused(let why) = connection {
-            error = why
         } else {
-            switch secrets(of: delivery) {
-            case .failure(let sealed):
-                // Tried again later: the key may be set right by then (another process may have it).
-                error = sealed.description
-                logger.warning("a webhook delivery cannot be signed: \(sealed.description)")
-            case .success(let secrets):
-                let timestamp = Int(Date().timeIntervalSince1970)
-                let body = Array(delivery.payload.utf8)
-                let signature = WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: secrets)
-                var headers = HTTPHeaders()
-                headers.add(name: "Content-Type", value: "application/json")
-                headers.add(name: "User-Agent", value: "Rivers-Webhooks/1")
-                headers.add(name: "webhook-id", value: delivery.id)
-                headers.add(name: "webhook-timestamp", value: String(timestamp))
-                headers.add(name: "webhook-signature", value: signature)
-                if signature.isEmpty {
-                    // Never sent unsigned (no secret of the form `whsec_…`: a damaged row).
-                    error = "the webhook has no secret to sign with"
-                } else if let request = try? HTTPClient.Request(url: delivery.url, method: .POST, headers: headers, body: .byteBuffer(ByteBuffer(bytes: body))) {
-                    (status, error) = await Self.call(request, connection: connection, client: client)
+            // Signed before the host is looked up: a delivery that cannot be signed costs no DNS query.
+            switch signedRequest(delivery) {
+            case .failure(let why):
+                error = why.description
+                final = why.final
+            case .success(let request):
+                // Looked up once, here: what is checked is what is called.
+                let connection = await Self.connection(for: delivery.url, allowPrivate: allowPrivate)
+                if case .refused(let why) = connection {
+                    error = why
                 } else {
-                    (error, final) = ("the URL cannot be called", true)
+                    (status, error) = await Self.call(request, connection: connection, client: client)
                 }
             }
         }
@@ -275,11 +262,55 @@ public struct WebhookDeliverer: Service {
         }
     }
 
-    /// The secrets a delivery is signed with, opened (they may be sealed at rest).
+    /// Why a delivery cannot be sent as it stands; `final` when trying again cannot help.
+    struct Unsendable: Error, CustomStringConvertible {
+        var description: String
+        var final = false
+    }
+
+    /// The delivery's request, signed. An unsendable one is tried again later unless the reason
+    /// is final: a sealed secret this process cannot open may open once the key is set right
+    /// (another process may have it).
+    func signedRequest(_ delivery: DueDelivery) -> Result<HTTPClient.Request, Unsendable> {
+        let secrets: [String]
+        switch self.secrets(of: delivery) {
+        case .failure(let sealed):
+            logger.warning("a webhook delivery cannot be signed: \(sealed.description)", metadata: ["delivery": "\(delivery.id)"])
+            return .failure(Unsendable(description: sealed.description))
+        case .success(let opened):
+            secrets = opened
+        }
+        let timestamp = Int(Date().timeIntervalSince1970)
+        let body = Array(delivery.payload.utf8)
+        let signature = WebhookSignature.sign(id: delivery.id, timestamp: timestamp, body: body, secrets: secrets)
+        // Never sent unsigned (no secret of the form `whsec_…`: a damaged row).
+        guard !signature.isEmpty else { return .failure(Unsendable(description: "the webhook has no secret to sign with")) }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "User-Agent", value: "Rivers-Webhooks/1")
+        headers.add(name: "webhook-id", value: delivery.id)
+        headers.add(name: "webhook-timestamp", value: String(timestamp))
+        headers.add(name: "webhook-signature", value: signature)
+        guard let request = try? HTTPClient.Request(url: delivery.url, method: .POST, headers: headers, body: .byteBuffer(ByteBuffer(bytes: body))) else {
+            return .failure(Unsendable(description: "the URL cannot be called", final: true))
+        }
+        return .success(request)
+    }
+
+    /// The secrets a delivery is signed with, opened (they may be sealed at rest). The first is
+    /// the webhook's current secret and must open; a previous one (kept while a rotation
+    /// overlaps) that no key here opens is left out, so the delivery is signed with the current
+    /// secret alone rather than held back until the overlap ends.
     func secrets(of delivery: DueDelivery) -> Result<[String], WebhookSecretSeal.Failure> {
         var secrets: [String] = []
-        for stored in delivery.secrets {
-            do { secrets.append(try seal.open(stored, appId: delivery.appId)) } catch { return .failure(error) }
+        for (index, stored) in delivery.secrets.enumerated() {
+            do {
+                secrets.append(try seal.open(stored, appId: delivery.appId))
+            } catch where index > 0 {
+                logger.warning("a webhook's previous secret cannot be opened; signing with its current one alone: \(error.description)", metadata: ["delivery": "\(delivery.id)"])
+            } catch {
+                return .failure(error)
+            }
         }
         return .success(secrets)
     }

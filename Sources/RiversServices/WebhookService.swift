@@ -12,7 +12,8 @@ public struct WebhookService: Sendable {
     /// How secrets are kept at rest (sealed when `WEBHOOK_SECRET_KEY` is set).
     let seal: WebhookSecretSeal
 
-    public init(storage: any WebhookStorage, seal: WebhookSecretSeal = .none) {
+    /// `seal` has no default: a caller that forgot it would store secrets unsealed.
+    public init(storage: any WebhookStorage, seal: WebhookSecretSeal) {
         self.storage = storage
         self.seal = seal
     }

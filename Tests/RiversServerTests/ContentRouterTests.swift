@@ -46,7 +46,7 @@ struct ContentRouterTests {
             store: storage, releases: ReleaseService(storage: storage), helpers: helpers,
             documents: PublishedDocuments(store: InMemoryPublishedVersions()), baseURL: "http://127.0.0.1"
         ).register(on: routes)
-        WebhookController(store: storage, webhooks: WebhookService(storage: storage), helpers: helpers, allowPrivate: false).register(on: routes)
+        WebhookController(store: storage, webhooks: WebhookService(storage: storage, seal: .none), helpers: helpers, allowPrivate: false).register(on: routes)
         #expect(log.routes.count == 53, "\(log.routes)")
         func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
         return Fixture(

@@ -58,7 +58,7 @@ struct ContentStorageTests {
             publishing = PublishService(storage: storage)
             releases = ReleaseService(storage: storage)
             releaseReads = storage
-            webhooks = WebhookService(storage: storage)
+            webhooks = WebhookService(storage: storage, seal: .none)
             webhookReads = storage
         }
     }
@@ -413,7 +413,7 @@ struct ContentStorageTests {
         #expect(afterImport.map(\.1) == memory.screens(appId: app.id).map(\.revision))
 
         // The webhooks go, with their deliveries (see the webhook steps).
-        for hook in try await store.webhooks(appId: app.id) { try await WebhookService(storage: store).delete(appId: app.id, id: hook.id) }
+        for hook in try await store.webhooks(appId: app.id) { try await WebhookService(storage: store, seal: .none).delete(appId: app.id, id: hook.id) }
     }
 }
 

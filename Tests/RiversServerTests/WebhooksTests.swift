@@ -15,7 +15,8 @@ import Testing
 @testable import RiversServer
 
 /// A local receiver of webhooks: answers the first `failures` calls with 500, then 204, and keeps
-/// what it was sent.
+/// what it was sent. An endless one answers 200 with a body that never ends, counting what it
+/// managed to write.
 final class WebhookReceiver: Sendable {
     struct Call: Sendable {
         var headers: HTTPFields
@@ -26,8 +27,10 @@ final class WebhookReceiver: Sendable {
     let boundPort = NIOLockedValueBox<Int?>(nil)
     let failures: Int
     let task = NIOLockedValueBox<Task<Void, any Error>?>(nil)
+    let endless: Bool
+    let answerBytesWritten = NIOLockedValueBox(0)
 
-    init(failures: Int) { self.failures = failures }
+    init(failures: Int, endless: Bool = false) { (self.failures, self.endless) = (failures, endless) }
 
     func start() async throws -> String {
         let router = Router()
@@ -36,6 +39,15 @@ final class WebhookReceiver: Sendable {
             let n = calls.withLockedValue { calls in
                 calls.append(Call(headers: request.headers, body: String(buffer: body)))
                 return calls.count
+            }
+            if endless {
+                return Response(status: .ok, body: ResponseBody { [self] writer in
+                    let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+                    while !Task.isCancelled {
+                        try await writer.write(chunk)
+                        answerBytesWritten.withLockedValue { $0 += chunk.readableBytes }
+                    }
+                })
             }
             return Response(status: n <= failures ? .internalServerError : .noContent)
         }
@@ -142,7 +154,7 @@ struct WebhooksTests {
     func sealingStoredSecrets() async throws {
         try await withAPI { api in
             // Made and rotated by a server without the key: stored as they are.
-            let plain = WebhookService(storage: api.store)
+            let plain = WebhookService(storage: api.store, seal: .none)
             let (first, firstSecret) = try await plain.create(
                 appId: api.app.id, url: "https://hooks.example.com/a", description: "", events: ["version.published"], createdBy: "ann")
             let (_, rotatedSecret) = try await plain.rotateSecret(appId: api.app.id, id: first.id)
@@ -244,16 +256,59 @@ struct WebhooksTests {
         }
         let outbox = RecordingOutbox()
         // No key in this process for a sealed secret; a row with no `whsec_` secret at all.
-        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true).send(delivery([sealed]), http)
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: .none).send(delivery([sealed]), http)
         await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery(["not-a-secret"]), http)
+        // Refused before its host is looked up (private addresses refused, so the host is
+        // resolved and checked): `.invalid` never resolves, so a lookup would have been the
+        // attempt's error instead of the seal's.
+        var unresolvable = delivery([sealed])
+        unresolvable.url = "https://hooks.rivers.invalid/hook"
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: false, seal: .none).send(unresolvable, http)
         // With the key, the same sealed secret signs and is sent.
         await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([sealed]), http)
+        // A previous secret (a rotation's overlap) sealed with a key this process lacks does not
+        // hold the delivery back: it is signed with the current secret alone.
+        let stranger = try WebhookSecretSeal(base64: Data(repeating: 5, count: 32).base64EncodedString())
+        let lostPrevious = try stranger.seal("whsec_" + Data(repeating: 4, count: 32).base64EncodedString(), appId: appId)
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([sealed, lostPrevious]), http)
+        // The current secret must open, whatever the previous one does.
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([lostPrevious, sealed]), http)
         try await http.shutdown()
         let attempts = outbox.attempts.withLockedValue { $0 }
-        #expect(attempts.map(\.error) == [WebhookSecretSeal.Failure.noKey.description, "the webhook has no secret to sign with", ""])
-        #expect(attempts.prefix(2).allSatisfy { $0.status == nil && !$0.delivered && $0.nextAttemptAt != nil })
-        #expect(attempts.last?.delivered == true && attempts.last?.status == 204)
-        #expect(receiver.calls.withLockedValue { $0.count } == 1, "only the signed delivery was sent")
+        let unknownKey = try #require(throws: WebhookSecretSeal.Failure.self) { try testWebhookSeal.open(lostPrevious, appId: appId) }
+        #expect(attempts.map(\.error) == [
+            WebhookSecretSeal.Failure.noKey.description, "the webhook has no secret to sign with", WebhookSecretSeal.Failure.noKey.description, "", "",
+            unknownKey.description,
+        ])
+        #expect(attempts.enumerated().allSatisfy { [3, 4].contains($0.offset) || ($0.element.status == nil && !$0.element.delivered && $0.element.nextAttemptAt != nil) })
+        #expect(attempts[3].delivered && attempts[3].status == 204 && attempts[4].delivered && attempts[4].status == 204)
+        let calls = receiver.calls.withLockedValue { $0 }
+        #expect(calls.count == 2, "only the signed deliveries were sent")
+        // Each was signed once, with the current secret.
+        let key = SymmetricKey(data: Data(repeating: 3, count: 32))
+        for call in calls {
+            let timestamp = try #require(call.headers[HTTPField.Name("webhook-timestamp")!])
+            let expected = HMAC<SHA256>.authenticationCode(for: Array("msg_1.\(timestamp).\(call.body)".utf8), using: key)
+            #expect(call.headers[HTTPField.Name("webhook-signature")!] == "v1," + Data(expected).base64EncodedString())
+        }
+    }
+
+    @Test("a receiver's answer is read to 64 KiB at most: an endless one is cut off and its status kept")
+    func longAnswersAreCutOff() async throws {
+        let receiver = WebhookReceiver(failures: 0, endless: true)
+        let url = try await receiver.start()
+        defer { receiver.stop() }
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration())
+        let request = try HTTPClient.Request(url: url, method: .POST, body: .bytes(Array("{}".utf8)))
+        let started = ContinuousClock.now
+        let outcome = await WebhookDeliverer.call(request, with: http)
+        let elapsed = ContinuousClock.now - started
+        try await http.shutdown()
+        #expect(outcome.status == 200 && outcome.error == "" && outcome.headSent)
+        // Without the cut-off the call reads until its 10-second deadline.
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+        let written = receiver.answerBytesWritten.withLockedValue { $0 }
+        #expect(written >= 64 * 1024, "the receiver did answer at length: \(written)")
     }
 
     @Test("a call pinned to the address checked for its host name reaches that address without looking the name up, however the name is written")

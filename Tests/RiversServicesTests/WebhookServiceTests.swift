@@ -13,7 +13,7 @@ struct WebhookServiceTests {
     func hookedApp() -> (InMemoryContent, WebhookService) {
         let storage = InMemoryContent()
         storage.addApp(id: appId, slug: "hooked")
-        return (storage, WebhookService(storage: storage))
+        return (storage, WebhookService(storage: storage, seal: .none))
     }
 
     @Test func everyMoveOfAChannelIsDeliveredToTheWebhooksThatTakeItsEvent() async throws {
@@ -153,7 +153,7 @@ struct WebhookServiceTests {
     @Test func anAppHasTenWebhooksAtMost() async throws {
         let storage = InMemoryContent()
         storage.addApp(id: appId)
-        let webhooks = WebhookService(storage: storage)
+        let webhooks = WebhookService(storage: storage, seal: .none)
         for i in 0..<Limits.maxWebhooksPerApp {
             _ = try await webhooks.create(appId: appId, url: "https://h\(i).example.com/", description: "", events: WebhookEvent.all, createdBy: "ann")
         }
