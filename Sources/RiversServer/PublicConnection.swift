@@ -19,7 +19,7 @@ package struct PublicConnection<Document> {
     package enum Action {
         /// Write the answer; when the request does not keep the connection, close once written
         /// (the connection is then closing and drops whatever else arrives).
-        case answer(PublicDocumentRequest, Document)
+        case answer(PublicDocumentRequest.Reply, Document)
         /// Give these bytes to the decoder.
         case forward(ByteBuffer)
         /// Nothing more until more bytes arrive, a response ends or the socket drains.
@@ -137,10 +137,11 @@ package struct PublicConnection<Document> {
         searched = 0
         // A longer head goes to the decoder even when whole: its limits apply to it.
         guard headLength <= RequestHeadBytes.maxHeadBytes else { return forwardAll() }
-        let found: (PublicDocumentRequest, Document)? = bytes.withUnsafeReadableBytes { readable in
+        // The request's fields are used up by the lookup; what writing the answer needs goes on.
+        let found: (PublicDocumentRequest.Reply, Document)? = bytes.withUnsafeReadableBytes { readable in
             let head = UnsafeRawBufferPointer(rebasing: readable[..<headLength])
             guard let request = PublicDocumentRequest(head: head), let document = lookup(request, head) else { return nil }
-            return (request, document)
+            return (request.reply, document)
         }
         if let (request, document) = found {
             bytes.moveReaderIndex(forwardBy: headLength)

@@ -32,7 +32,8 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             let connectionGuard = ConnectionGuard(limits: limits, counter: counter)
             let documents = self.documents
             try pipeline.addHandler(PublicDocumentByteHandler(
-                connectionGuard: connectionGuard, lookup: { documents.cached(slug: $0, number: $1) }, isUnknown: { documents.isUnknown(slug: $0) }))
+                connectionGuard: connectionGuard, lookup: { documents.cached(slug: $0, number: $1) }, generation: { documents.generation },
+                isUnknown: { documents.isUnknown(slug: $0) }))
             // As HTTP1Channel does, with its default limits: Hummingbird handles errors and
             // validates outbound headers.
             let defaults = HTTP1Channel.Configuration.DecoderConfiguration()
@@ -76,9 +77,18 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
     package typealias Lookup = (String, Int?) -> ServedDocument?
     /// Whether the index in memory says no app has this slug (see `PublishedDocuments.isUnknown`): a 404 answered here.
     package typealias IsUnknown = (String) -> Bool
+    /// A number that moves on whenever what `Lookup` answers may change (`PublishedDocuments.generation`).
+    package typealias Generation = () -> UInt64
 
     private let lookup: Lookup
+    private let generation: Generation?
     private let isUnknown: IsUnknown
+    /// The document this connection was last answered from memory, with the slug and number it
+    /// was found for and the lookup's generation then: a client asks for the same document again
+    /// and again (every app start, every revalidation), and while the generation holds, the
+    /// lookup would find the same one (its hashing and atomic loads were a tenth of our code's
+    /// time per answer). Unchecked for the reason `connection` is.
+    @exclusivity(unchecked) private var last: (slug: String, number: Int?, generation: UInt64, document: ServedDocument)?
     /// Told of the requests answered here, which it never sees, so that its idle timeout applies;
     /// it tells this handler when a response to a request handed on has ended.
     private let connectionGuard: ConnectionGuard
@@ -93,10 +103,29 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
     /// the socket has taken it (a new buffer while a write still holds it): no allocation per answer.
     private var headBuffer: ByteBuffer?
 
-    package init(connectionGuard: ConnectionGuard, lookup: @escaping Lookup, isUnknown: @escaping IsUnknown = { _ in false }) {
+    /// Without `generation`, every request is looked up.
+    package init(
+        connectionGuard: ConnectionGuard, lookup: @escaping Lookup, generation: Generation? = nil, isUnknown: @escaping IsUnknown = { _ in false }
+    ) {
         self.connectionGuard = connectionGuard
         self.lookup = lookup
+        self.generation = generation
         self.isUnknown = isUnknown
+    }
+
+    /// `lookup`, or the document found last when the request names it again and nothing changed since.
+    @inline(__always)
+    private func document(slug: String, number: Int?) -> ServedDocument? {
+        guard let generation else { return lookup(slug, number) }
+        // Read before the lookup: a change made meanwhile leaves what is kept already outdated.
+        let now = generation()
+        if let last, last.generation == now, last.number == number, last.slug == slug {
+            last.document.markUsed()
+            return last.document
+        }
+        let found = lookup(slug, number)
+        last = found.map { (slug, number, now, $0) }
+        return found
     }
 
     package func handlerAdded(context: ChannelHandlerContext) {
@@ -159,27 +188,27 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
         var forwarded = false, wrote = false
         defer { if wrote { context.flush() } }
         while true {
-            switch connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: self.lookup, isUnknown: self.isUnknown) }) {
+            switch connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: { self.document(slug: $0, number: $1) }, isUnknown: self.isUnknown) }) {
             case .wait:
                 return forwarded
             case .forward(let bytes):
                 forwarded = true
                 context.fireChannelRead(wrapInboundOut(bytes))
-            case .answer(let request, .document(let document, let answer)):
+            case .answer(let reply, .document(let document, let answer)):
                 wrote = true
                 ServerMetrics.documentCacheHits.increment()
-                write(request, head: document.headBlocks[answer.headBlock], body: answer.body, context: context)
-            case .answer(let request, .notFound(let answer)):
+                write(reply, head: document.headBlocks[answer.headBlock], body: answer.body(of: document), context: context)
+            case .answer(let reply, .notFound(let answer)):
                 wrote = true
                 ServerMetrics.documentsNotFound.increment()
-                write(request, head: answer.head, body: request.isHead ? nil : answer.body, context: context)
+                write(reply, head: answer.head, body: reply.isHead ? nil : answer.body, context: context)
             }
         }
     }
 
     /// Writes the answer; closes the connection once it is written when the request asked to.
     /// `block`: the status line and the answer's own fields.
-    private func write(_ request: PublicDocumentRequest, head block: [UInt8], body: ByteBuffer?, context: ChannelHandlerContext) {
+    private func write(_ request: PublicDocumentRequest.Reply, head block: [UInt8], body: ByteBuffer?, context: ChannelHandlerContext) {
         let date = HTTPDate.fieldBytes
         var head = headBuffer ?? context.channel.allocator.buffer(capacity: block.count + 256)
         headBuffer = nil
@@ -221,7 +250,8 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
 /// in memory, or a 404 for a slug no app has.
 package enum PreparedAnswer {
     case document(ServedDocument, DocumentAnswer)
-    case notFound(UnknownSlugAnswer)
+    // Boxed: the rare case keeps the common one's size (see `DocumentAnswer`).
+    indirect case notFound(UnknownSlugAnswer)
 
     /// Nil when only the routes can answer (a document not in memory, a former slug's 301, an
     /// archived app's 410, an index not loaded yet).
@@ -361,6 +391,15 @@ package struct PublicDocumentRequest: Equatable {
             withBytes(in: head) { String(decoding: $0, as: UTF8.self) }
         }
     }
+
+    /// What writing the answer needs of a request (a few bytes: see `DocumentAnswer`).
+    package struct Reply: Equatable {
+        var isHead: Bool
+        var isHTTP10: Bool
+        var keepAlive: Bool
+    }
+
+    var reply: Reply { Reply(isHead: isHead, isHTTP10: isHTTP10, keepAlive: keepAlive) }
 
     /// `head` runs from the request line through the blank line that ends the fields.
     init?(head: UnsafeRawBufferPointer) {

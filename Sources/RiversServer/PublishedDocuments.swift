@@ -177,6 +177,14 @@ public final class PublishedDocuments: Sendable {
         /// The lock-free view of `index`, `loaded` and the current documents: kept equal to them
         /// by every change of them below.
         let hot: ManagedAtomic<HotIndex>
+        /// Moves on after every change of `hot` (see `PublishedDocuments.generation`).
+        let generation: ManagedAtomic<UInt64>
+
+        /// Tells the connections that remember a document that the index may have changed.
+        /// After the change: a reader that saw the old generation found the old state.
+        func changed() {
+            generation.wrappingIncrement(ordering: .releasing)
+        }
 
         /// The cached document for `key`, now the most recently used of its cache; nil when the
         /// index expects another hash (`sha256`, known for an app's current version).
@@ -202,6 +210,7 @@ public final class PublishedDocuments: Sendable {
             current.removeAll(appId: appId)
             older.removeAll(appId: appId)
             hot.load(ordering: .relaxed).serving[appId]?.current.store(nil, ordering: .releasing)
+            changed()
         }
 
         /// Sets the index entry of `slug`, dropping the documents of the app it named before when
@@ -229,13 +238,17 @@ public final class PublishedDocuments: Sendable {
                 slot.entry.sha256 == document.sha256, current.peek(key) === document
             {
                 slot.current.store(document, ordering: .releasing)
+                changed()
             }
         }
 
         /// Takes a document the cache let go of out of its slot (so the budget holds).
         func unslot(_ document: ServedDocument) {
             guard let slot = hot.load(ordering: .relaxed).serving[document.appId] else { return }
-            if slot.current.load(ordering: .relaxed) === document { slot.current.store(nil, ordering: .releasing) }
+            if slot.current.load(ordering: .relaxed) === document {
+                slot.current.store(nil, ordering: .releasing)
+                changed()
+            }
         }
 
         /// A slot for `entry`, holding its current document if the cache has it.
@@ -262,6 +275,7 @@ public final class PublishedDocuments: Sendable {
                 if entry.serves { serving[entry.appId] = slot }
             }
             hot.store(HotIndex(loaded: loaded, slots: slots, serving: serving), ordering: .releasing)
+            changed()
         }
 
         /// A new lock-free view with one slug's entry changed.
@@ -280,6 +294,7 @@ public final class PublishedDocuments: Sendable {
                 slots[slug] = nil
             }
             hot.store(HotIndex(loaded: loaded, slots: slots, serving: serving), ordering: .releasing)
+            changed()
         }
 
         /// What answers for version `number` (or the current one): `.known(key)` when it exists,
@@ -364,6 +379,7 @@ public final class PublishedDocuments: Sendable {
     private let state: NIOLockedValueBox<State>
     /// The same as the state's `hot`, read without the lock.
     private let hot: ManagedAtomic<HotIndex>
+    private let generationCounter: ManagedAtomic<UInt64>
     let store: any PublishedDocumentSource
     /// The default budget of the document caches: 128 MiB.
     public static let defaultCacheBytes = 128 * 1024 * 1024
@@ -373,7 +389,10 @@ public final class PublishedDocuments: Sendable {
         let total = max(0, cacheBytes)
         let hot = ManagedAtomic(HotIndex(loaded: false, slots: [:], serving: [:]))
         self.hot = hot
-        self.state = NIOLockedValueBox(State(current: DocumentCache(budget: total - total / 8), older: DocumentCache(budget: total / 8), hot: hot))
+        let generation = ManagedAtomic<UInt64>(0)
+        self.generationCounter = generation
+        self.state = NIOLockedValueBox(
+            State(current: DocumentCache(budget: total - total / 8), older: DocumentCache(budget: total / 8), hot: hot, generation: generation))
     }
 
     /// The published index has been loaded (and is kept current from then on).
@@ -425,7 +444,7 @@ public final class PublishedDocuments: Sendable {
     /// nil when answering needs the database or a 404. No I/O: the public fast path uses it.
     /// An app's current document is found without a lock (`HotIndex`); other versions, and a
     /// current one the slot does not hold, under the lock.
-    func cached(slug: String, number: Int?) -> ServedDocument? {
+    package func cached(slug: String, number: Int?) -> ServedDocument? {
         let hot = self.hot.load(ordering: .acquiring)
         guard hot.loaded, let slot = hot.slots[slug] else { return nil }
         if number == nil || number == slot.entry.number {
@@ -443,18 +462,23 @@ public final class PublishedDocuments: Sendable {
         }
     }
 
+    /// Moves on whenever what `cached` answers may change (the index, or a current document
+    /// kept or let go), so that a connection may keep the document it last found and take it
+    /// again, without a lookup, while this is what it was then. A plain load, no lock.
+    package var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
+
     /// Whether the loaded index says no app has `slug` (none publishes under it, and no former
     /// slug still redirects from it): its documents are then 404s, as the routes answer from the
     /// same index (a publish in another process reaches it by LISTEN/NOTIFY, a moment later for
     /// both). No lock.
-    func isUnknown(slug: String) -> Bool {
+    package func isUnknown(slug: String) -> Bool {
         let hot = self.hot.load(ordering: .acquiring)
         return hot.loaded && hot.slots[slug] == nil
     }
 
     /// The current document (`number` nil) or version `number`, from memory or else the
     /// database; nil when there is none.
-    func document(slug: String, number: Int?) async throws -> ServedDocument? {
+    package func document(slug: String, number: Int?) async throws -> ServedDocument? {
         try await document(slug: slug, target: number.map(Target.number) ?? .current)?.document
     }
 
@@ -567,7 +591,7 @@ public final class PublishedDocuments: Sendable {
     }
 
     /// Reads the whole published index (numbers and hashes, not documents) and serves from it.
-    func reloadAll() async throws {
+    package func reloadAll() async throws {
         let entries = try await store.publishedIndex()
         var fresh: [String: PublishedIndexEntry] = [:]
         fresh.reserveCapacity(entries.count)
@@ -858,10 +882,11 @@ struct PublicDocumentController {
         let answer = DocumentAnswer(
             document, isHead: request.method == .head, acceptEncoding: request.headers[.acceptEncoding],
             ifNoneMatch: request.headers[.ifNoneMatch], current: current)
-        var headers = answer.notModified ? document.notModifiedHeaders[answer.row][answer.column] : document.okHeaders[answer.row][answer.column]
+        let (row, column) = (Int(answer.row), Int(answer.column))
+        var headers = answer.notModified ? document.notModifiedHeaders[row][column] : document.okHeaders[row][column]
         tags?.write(to: &headers)
         if answer.notModified { return Response(status: .notModified, headers: headers) }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: answer.body ?? ByteBuffer()))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: answer.body(of: document) ?? ByteBuffer()))
     }
 }
 
@@ -874,15 +899,26 @@ package struct DocumentAnswer {
         list.map { $0 + ", " + value } ?? value
     }
 
+    // Small on purpose (four bytes): the byte path moves an answer through a few enums and
+    // tuples per request, and a larger one was copied with `memcpy` each time.
     var notModified: Bool
+    /// Whether a body goes with it (a 200 to a GET).
+    var sendsBody: Bool
     /// 0 for the current URL, 1 for a numbered version's.
-    var row: Int
+    var row: UInt8
     /// 0 for the document as is, 1 for its gzip.
-    var column: Int
-    var body: ByteBuffer?
+    var column: UInt8
 
     /// The index of its head in `ServedDocument.headBlocks`: 200s, then 304s, each by row and column.
-    var headBlock: Int { (notModified ? 4 : 0) + 2 * row + column }
+    var headBlock: Int { (notModified ? 4 : 0) + 2 * Int(row) + Int(column) }
+
+    /// The body sent, if any: the document or its gzip (counted in `rivers_public_document_bytes_total`).
+    func body(of document: ServedDocument) -> ByteBuffer? {
+        guard sendsBody else { return nil }
+        let bytes = column == 1 ? document.gzip : document.body
+        ServerMetrics.documentBytes.increment(by: bytes.readableBytes)
+        return bytes
+    }
 
     init(_ document: ServedDocument, isHead: Bool, acceptEncoding: String?, ifNoneMatch: String?, current: Bool) {
         // If-None-Match compares weakly (RFC 9110 §13.1.2): W/ is ignored.
@@ -904,13 +940,7 @@ package struct DocumentAnswer {
         row = current ? 0 : 1
         column = gzip ? 1 : 0
         self.notModified = notModified
-        if notModified || isHead {
-            body = nil
-        } else {
-            let bytes = gzip ? document.gzip : document.body
-            ServerMetrics.documentBytes.increment(by: bytes.readableBytes)
-            body = bytes
-        }
+        sendsBody = !notModified && !isHead
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -69,6 +70,21 @@ struct PublicDocumentRequestTests {
         }
     }
 
+    @Test func aLongTargetIsReadWholeAndRefusedForAnyByteThatCannotBeInIt() throws {
+        let slug = "a-rather-long-slug-of-an-app-0123456789"
+        let target = Array("/rivers/\(slug)/v12/rivers.json?x=1".utf8)
+        func head(_ target: [UInt8]) -> [UInt8] { Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8) }
+        let intact = try #require(head(target).withUnsafeBytes { PublicDocumentRequest(head: $0) })
+        #expect(intact.slug == slug && intact.number == 12)
+        for position in target.indices {
+            for bad: UInt8 in [0, 0x09, 0x0D, 0x20, 0x7F, 0x80, 0xC3, 0xFF] {
+                var damaged = target
+                damaged[position] = bad
+                #expect(head(damaged).withUnsafeBytes { PublicDocumentRequest(head: $0) } == nil, "byte \(bad) at \(position)")
+            }
+        }
+    }
+
     @Test func aLongValueIsReadWholeAndRefusedForAnyControlCharacterInIt() throws {
         let value = Array("MyApp/4.2 (iPhone; iOS 17.4; Scale/3.00) CFNetwork/1494.0.7 Darwin/23.4.0".utf8)
         func head(_ value: [UInt8]) -> [UInt8] {
@@ -121,7 +137,8 @@ struct PublicDocumentRequestTests {
                                 document, isHead: isHead, acceptEncoding: request.acceptEncoding?.string(in: head),
                                 ifNoneMatch: request.ifNoneMatch?.string(in: head), current: false)
                             #expect(fromBytes.notModified == fromFields.notModified && fromBytes.headBlock == fromFields.headBlock, "\(text.debugDescription)")
-                            #expect((fromBytes.body == nil) == (fromFields.body == nil) && fromBytes.body?.readableBytes == fromFields.body?.readableBytes)
+                            #expect(fromBytes.sendsBody == fromFields.sendsBody && fromBytes.sendsBody == (!isHead && !fromBytes.notModified))
+                            #expect(fromBytes.body(of: document)?.readableBytes == fromFields.body(of: document)?.readableBytes)
                             if fromBytes.notModified { notModified += 1 }
                             if fromBytes.column == 1 { gzipped += 1 }
                         }
@@ -294,6 +311,39 @@ struct PublicDocumentRequestTests {
             #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
             try channel.writeInbound(ByteBuffer(string: "GET /rivers/other/rivers.json HTTP/1.1\r\n\r\n"))
             #expect(try channel.readInbound(as: ByteBuffer.self) != nil)
+        }
+    }
+
+    @Test("a connection takes the document it found last again without a lookup, until the generation moves on")
+    func theLastDocumentIsKeptWhileTheGenerationHolds() throws {
+        try withChannel { _, slug, document in
+            let lookups = NIOLockedValueBox<[String]>([])
+            let generation = NIOLockedValueBox<UInt64>(1)
+            let handler = PublicDocumentByteHandler(
+                connectionGuard: ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter()),
+                lookup: { name, number in
+                    lookups.withLockedValue { $0.append("\(name) \(number.map(String.init) ?? "current")") }
+                    return name == slug || name == "other" ? document : nil
+                },
+                generation: { generation.withLockedValue { $0 } })
+            let channel = EmbeddedChannel(handler: handler)
+            func ask(_ path: String) throws -> String {
+                try channel.writeInbound(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nIf-None-Match: \(document.etag)\r\n\r\n"))
+                return try written(channel)
+            }
+            let current = "/rivers/\(slug)/rivers.json"
+            for _ in 0..<3 { #expect(try ask(current).hasPrefix("HTTP/1.1 304 Not Modified\r\n")) }
+            #expect(lookups.withLockedValue { $0 } == ["\(slug) current"], "looked up once for three requests")
+            // Another number, another slug: looked up; then the first again: looked up (one is kept).
+            _ = try ask("/rivers/\(slug)/v1/rivers.json")
+            _ = try ask("/rivers/other/rivers.json")
+            _ = try ask(current)
+            _ = try ask(current)
+            #expect(lookups.withLockedValue { $0 } == ["\(slug) current", "\(slug) 1", "other current", "\(slug) current"])
+            // The index changed: looked up again, and what the lookup says now is answered.
+            generation.withLockedValue { $0 += 1 }
+            #expect(try ask(current).hasPrefix("HTTP/1.1 304 Not Modified\r\n"))
+            #expect(lookups.withLockedValue { $0.count } == 5)
         }
     }
 
