@@ -289,7 +289,8 @@ package struct UnknownSlugAnswer {
         body = ByteBuffer(bytes: bytes)
         let fields =
             "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: \(bytes.count)\r\n"
-            + "Access-Control-Allow-Origin: *\r\nX-Content-Type-Options: nosniff\r\n"
+            + PublicDocumentController.problemFields.map { "\($0.name.rawName): \($0.value)\r\n" }.joined()
+            + "X-Content-Type-Options: nosniff\r\n"
         head = Array(fields.utf8)
     }
 }

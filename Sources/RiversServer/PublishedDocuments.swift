@@ -775,9 +775,16 @@ struct PublicDocumentController {
     }
 
 
-    /// A public document route whose problems (404, 410, 503) carry `Access-Control-Allow-Origin`
-    /// as its documents and redirects do: a web client (a TV's browser app, say) then reads what
-    /// went wrong instead of a CORS failure that looks like no network.
+    /// What a public document route's problems (404, 410, 503) carry beside the problem's own
+    /// fields. `Access-Control-Allow-Origin`, as its documents and redirects: a web client (a TV's
+    /// browser app, say) then reads what went wrong instead of a CORS failure that looks like no
+    /// network. `Cache-Control: no-store`: a CDN that keeps a 404 by default (Fastly: an hour)
+    /// would go on answering "nothing is published" after the first publish, and no purge by
+    /// `Surrogate-Key` reaches an answer that names no app; unknown slugs are answered from memory
+    /// here, so letting them all through costs the origin little.
+    static let problemFields: HTTPFields = [.accessControlAllowOrigin: "*", .cacheControl: "no-store"]
+
+    /// A public document route whose problems carry `problemFields`.
     static func onOpenToEveryOrigin(
         _ routes: RouteRegistrar<RiversContext>, _ method: HTTPRequest.Method, _ path: String,
         _ handler: @escaping @Sendable (Request, RiversContext) async throws -> Response
@@ -786,11 +793,11 @@ struct PublicDocumentController {
             do {
                 return try await handler(request, context)
             } catch var problem as Problem {
-                problem.headers[.accessControlAllowOrigin] = "*"
+                for field in problemFields { problem.headers[field.name] = field.value }
                 throw problem
             } catch where DatabaseAvailability.isUnavailability(error) {
                 var problem = Problem.databaseUnavailable
-                problem.headers[.accessControlAllowOrigin] = "*"
+                for field in problemFields { problem.headers[field.name] = field.value }
                 throw problem
             }
         }

@@ -364,8 +364,10 @@ struct TeamTests {
             try await Application(router: router, logger: testLogger).test(.router) { client in
                 func status(_ uri: String) async throws -> (HTTPResponse.Status, String?) {
                     try await client.execute(uri: uri, method: .get) { response in
-                        // Every public answer, problems too, is open to every origin (web clients read it).
+                        // Every public answer, problems too, is open to every origin (web clients read it);
+                        // no problem is kept by a cache (a CDN would go on answering it after a publish).
                         #expect(response.headers[.accessControlAllowOrigin] == "*", "\(uri) \(response.status)")
+                        if response.status.code >= 400 { #expect(response.headers[.cacheControl] == "no-store", "\(uri) \(response.status)") }
                         return (response.status, response.headers[.location])
                     }
                 }
