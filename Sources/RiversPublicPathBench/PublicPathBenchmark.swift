@@ -31,14 +31,16 @@ enum PublicPathBenchmark {
         // Read once, as a first request would: from then on it is in memory.
         _ = try await documents.document(slug: slug, number: nil)
         guard let document = documents.cached(slug: slug, number: nil) else { throw BenchmarkError(message: "the document is not in memory") }
-        let lookup: PublicDocumentByteHandler.Lookup = { documents.cached(slug: $0, number: $1) }
+        let lookup: PublicDocumentByteHandler.Lookup = { documents.cached(slug: $0, number: $1, kept: &$2) }
+        // The same without the connection's kept slot: every request looked up.
+        let lookupEach: PublicDocumentByteHandler.Lookup = { slug, number, _ in documents.cached(slug: slug, number: number) }
         let path = "/rivers/\(slug)/rivers.json"
         // As wrk sends them, and as an app's HTTP client does (more fields, a longer list).
         let wrk = "Host: 127.0.0.1:8080\r\nAccept-Encoding: gzip\r\n"
         let app = "Host: rivers.example.com\r\nUser-Agent: MyApp/4.2 (iPhone; iOS 17.4; Scale/3.00) CFNetwork/1494.0.7 Darwin/23.4.0\r\n"
             + "Accept: */*\r\nAccept-Language: en-GB,en;q=0.9\r\nAccept-Encoding: gzip, deflate, br\r\nConnection: keep-alive\r\n"
         let notModified = "GET \(path) HTTP/1.1\r\n\(wrk)If-None-Match: \(document.gzipETag)\r\n\r\n"
-        // The last: what the handler costs when it looks every request up (no document kept).
+        // The last: what reading and the handler cost when every request is looked up (no slot kept).
         let kinds: [(label: String, head: String, keeps: Bool)] = [
             ("304, wrk's head", notModified, true),
             ("gzip 200, wrk's head", "GET \(path) HTTP/1.1\r\n\(wrk)\r\n", true),
@@ -59,17 +61,18 @@ enum PublicPathBenchmark {
         for (label, head, keeps) in kinds {
             let request = ByteBuffer(string: head)
             var connection = PublicConnection<PreparedAnswer>()
+            var kept: PublishedDocuments.KeptSlot?
             var answered = 0
             let decide = best {
                 for _ in 0..<requests {
-                    answered += connection.answerAll(request, lookup: lookup, isUnknown: { documents.isUnknown(slug: $0) })
+                    answered += connection.answerAll(request, lookup: keeps ? lookup : lookupEach, kept: &kept, isUnknown: { documents.isUnknown(slug: $0) })
                 }
             }
             guard answered == rounds * requests else { throw BenchmarkError(message: "\(label): not every request was answered") }
 
             let connectionGuard = ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter())
             let channel = EmbeddedChannel(handler: PublicDocumentByteHandler(
-                connectionGuard: connectionGuard, lookup: lookup, generation: keeps ? { documents.generation } : nil, isUnknown: { documents.isUnknown(slug: $0) }))
+                connectionGuard: connectionGuard, lookup: keeps ? lookup : lookupEach, isUnknown: { documents.isUnknown(slug: $0) }))
             defer { _ = try? channel.finish() }
             // Checked once: the byte path answers it (the decoder would leave the request inbound).
             try channel.writeInbound(request)

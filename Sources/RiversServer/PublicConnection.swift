@@ -315,15 +315,16 @@ enum HeadFieldLine {
 
 extension PublicConnection where Document == PreparedAnswer {
     /// Takes `bytes` and decides every answer they hold, as `PublicDocumentByteHandler` does
-    /// (its lookups and answers), returning how many. For `RiversPublicPathBench`: declared here,
-    /// so that it runs the state machine compiled for `PreparedAnswer` in this module, as the
-    /// handler does, not its generic form from another module.
+    /// (its lookups, with the connection's `kept`, and answers), returning how many. For
+    /// `RiversPublicPathBench`: declared here, so that it runs the state machine compiled for
+    /// `PreparedAnswer` in this module, as the handler does, not its generic form from another module.
     package mutating func answerAll(
-        _ bytes: ByteBuffer, lookup: PublicDocumentByteHandler.Lookup, isUnknown: PublicDocumentByteHandler.IsUnknown
+        _ bytes: ByteBuffer, lookup: PublicDocumentByteHandler.Lookup, kept: inout PublishedDocuments.KeptSlot?,
+        isUnknown: PublicDocumentByteHandler.IsUnknown
     ) -> Int {
         received(bytes)
         var answered = 0
-        while case .answer = next(lookup: { PreparedAnswer($0, head: $1, lookup: lookup, isUnknown: isUnknown) }) { answered += 1 }
+        while case .answer = next(lookup: { PreparedAnswer($0, head: $1, lookup: { lookup($0, $1, &kept) }, isUnknown: isUnknown) }) { answered += 1 }
         return answered
     }
 }

@@ -32,7 +32,7 @@ struct RiversHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             let connectionGuard = ConnectionGuard(limits: limits, counter: counter)
             let documents = self.documents
             try pipeline.addHandler(PublicDocumentByteHandler(
-                connectionGuard: connectionGuard, lookup: { documents.cached(slug: $0, number: $1) }, generation: { documents.generation },
+                connectionGuard: connectionGuard, lookup: { documents.cached(slug: $0, number: $1, kept: &$2) },
                 isUnknown: { documents.isUnknown(slug: $0) }))
             // As HTTP1Channel does, with its default limits: Hummingbird handles errors and
             // validates outbound headers.
@@ -73,22 +73,17 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
     package typealias InboundOut = ByteBuffer
     package typealias OutboundIn = IOData
     package typealias OutboundOut = IOData
-    /// The document of a slug (and version number, nil for the current one) if it is in memory.
-    package typealias Lookup = (String, Int?) -> ServedDocument?
+    /// The document of a slug (and version number, nil for the current one) if it is in memory;
+    /// the connection's own `KeptSlot` to find it again cheaply (see `PublishedDocuments.cached`).
+    package typealias Lookup = (String, Int?, inout PublishedDocuments.KeptSlot?) -> ServedDocument?
     /// Whether the index in memory says no app has this slug (see `PublishedDocuments.isUnknown`): a 404 answered here.
     package typealias IsUnknown = (String) -> Bool
-    /// A number that moves on whenever what `Lookup` answers may change (`PublishedDocuments.generation`).
-    package typealias Generation = () -> UInt64
 
     private let lookup: Lookup
-    private let generation: Generation?
     private let isUnknown: IsUnknown
-    /// The document this connection was last answered from memory, with the slug and number it
-    /// was found for and the lookup's generation then: a client asks for the same document again
-    /// and again (every app start, every revalidation), and while the generation holds, the
-    /// lookup would find the same one (its hashing and atomic loads were a tenth of our code's
-    /// time per answer). Unchecked for the reason `connection` is.
-    @exclusivity(unchecked) private var last: (slug: String, number: Int?, generation: UInt64, document: ServedDocument)?
+    /// The lookup's way back to what this connection asked for last. Unchecked for the reason
+    /// `connection` is.
+    @exclusivity(unchecked) private var kept: PublishedDocuments.KeptSlot?
     /// Told of the requests answered here, which it never sees, so that its idle timeout applies;
     /// it tells this handler when a response to a request handed on has ended.
     private let connectionGuard: ConnectionGuard
@@ -103,29 +98,10 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
     /// the socket has taken it (a new buffer while a write still holds it): no allocation per answer.
     private var headBuffer: ByteBuffer?
 
-    /// Without `generation`, every request is looked up.
-    package init(
-        connectionGuard: ConnectionGuard, lookup: @escaping Lookup, generation: Generation? = nil, isUnknown: @escaping IsUnknown = { _ in false }
-    ) {
+    package init(connectionGuard: ConnectionGuard, lookup: @escaping Lookup, isUnknown: @escaping IsUnknown = { _ in false }) {
         self.connectionGuard = connectionGuard
         self.lookup = lookup
-        self.generation = generation
         self.isUnknown = isUnknown
-    }
-
-    /// `lookup`, or the document found last when the request names it again and nothing changed since.
-    @inline(__always)
-    private func document(slug: String, number: Int?) -> ServedDocument? {
-        guard let generation else { return lookup(slug, number) }
-        // Read before the lookup: a change made meanwhile leaves what is kept already outdated.
-        let now = generation()
-        if let last, last.generation == now, last.number == number, last.slug == slug {
-            last.document.markUsed()
-            return last.document
-        }
-        let found = lookup(slug, number)
-        last = found.map { (slug, number, now, $0) }
-        return found
     }
 
     package func handlerAdded(context: ChannelHandlerContext) {
@@ -188,7 +164,7 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
         var forwarded = false, wrote = false
         defer { if wrote { context.flush() } }
         while true {
-            switch connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: { self.document(slug: $0, number: $1) }, isUnknown: self.isUnknown) }) {
+            switch connection.next(lookup: { PreparedAnswer($0, head: $1, lookup: { self.lookup($0, $1, &self.kept) }, isUnknown: self.isUnknown) }) {
             case .wait:
                 return forwarded
             case .forward(let bytes):
@@ -257,7 +233,7 @@ package enum PreparedAnswer {
     /// archived app's 410, an index not loaded yet).
     @inline(__always)
     package init?(
-        _ request: PublicDocumentRequest, head: UnsafeRawBufferPointer, lookup: PublicDocumentByteHandler.Lookup,
+        _ request: PublicDocumentRequest, head: UnsafeRawBufferPointer, lookup: (String, Int?) -> ServedDocument?,
         isUnknown: PublicDocumentByteHandler.IsUnknown
     ) {
         if let document = lookup(request.slug, request.number) {

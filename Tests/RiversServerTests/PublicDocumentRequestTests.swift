@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
@@ -280,7 +279,9 @@ struct PublicDocumentRequestTests {
             document: Array(#"{"screens":[]}"#.utf8), gzip: [0x1f, 0x8b, 8, 0, 0, 0, 0, 0], publishedBy: "", note: "", rollbackOf: nil, createdAt: Date()))
         try body({
             let connectionGuard = ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter())
-            let handler = PublicDocumentByteHandler(connectionGuard: connectionGuard) { $0 == slug && ($1 == nil || $1 == 1) ? document : nil }
+            let handler = PublicDocumentByteHandler(connectionGuard: connectionGuard) { name, number, _ in
+                name == slug && (number == nil || number == 1) ? document : nil
+            }
             return (EmbeddedChannel(handler: handler), connectionGuard)
         }, slug, document)
     }
@@ -296,7 +297,7 @@ struct PublicDocumentRequestTests {
         try withChannel { _, slug, document in
             let handler = PublicDocumentByteHandler(
                 connectionGuard: ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter()),
-                lookup: { name, _ in name == slug ? document : nil }, isUnknown: { $0 == "gone" })
+                lookup: { name, _, _ in name == slug ? document : nil }, isUnknown: { $0 == "gone" })
             let channel = EmbeddedChannel(handler: handler)
             try channel.writeInbound(ByteBuffer(string: "GET /rivers/gone/v2/rivers.json HTTP/1.1\r\nHost: x\r\n\r\nHEAD /rivers/gone/rivers.json HTTP/1.1\r\n\r\n"))
             let answers = try written(channel)
@@ -311,39 +312,6 @@ struct PublicDocumentRequestTests {
             #expect(try channel.readInbound(as: ByteBuffer.self) == nil)
             try channel.writeInbound(ByteBuffer(string: "GET /rivers/other/rivers.json HTTP/1.1\r\n\r\n"))
             #expect(try channel.readInbound(as: ByteBuffer.self) != nil)
-        }
-    }
-
-    @Test("a connection takes the document it found last again without a lookup, until the generation moves on")
-    func theLastDocumentIsKeptWhileTheGenerationHolds() throws {
-        try withChannel { _, slug, document in
-            let lookups = NIOLockedValueBox<[String]>([])
-            let generation = NIOLockedValueBox<UInt64>(1)
-            let handler = PublicDocumentByteHandler(
-                connectionGuard: ConnectionGuard(limits: ConnectionLimits(), counter: ConnectionCounter()),
-                lookup: { name, number in
-                    lookups.withLockedValue { $0.append("\(name) \(number.map(String.init) ?? "current")") }
-                    return name == slug || name == "other" ? document : nil
-                },
-                generation: { generation.withLockedValue { $0 } })
-            let channel = EmbeddedChannel(handler: handler)
-            func ask(_ path: String) throws -> String {
-                try channel.writeInbound(ByteBuffer(string: "GET \(path) HTTP/1.1\r\nIf-None-Match: \(document.etag)\r\n\r\n"))
-                return try written(channel)
-            }
-            let current = "/rivers/\(slug)/rivers.json"
-            for _ in 0..<3 { #expect(try ask(current).hasPrefix("HTTP/1.1 304 Not Modified\r\n")) }
-            #expect(lookups.withLockedValue { $0 } == ["\(slug) current"], "looked up once for three requests")
-            // Another number, another slug: looked up; then the first again: looked up (one is kept).
-            _ = try ask("/rivers/\(slug)/v1/rivers.json")
-            _ = try ask("/rivers/other/rivers.json")
-            _ = try ask(current)
-            _ = try ask(current)
-            #expect(lookups.withLockedValue { $0 } == ["\(slug) current", "\(slug) 1", "other current", "\(slug) current"])
-            // The index changed: looked up again, and what the lookup says now is answered.
-            generation.withLockedValue { $0 += 1 }
-            #expect(try ask(current).hasPrefix("HTTP/1.1 304 Not Modified\r\n"))
-            #expect(lookups.withLockedValue { $0.count } == 5)
         }
     }
 

@@ -110,6 +110,51 @@ struct PublishedDocumentsMemoryTests {
         #expect(held.count == 2, "only what the cache holds is served from memory: \(held)")
     }
 
+    @Test("a connection's kept slot finds the current document again, follows every change, and holds no document the cache let go")
+    func aKeptSlotFollowsTheIndexAndHoldsNoDocument() async throws {
+        let source = InMemoryPublishedVersions()
+        let body = Array(repeating: UInt8(ascii: " "), count: 40_000)
+        let apps = (0..<3).map { i in (slug: "kept-\(i)", appId: "0b5c6f5e-0000-4000-8000-00000000020\(i)") }
+        let versions = apps.map { app in source.publish(slug: app.slug, appId: app.appId, document: Array("[\"\(app.slug)\"]".utf8) + body) }
+        // Room for two current documents and a half.
+        let each = DocumentCache.cost(ServedDocument(versions[0]))
+        let documents = PublishedDocuments(store: source, cacheBytes: each * 5 / 2 * 8 / 7 + 8)
+        try await documents.reloadAll()
+        var kept: PublishedDocuments.KeptSlot?
+        #expect(documents.cached(slug: apps[0].slug, number: nil, kept: &kept) == nil, "not in memory yet")
+        let first = try #require(try await documents.document(slug: apps[0].slug, number: nil))
+        for _ in 0..<3 { #expect(documents.cached(slug: apps[0].slug, number: nil, kept: &kept) === first) }
+        #expect(kept != nil)
+        // Another slug on the same connection: its own document, not the kept one.
+        #expect(documents.cached(slug: apps[1].slug, number: nil, kept: &kept) == nil)
+        #expect(documents.cached(slug: apps[0].slug, number: nil, kept: &kept) === first)
+        // A numbered URL is looked up (and leaves the kept slot as it is).
+        #expect(documents.cached(slug: apps[0].slug, number: 1, kept: &kept) === first)
+        #expect(documents.cached(slug: apps[0].slug, number: 2, kept: &kept) == nil)
+
+        // A publish: the kept slot is outdated at once.
+        let second = source.publish(slug: apps[0].slug, appId: apps[0].appId, document: Array(#"["kept-0, v2"]"#.utf8) + body)
+        documents.update(slug: apps[0].slug, version: second)
+        #expect(documents.cached(slug: apps[0].slug, number: nil, kept: &kept)?.number == 2)
+
+        // The cache lets the kept app's document go (the other apps' take its place): the kept
+        // slot holds it no longer, and nothing else here does either.
+        weak var dropped = documents.cached(slug: apps[0].slug, number: nil, kept: &kept)
+        #expect(dropped != nil)
+        // (Asked without a hit: a hit gives a document a second chance in the cache.)
+        for round in 0..<6 where documents.canServe(slug: apps[0].slug, number: nil) {
+            _ = try await documents.document(slug: apps[1 + round % 2].slug, number: nil)
+        }
+        #expect(!documents.canServe(slug: apps[0].slug, number: nil), "still in the cache")
+        #expect(documents.cached(slug: apps[0].slug, number: nil, kept: &kept) == nil, "what the cache let go is not served from memory")
+        #expect(kept != nil && dropped == nil, "the kept slot held the document in memory past the cache's budget")
+
+        // An app that serves nothing any more.
+        documents.update(slug: apps[1].slug, version: nil)
+        var keptOther: PublishedDocuments.KeptSlot?
+        #expect(documents.cached(slug: apps[1].slug, number: nil, kept: &keptOther) == nil)
+    }
+
     @Test("many requests for a document not in memory at once: one read, whose answer they all get")
     func concurrentMissesShareOneRead() async throws {
         let source = InMemoryPublishedVersions()
