@@ -82,18 +82,26 @@ struct PublishedDocumentsMemoryTests {
         #expect(documents.cached(slug: slug, number: nil) == nil, "a slug that serves nothing any more")
     }
 
-    @Test("a document the cache drops is no longer held for the lock-free path; one hit there gets a second chance")
-    func droppedDocumentsLeaveTheLockFreeIndex() async throws {
+    /// `count` apps of about 40 KB each, published on an in-memory source, and their documents
+    /// (index loaded) with room for two and a half of them (body, gzip and headers each) among the
+    /// current ones (seven eighths of the whole budget).
+    func appsWithRoomForTwo(
+        _ count: Int, slugPrefix: String, idDigit: Int
+    ) async throws -> (InMemoryPublishedVersions, [(slug: String, appId: String)], PublishedDocuments) {
         let source = InMemoryPublishedVersions()
         let body = Array(repeating: UInt8(ascii: " "), count: 40_000)
-        let apps = (0..<4).map { i in (slug: "app-\(i)", appId: "0b5c6f5e-0000-4000-8000-00000000010\(i)") }
+        let apps = (0..<count).map { i in (slug: "\(slugPrefix)-\(i)", appId: "0b5c6f5e-0000-4000-8000-0000000000\(idDigit)\(i)") }
         let versions = apps.map { app in source.publish(slug: app.slug, appId: app.appId, document: Array("[\"\(app.slug)\"]".utf8) + body) }
-        // Room for two and a half documents (body, gzip and headers each) among the current ones
-        // (seven eighths of the whole budget).
         let each = DocumentCache.cost(ServedDocument(versions[0]))
         let documents = PublishedDocuments(store: source, cacheBytes: each * 5 / 2 * 8 / 7 + 8)
         #expect(documents.cacheBudgets.current / each == 2)
         try await documents.reloadAll()
+        return (source, apps, documents)
+    }
+
+    @Test("a document the cache drops is no longer held for the lock-free path; one hit there gets a second chance")
+    func droppedDocumentsLeaveTheLockFreeIndex() async throws {
+        let (_, apps, documents) = try await appsWithRoomForTwo(4, slugPrefix: "app", idDigit: 1)
         for app in apps.prefix(2) { _ = try await documents.document(slug: app.slug, number: nil) }
         #expect(documents.cacheUsage.count == 2)
         // app-0 is hit on the lock-free path only: it stays when app-2 comes, app-1 goes.
@@ -112,14 +120,8 @@ struct PublishedDocumentsMemoryTests {
 
     @Test("a connection's kept slot finds the current document again, follows every change, and holds no document the cache let go")
     func aKeptSlotFollowsTheIndexAndHoldsNoDocument() async throws {
-        let source = InMemoryPublishedVersions()
+        let (source, apps, documents) = try await appsWithRoomForTwo(3, slugPrefix: "kept", idDigit: 2)
         let body = Array(repeating: UInt8(ascii: " "), count: 40_000)
-        let apps = (0..<3).map { i in (slug: "kept-\(i)", appId: "0b5c6f5e-0000-4000-8000-00000000020\(i)") }
-        let versions = apps.map { app in source.publish(slug: app.slug, appId: app.appId, document: Array("[\"\(app.slug)\"]".utf8) + body) }
-        // Room for two current documents and a half.
-        let each = DocumentCache.cost(ServedDocument(versions[0]))
-        let documents = PublishedDocuments(store: source, cacheBytes: each * 5 / 2 * 8 / 7 + 8)
-        try await documents.reloadAll()
         var kept: PublishedDocuments.KeptSlot?
         #expect(documents.cached(slug: apps[0].slug, number: nil, kept: &kept) == nil, "not in memory yet")
         let first = try #require(try await documents.document(slug: apps[0].slug, number: nil))
