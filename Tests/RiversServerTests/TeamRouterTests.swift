@@ -179,6 +179,17 @@ struct TeamRouterTests {
             #expect(restored.status == .ok && restored.json["slug"] == "crew")
             #expect(try await Self.call(client, .post, "archived-apps/crew/restore", headers: f.root).status == .notFound)
             #expect(try await Self.call(client, .get, "apps/crew/members", headers: f.annSession).status == .ok)
+
+            // Archived apps are listed newest archive first (as the SQL repository lists them), not by slug.
+            for slug in ["zeta", "alpha"] {
+                #expect(try await Self.call(client, .post, "apps", headers: f.root, json: ["slug": .string(slug)]).status == .created)
+            }
+            for slug in ["alpha", "zeta", "crew"] {
+                #expect(try await Self.call(client, .delete, "apps/\(slug)", headers: f.root).status == .noContent)
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            let newestFirst = try await Self.call(client, .get, "archived-apps", headers: f.root)
+            #expect(newestFirst.items.map { $0["slug"] } == ["crew", "zeta", "alpha"], "\(newestFirst.json)")
         }
     }
 }

@@ -10,6 +10,8 @@ import RiversCore
 public final class InMemoryApps: AppStorage {
     struct State {
         var apps: [String: (app: App, archived: Bool)] = [:]
+        /// When each archived app was archived (archived apps are listed newest first).
+        var archivedAt: [String: Date] = [:]
         var redirects: [String: (appId: String, until: Date)] = [:]
         var reserved: [String: String] = [:]
         var published: Set<String> = []
@@ -113,6 +115,7 @@ public final class InMemoryApps: AppStorage {
         func setArchived(appId: String, _ archived: Bool) async throws -> String? {
             guard let entry = state.apps[appId], entry.archived != archived else { return nil }
             state.apps[appId]?.archived = archived
+            state.archivedAt[appId] = archived ? Date() : nil
             return entry.app.slug
         }
 
@@ -120,6 +123,7 @@ public final class InMemoryApps: AppStorage {
 
         func purge(_ app: App) async throws {
             state.apps[app.id] = nil
+            state.archivedAt[app.id] = nil
             state.purgeLog.append("app purge \(app.id)")
         }
 

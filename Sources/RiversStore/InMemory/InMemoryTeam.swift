@@ -6,8 +6,7 @@ import RiversCore
 /// tokens, the audit log of no app) and `InMemoryApps` (apps, archived or not). A token made by
 /// `TeamService` on `people` is a token of its app here, and a member's role is the one
 /// `people` keeps, so the fast tier's router tests reach the app routes as a signed-in member
-/// would. The audit log of an app is empty here (PostgreSQL's triggers write it), and archived
-/// apps come in slug order (no archive time is kept).
+/// would. The audit log of an app is empty here (PostgreSQL's triggers write it).
 public final class InMemoryTeam: TeamRepository, CallerRepository {
     public let people: InMemoryAccounts
     public let apps: InMemoryApps
@@ -59,7 +58,12 @@ public final class InMemoryTeam: TeamRepository, CallerRepository {
     }
 
     public func archivedApps(limit: Int, offset: Int) async throws -> (apps: [App], total: Int) {
-        let archived = allApps.values.filter(\.archived).map(\.app).sorted { $0.slug < $1.slug }
+        // Newest archive first, then by id, as the SQL repository lists them.
+        let archivedAt = apps.state.withLockedValue { $0.archivedAt }
+        let archived = allApps.values.filter(\.archived).map(\.app).sorted {
+            let (a, b) = (archivedAt[$0.id] ?? .distantPast, archivedAt[$1.id] ?? .distantPast)
+            return a != b ? a > b : $0.id < $1.id
+        }
         return (page(archived, limit: limit, offset: offset), archived.count)
     }
 
