@@ -92,6 +92,21 @@ struct AccountServiceTests {
         _ = try await accounts.signIn(email: "cat@example.com", password: "the second password", client: here)
     }
 
+    @Test("a session ends after 14 days unused, as in PostgreSQL; its use is recorded at most once a minute")
+    func aSessionUnusedForTooLongIsGone() async throws {
+        let dan = try await person("dan@example.com", password: "dans own password")
+        let (secret, _) = try await accounts.signIn(email: "dan@example.com", password: "dans own password", client: here)
+        #expect(people.session(secret: secret)?.renewed == false, "just made: its use was recorded")
+        people.age(sessionsBy: 120)
+        #expect(people.session(secret: secret)?.renewed == true, "used after two minutes: recorded, the cookie sent again")
+        #expect(people.session(secret: secret)?.renewed == false)
+        people.age(sessionsBy: Store.sessionIdleLifetime - 60)
+        #expect(people.session(secret: secret) != nil, "used within the lifetime")
+        people.age(sessionsBy: Store.sessionIdleLifetime + 1)
+        #expect(people.session(secret: secret) == nil, "unused for longer than the lifetime")
+        #expect(try await people.sessions(userId: dan.id).isEmpty, "not listed either")
+    }
+
     @Test func aPasswordLinkIsUsedOnce() async throws {
         _ = try await person("dan@example.com", password: nil)
         let secret = people.addLink(kind: .setPassword, email: "dan@example.com")

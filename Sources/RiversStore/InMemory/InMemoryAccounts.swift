@@ -2,8 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import RiversCore
 
-/// People in memory: accounts, their sessions, the sign-in throttle's counts, one-time links, app
-/// memberships and API tokens. A `SignInRepository` and a `TeamStorage` without PostgreSQL, for
+/// People in memory: accounts, their sessions (gone after `Store.sessionIdleLifetime` unused),
+/// the sign-in throttle's counts, one-time links, app memberships and API tokens. A `SignInRepository` and a `TeamStorage` without PostgreSQL, for
 /// the fast tier's tests of `AccountService`, `TeamService` and the session and link routes;
 /// `InMemoryCallers` finds its sessions. Each call or transaction changes a copy of the state and
 /// keeps it only when it returns (a refused use of a link leaves the link as it was, as
@@ -26,6 +26,9 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
         var address: String
         var createdAt: Date
         var lastSeenAt: Date
+
+        /// Used within `Store.sessionIdleLifetime` of `now`.
+        func isAlive(at now: Date) -> Bool { lastSeenAt > now.addingTimeInterval(-Store.sessionIdleLifetime) }
     }
 
     struct Link {
@@ -121,11 +124,24 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
     public var audit: [String] { state.withLockedValue { $0.audit.map { "\($0.kind) \($0.action) \($0.resourceId)" } } }
     public func passwordHashOf(email: String) -> String? { state.withLockedValue { $0.people[email]?.passwordHash } }
 
-    /// The signed-in person of a session's secret (what `InMemoryCallers` answers with).
+    /// The signed-in person of a session's secret (what `InMemoryCallers` answers with), while
+    /// it is alive (used within `Store.sessionIdleLifetime`); its last use is recorded at most
+    /// once a minute (`renewed`), as the SQL repository does.
     public func session(secret: String) -> SignedInSession? {
         state.withLockedValue { state in
-            guard let s = state.sessions[secret], let person = state.people.values.first(where: { $0.user.id == s.userId }) else { return nil }
-            return SignedInSession(id: s.id, user: person.user, csrfToken: s.csrfToken)
+            guard let s = state.sessions[secret], s.isAlive(at: Date()),
+                let person = state.people.values.first(where: { $0.user.id == s.userId })
+            else { return nil }
+            let stale = s.lastSeenAt < Date().addingTimeInterval(-60)
+            if stale { state.sessions[secret]?.lastSeenAt = Date() }
+            return SignedInSession(id: s.id, user: person.user, csrfToken: s.csrfToken, renewed: stale)
+        }
+    }
+
+    /// Ages every session by `seconds` (as time passing without their use would).
+    public func age(sessionsBy seconds: TimeInterval) {
+        state.withLockedValue { state in
+            for secret in state.sessions.keys { state.sessions[secret]?.lastSeenAt.addTimeInterval(-seconds) }
         }
     }
 
@@ -165,7 +181,9 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
     public func createSession(userId: String, userAgent: String, address: String) async throws -> (secret: String, session: SignedInSession) {
         try transaction { state in
             guard let person = state.people.values.first(where: { $0.user.id == userId }) else { throw StoreError.notFound("no account \(userId)") }
-            // An account keeps its newest sessions only.
+            // An account keeps its newest sessions only; ones idle too long are gone already.
+            let now = Date()
+            for (secret, session) in state.sessions where session.userId == userId && !session.isAlive(at: now) { state.sessions[secret] = nil }
             let mine = state.sessions.filter { $0.value.userId == userId }.sorted { $0.value.lastSeenAt > $1.value.lastSeenAt }
             for (secret, _) in mine.dropFirst(Limits.maxSessionsPerAccount - 1) { state.sessions[secret] = nil }
             let secret = "rss_" + UUIDText.random().replacingOccurrences(of: "-", with: "")
@@ -183,7 +201,7 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
 
     public func sessions(userId: String) async throws -> [SessionSummary] {
         state.withLockedValue { state in
-            state.sessions.values.filter { $0.userId == userId }.sorted { $0.lastSeenAt > $1.lastSeenAt }.map {
+            state.sessions.values.filter { $0.userId == userId && $0.isAlive(at: Date()) }.sorted { $0.lastSeenAt > $1.lastSeenAt }.map {
                 SessionSummary(id: $0.id, createdAt: $0.createdAt, lastSeenAt: $0.lastSeenAt, userAgent: $0.userAgent, address: $0.address)
             }
         }
