@@ -184,7 +184,7 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
 
     /// Writes the answer; closes the connection once it is written when the request asked to.
     /// `block`: the status line and the answer's own fields.
-    private func write(_ request: PublicDocumentRequest.Reply, head block: [UInt8], body: ByteBuffer?, context: ChannelHandlerContext) {
+    private func write(_ reply: PublicDocumentRequest.Reply, head block: [UInt8], body: ByteBuffer?, context: ChannelHandlerContext) {
         let date = HTTPDate.fieldBytes
         var head = headBuffer ?? context.channel.allocator.buffer(capacity: block.count + 256)
         headBuffer = nil
@@ -197,15 +197,15 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
             writer.put("X-Request-Id: ")
             PublicRequestID.write(into: &writer)
             // HTTP/1.1 keeps the connection unless told otherwise; HTTP/1.0 only when asked to.
-            if !request.keepAlive {
+            if !reply.keepAlive {
                 writer.put("\r\nConnection: close")
-            } else if request.isHTTP10 {
+            } else if reply.isHTTP10 {
                 writer.put("\r\nConnection: keep-alive")
             }
             writer.put("\r\n\r\n")
             return writer.count
         }
-        guard request.keepAlive else {
+        guard reply.keepAlive else {
             // Closing waits for the write: a close fails whatever is still queued.
             let written = context.eventLoop.makePromise(of: Void.self)
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: body == nil ? written : nil)
