@@ -75,9 +75,12 @@ struct DocumentCacheTests {
             try await Application(router: router, logger: testLogger).test(.router) { client in
                 try await client.execute(uri: "/rivers/\(slug)/rivers.json", method: .get) { response in
                     #expect(response.status == .serviceUnavailable, "not in memory yet: it needs the database")
+                    // A web client reads why; no cache keeps it.
+                    #expect(response.headers[.accessControlAllowOrigin] == "*" && response.headers[.cacheControl] == "no-store")
                 }
                 try await client.execute(uri: "/rivers/nothing-published/rivers.json", method: .get) { response in
                     #expect(response.status == .notFound, "the index answers a 404 without the database")
+                    #expect(response.headers[.accessControlAllowOrigin] == "*" && response.headers[.cacheControl] == "no-store")
                 }
                 // Once read (the database was there for a moment), it is served from memory.
                 _ = try await documents.document(slug: slug, number: nil)
