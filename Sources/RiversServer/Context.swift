@@ -462,12 +462,15 @@ struct APIHelpers: Sendable {
     }
 }
 
+/// The longest decoded path parameter that names anything (no id or slug is longer).
+let pathParameterMaxBytes = 200
+
 extension RequestContext {
     /// A path parameter, percent-decoded. One that does not decode to UTF-8, holds a NUL or a
     /// control character, or is longer than any id can be names nothing: 404.
     func pathParameter(_ name: String) throws -> String {
         let raw = try parameters.require(name)
-        guard raw.utf8.count <= 600, let decoded = raw.removingPercentEncoding, decoded.utf8.count <= 200,
+        guard raw.utf8.count <= 600, let decoded = raw.removingPercentEncoding, decoded.utf8.count <= pathParameterMaxBytes,
               !decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         else { throw Problem.notFound("nothing is found at this address") }
         return decoded

@@ -251,22 +251,24 @@ package enum PreparedAnswer {
 /// server) but without a trip through the framework: the cheapest thing to ask a server for in
 /// bulk costs no more than a document.
 package struct UnknownSlugAnswer {
+    /// The fields every such 404 carries after its length (made once: this answers floods).
+    static let fixedFieldLines = PublicDocumentController.problemFields.headLines + "X-Content-Type-Options: nosniff\r\n"
+
     /// The status line and fields before the date.
     var head: [UInt8]
     var body: ByteBuffer
 
     init(slug: String, number: Int?) {
-        // The routes' path parameters name nothing past 200 bytes (`pathParameter`); a slug read
+        // The routes' path parameters name nothing past `pathParameterMaxBytes`; a slug read
         // here is visible ASCII with no `%`, so it is what they would decode.
         let detail =
-            slug.utf8.count > 200
+            slug.utf8.count > pathParameterMaxBytes
             ? "nothing is found at this address" : number.map { "\(slug) has no version \($0)" } ?? "nothing is published for \(slug)"
         let bytes = Problem.notFound(detail).json.serialized()
         body = ByteBuffer(bytes: bytes)
         let fields =
             "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: \(bytes.count)\r\n"
-            + PublicDocumentController.problemFields.map { "\($0.name.rawName): \($0.value)\r\n" }.joined()
-            + "X-Content-Type-Options: nosniff\r\n"
+            + Self.fixedFieldLines
         head = Array(fields.utf8)
     }
 }

@@ -59,8 +59,8 @@ public final class InMemoryTeam: TeamRepository, CallerRepository {
 
     public func archivedApps(limit: Int, offset: Int) async throws -> (apps: [App], total: Int) {
         // Newest archive first, then by id, as the SQL repository lists them.
-        let archivedAt = apps.state.withLockedValue { $0.archivedAt }
-        let archived = allApps.values.filter(\.archived).map(\.app).sorted {
+        let (all, archivedAt) = apps.state.withLockedValue { ($0.apps, $0.archivedAt) }
+        let archived = all.values.filter(\.archived).map(\.app).sorted {
             let (a, b) = (archivedAt[$0.id] ?? .distantPast, archivedAt[$1.id] ?? .distantPast)
             return a != b ? a > b : $0.id < $1.id
         }
