@@ -190,20 +190,21 @@ public struct WebhookDeliverer: Service {
     }
 
     public func run() async throws {
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: Self.configuration())
+        let clients = Clients()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await poll(client) }
+            group.addTask { await poll(clients) }
             try? await gracefulShutdown()
             group.cancelAll()
         }
-        try? await client.shutdown()
+        await clients.shutdown()
     }
 
-    func poll(_ client: HTTPClient) async {
+    func poll(_ clients: Clients) async {
         var sweptAt = ContinuousClock.now - .seconds(3600)
         while !Task.isCancelled {
             do {
-                _ = try await deliverDue(client)
+                _ = try await deliverDue(clients)
+                await clients.closeIdle()
                 if ContinuousClock.now - sweptAt > .seconds(3600) {
                     sweptAt = ContinuousClock.now
                     try await store.sweepDeliveries()
@@ -217,15 +218,15 @@ public struct WebhookDeliverer: Service {
     }
 
     /// Sends what is due (at most 16 at once); how many it sent.
-    func deliverDue(_ client: HTTPClient) async throws -> Int {
+    func deliverDue(_ clients: Clients) async throws -> Int {
         let due = try await store.claimDueDeliveries(limit: 16, lease: Self.leaseSeconds)
         await withTaskGroup(of: Void.self) { group in
-            for delivery in due { group.addTask { await send(delivery, client) } }
+            for delivery in due { group.addTask { await send(delivery, clients) } }
         }
         return due.count
     }
 
-    func send(_ delivery: DueDelivery, _ client: HTTPClient) async {
+    func send(_ delivery: DueDelivery, _ clients: Clients) async {
         let started = ContinuousClock.now
         var status: Int?
         var error = ""
@@ -247,7 +248,7 @@ public struct WebhookDeliverer: Service {
                 if case .refused(let why) = connection {
                     error = why
                 } else {
-                    (status, error) = await Self.call(request, connection: connection, client: client)
+                    (status, error) = await Self.call(request, connection: connection, clients: clients)
                 }
             }
         }
@@ -316,23 +317,104 @@ public struct WebhookDeliverer: Service {
     }
 
     /// Sends one attempt: its status (nil when no answer came) and what went wrong ("" for a 2xx).
-    /// A host name is called at the addresses checked for it, each with a client of its own told
-    /// that address (TLS still checks the certificate against the name). The next address is
+    /// A host name is called at the addresses checked for it, each through a client told that
+    /// address (TLS still checks the certificate against the name). The next address is
     /// tried only while the request has reached none: once a connection took its head, the
     /// receiver may act on it, and sending it elsewhere too would deliver it twice in one attempt.
-    static func call(_ request: HTTPClient.Request, connection: Connection, client: HTTPClient) async -> (status: Int?, error: String) {
+    static func call(_ request: HTTPClient.Request, connection: Connection, clients: Clients) async -> (status: Int?, error: String) {
         guard case .pinned(let host, let addresses) = connection else {
-            let outcome = await call(request, with: client)
+            let outcome = await call(request, with: clients.shared)
             return (outcome.status, outcome.error)
         }
         var outcome: (status: Int?, error: String, headSent: Bool) = (nil, "\(host) has no address to call", false)
         for address in addresses {
-            let pinned = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration(dnsOverride: [host: address], retryingConnections: false))
-            outcome = await call(request, with: pinned)
-            try? await pinned.shutdown()
+            outcome = await clients.withPinned(host: host, address: address) { await call(request, with: $0) }
             if outcome.status != nil || outcome.headSent { break }
         }
         return (outcome.status, outcome.error)
+    }
+
+    /// The deliverer's HTTP clients: one for URLs called as they are, and one per host name and
+    /// checked address it is pinned to, kept while in use and for a minute after, so that
+    /// deliveries to one receiver go over its open connection (and TLS session) instead of
+    /// opening one each (a pinned client is told one address for one name: another address
+    /// checked later is another client). At most `maxPinned` are kept; past that a call gets a
+    /// client of its own, shut down after it.
+    final class Clients: Sendable {
+        struct Key: Hashable {
+            var host: String
+            var address: String
+        }
+
+        private struct Kept {
+            let client: HTTPClient
+            var calls = 0
+            var lastUsed: ContinuousClock.Instant
+        }
+
+        let shared: HTTPClient
+        private let pinned = NIOLockedValueBox<[Key: Kept]>([:])
+        let maxPinned: Int
+        let idleLimit: Duration
+
+        init(maxPinned: Int = 64, idleLimit: Duration = .seconds(60)) {
+            shared = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration())
+            (self.maxPinned, self.idleLimit) = (maxPinned, idleLimit)
+        }
+
+        /// The pinned clients kept now (for tests).
+        var pinnedCount: Int { pinned.withLockedValue { $0.count } }
+
+        /// Runs `body` with the client pinned to `address` for `host`.
+        func withPinned<Result: Sendable>(host: String, address: String, _ body: (HTTPClient) async -> Result) async -> Result {
+            let key = Key(host: host, address: address)
+            let kept = pinned.withLockedValue { pinned -> HTTPClient? in
+                if pinned[key] == nil {
+                    guard pinned.count < maxPinned else { return nil }
+                    pinned[key] = Kept(client: Self.pinnedClient(key), lastUsed: .now)
+                }
+                pinned[key]!.calls += 1
+                return pinned[key]!.client
+            }
+            guard let kept else {
+                let own = Self.pinnedClient(key)
+                let result = await body(own)
+                try? await own.shutdown()
+                return result
+            }
+            let result = await body(kept)
+            pinned.withLockedValue { pinned in
+                pinned[key]?.calls -= 1
+                pinned[key]?.lastUsed = .now
+            }
+            return result
+        }
+
+        /// Shuts down the pinned clients no call has used for `idleLimit`.
+        func closeIdle() async {
+            let now = ContinuousClock.now
+            let idle = pinned.withLockedValue { pinned -> [HTTPClient] in
+                let keys = pinned.filter { $0.value.calls == 0 && now - $0.value.lastUsed >= idleLimit }.map(\.key)
+                return keys.compactMap { pinned.removeValue(forKey: $0)?.client }
+            }
+            for client in idle { try? await client.shutdown() }
+        }
+
+        /// Shuts every client down (the deliverer stops; no call is under way).
+        func shutdown() async {
+            let all = pinned.withLockedValue { pinned -> [HTTPClient] in
+                defer { pinned = [:] }
+                return pinned.values.map(\.client)
+            }
+            for client in all { try? await client.shutdown() }
+            try? await shared.shutdown()
+        }
+
+        private static func pinnedClient(_ key: Key) -> HTTPClient {
+            HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                configuration: WebhookDeliverer.configuration(dnsOverride: [key.host: key.address], retryingConnections: false))
+        }
     }
 
     /// One call through `client`: the status, what went wrong, and whether the request's head

@@ -21,6 +21,18 @@ final class WebhookReceiver: Sendable {
     struct Call: Sendable {
         var headers: HTTPFields
         var body: String
+        /// The port the call came from: one per connection.
+        var peerPort: Int?
+    }
+
+    /// The receiver's request context, which knows the caller's port.
+    struct Context: RequestContext {
+        var coreContext: CoreRequestContextStorage
+        let peerPort: Int?
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            peerPort = source.channel.remoteAddress?.port
+        }
     }
 
     let calls = NIOLockedValueBox<[Call]>([])
@@ -33,11 +45,11 @@ final class WebhookReceiver: Sendable {
     init(failures: Int, endless: Bool = false) { (self.failures, self.endless) = (failures, endless) }
 
     func start() async throws -> String {
-        let router = Router()
-        router.post("hook") { [self] request, _ -> Response in
+        let router = Router(context: Context.self)
+        router.post("hook") { [self] request, context -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
             let n = calls.withLockedValue { calls in
-                calls.append(Call(headers: request.headers, body: String(buffer: body)))
+                calls.append(Call(headers: request.headers, body: String(buffer: body), peerPort: context.peerPort))
                 return calls.count
             }
             if endless {
@@ -248,7 +260,7 @@ struct WebhooksTests {
         let receiver = WebhookReceiver(failures: 0)
         let url = try await receiver.start()
         defer { receiver.stop() }
-        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let clients = WebhookDeliverer.Clients()
         let appId = UUIDText.random()
         let sealed = try testWebhookSeal.seal("whsec_" + Data(repeating: 3, count: 32).base64EncodedString(), appId: appId)
         func delivery(_ secrets: [String]) -> DueDelivery {
@@ -256,24 +268,24 @@ struct WebhooksTests {
         }
         let outbox = RecordingOutbox()
         // No key in this process for a sealed secret; a row with no `whsec_` secret at all.
-        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: .none).send(delivery([sealed]), http)
-        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery(["not-a-secret"]), http)
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: .none).send(delivery([sealed]), clients)
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery(["not-a-secret"]), clients)
         // Refused before its host is looked up (private addresses refused, so the host is
         // resolved and checked): `.invalid` never resolves, so a lookup would have been the
         // attempt's error instead of the seal's.
         var unresolvable = delivery([sealed])
         unresolvable.url = "https://hooks.rivers.invalid/hook"
-        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: false, seal: .none).send(unresolvable, http)
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: false, seal: .none).send(unresolvable, clients)
         // With the key, the same sealed secret signs and is sent.
-        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([sealed]), http)
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([sealed]), clients)
         // A previous secret (a rotation's overlap) sealed with a key this process lacks does not
         // hold the delivery back: it is signed with the current secret alone.
         let stranger = try WebhookSecretSeal(base64: Data(repeating: 5, count: 32).base64EncodedString())
         let lostPrevious = try stranger.seal("whsec_" + Data(repeating: 4, count: 32).base64EncodedString(), appId: appId)
-        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([sealed, lostPrevious]), http)
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([sealed, lostPrevious]), clients)
         // The current secret must open, whatever the previous one does.
-        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([lostPrevious, sealed]), http)
-        try await http.shutdown()
+        await WebhookDeliverer(store: outbox, logger: testLogger, allowPrivate: true, seal: testWebhookSeal).send(delivery([lostPrevious, sealed]), clients)
+        await clients.shutdown()
         let attempts = outbox.attempts.withLockedValue { $0 }
         let unknownKey = try #require(throws: WebhookSecretSeal.Failure.self) { try testWebhookSeal.open(lostPrevious, appId: appId) }
         #expect(attempts.map(\.error) == [
@@ -339,10 +351,10 @@ struct WebhooksTests {
         // ::1 here), and a refused one is left at once (a client retrying connections would wait
         // out its connect timeout of 5 s).
         let request = try HTTPClient.Request(url: "http://hooks.rivers.invalid:\(port)/hook", method: .POST, body: .byteBuffer(ByteBuffer(string: "{}")))
-        let unused = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: WebhookDeliverer.configuration())
+        let clients = WebhookDeliverer.Clients()
         let started = ContinuousClock.now
         let outcome = await WebhookDeliverer.call(
-            request, connection: .pinned(host: "hooks.rivers.invalid", addresses: ["::1", "127.0.0.1"]), client: unused)
+            request, connection: .pinned(host: "hooks.rivers.invalid", addresses: ["::1", "127.0.0.1"]), clients: clients)
         #expect(outcome.status == 204 && outcome.error.isEmpty, "\(outcome)")
         #expect(ContinuousClock.now - started < .seconds(4), "a refused address held the attempt")
         #expect(receiver.calls.withLockedValue { $0.count } == spellings.count + 1)
@@ -358,11 +370,56 @@ struct WebhooksTests {
             .bind(host: "127.0.0.2", port: port).get()
         defer { silent.close(promise: nil) }
         let dropped = await WebhookDeliverer.call(
-            request, connection: .pinned(host: "hooks.rivers.invalid", addresses: ["127.0.0.2", "127.0.0.1"]), client: unused)
+            request, connection: .pinned(host: "hooks.rivers.invalid", addresses: ["127.0.0.2", "127.0.0.1"]), clients: clients)
         #expect(dropped.status == nil && !dropped.error.isEmpty, "\(dropped)")
         #expect(silentReads.withLockedValue { $0 } == 1)
         #expect(receiver.calls.withLockedValue { $0.count } == spellings.count + 1, "the request went to a second address")
-        try await unused.shutdown()
+        await clients.shutdown()
+    }
+
+    @Test("deliveries pinned to one address of one host share its connection; idle pinned clients are let go, and past the limit a call gets a client of its own")
+    func pinnedConnectionsAreReused() async throws {
+        let receiver = WebhookReceiver(failures: 0)
+        let url = try await receiver.start()
+        defer { receiver.stop() }
+        let port = try #require(URLComponents(string: url)?.port)
+        let request = try HTTPClient.Request(url: "http://hooks.rivers.invalid:\(port)/hook", method: .POST, body: .byteBuffer(ByteBuffer(string: "{}")))
+        let pin = WebhookDeliverer.Connection.pinned(host: "hooks.rivers.invalid", addresses: ["127.0.0.1"])
+        /// The client ports the receiver saw for the calls `body` made: one per connection.
+        func ports(_ body: () async -> Void) async -> [Int?] {
+            let before = receiver.calls.withLockedValue { $0.count }
+            await body()
+            return receiver.calls.withLockedValue { $0[before...].map(\.peerPort) }
+        }
+
+        let kept = WebhookDeliverer.Clients()
+        let three = await ports {
+            for _ in 0..<3 { #expect(await WebhookDeliverer.call(request, connection: pin, clients: kept).status == 204) }
+        }
+        #expect(three.count == 3 && three[0] != nil && Set(three).count == 1, "one connection for the three: \(three)")
+        #expect(kept.pinnedCount == 1)
+        await kept.closeIdle()
+        #expect(kept.pinnedCount == 1, "used a moment ago: kept")
+        await kept.shutdown()
+
+        // Idle for its limit (zero here): shut down, and the next call opens a connection anew.
+        let brief = WebhookDeliverer.Clients(idleLimit: .zero)
+        let twice = await ports {
+            #expect(await WebhookDeliverer.call(request, connection: pin, clients: brief).status == 204)
+            await brief.closeIdle()
+            #expect(brief.pinnedCount == 0)
+            #expect(await WebhookDeliverer.call(request, connection: pin, clients: brief).status == 204)
+        }
+        #expect(twice.count == 2 && Set(twice).count == 2, "\(twice)")
+        await brief.shutdown()
+
+        // No room to keep one: each call has a client, and a connection, of its own.
+        let none = WebhookDeliverer.Clients(maxPinned: 0)
+        let own = await ports {
+            for _ in 0..<2 { #expect(await WebhookDeliverer.call(request, connection: pin, clients: none).status == 204) }
+        }
+        #expect(own.count == 2 && Set(own).count == 2 && none.pinnedCount == 0, "\(own)")
+        await none.shutdown()
     }
 
     @Test("a publish reaches a receiver that fails twice on the third try, signed per Standard Webhooks; nothing is sent for a change that rolled back")
@@ -370,7 +427,7 @@ struct WebhooksTests {
         let receiver = WebhookReceiver(failures: 2)
         let url = try await receiver.start()
         defer { receiver.stop() }
-        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let clients = WebhookDeliverer.Clients()
         try await withAPI { api in
             let deliverer = WebhookDeliverer(store: api.store, logger: testLogger, retry: WebhookRetry(base: 0.2), allowPrivate: true, seal: testWebhookSeal)
             let made = try await api.request(.post, "webhooks", json: ["url": .string(url), "events": ["version.published", "channel.promoted"]])
@@ -398,7 +455,7 @@ struct WebhooksTests {
             // Three tries, the retries 0.2 and 0.4 s apart.
             let deadline = ContinuousClock.now + .seconds(15)
             while receiver.calls.withLockedValue({ $0.count }) < 3, ContinuousClock.now < deadline {
-                _ = try await deliverer.deliverDue(http)
+                _ = try await deliverer.deliverDue(clients)
                 try await Task.sleep(for: .milliseconds(50))
             }
             let detail = try await api.request(.get, "webhooks/\(id)/deliveries/\(deliveryId)")
@@ -426,7 +483,7 @@ struct WebhooksTests {
             #expect(try await api.request(.post, "webhooks/\(id)/rotate-secret").status == .ok)
             #expect(try await api.request(.post, "webhooks/\(id)/ping").status == .accepted)
             while receiver.calls.withLockedValue({ $0.count }) < 5, ContinuousClock.now < deadline + .seconds(10) {
-                _ = try await deliverer.deliverDue(http)
+                _ = try await deliverer.deliverDue(clients)
                 try await Task.sleep(for: .milliseconds(50))
             }
             let later = receiver.calls.withLockedValue { $0 }
@@ -439,6 +496,6 @@ struct WebhooksTests {
             #expect(try await api.request(.put, "channels/production", json: ["version": 1]).status == .ok)
             #expect(try await api.request(.get, "webhooks/\(id)/deliveries")["total"] == 2)
         }
-        try await http.shutdown()
+        await clients.shutdown()
     }
 }
