@@ -8,9 +8,10 @@ import NIOCore
 /// NIO's decoder and the framework whole and alone: its head and its `Content-Length` body, and
 /// nothing after it until its response has ended. Then the connection is answered from the bytes
 /// again, so a connection that also carries API calls (every pooled proxy connection) keeps the
-/// fast path. Only a request whose extent the bytes do not say beyond doubt (a chunked body, an
-/// unusual head, a head over `RequestHeadBytes.maxHeadBytes`) hands the rest of the connection
-/// to the decoder, which then reads every request as it would without this.
+/// fast path. A chunked body is followed to its end too when it is in its plainest form
+/// (`ChunkedBodyFraming`). Only a request whose extent the bytes do not say beyond doubt (a chunk
+/// extension or trailer, an unusual head, a head over `RequestHeadBytes.maxHeadBytes`) hands the
+/// rest of the connection to the decoder, which then reads every request as it would without this.
 ///
 /// Responses leave in request order: an answer is written only while no forwarded request awaits
 /// its response. A client that does not read its answers (the socket not writable) is not read
@@ -31,6 +32,8 @@ package struct PublicConnection<Document> {
         case reading
         /// A forwarded request's body is still arriving: this many bytes of it go on.
         case forwardingBody(remaining: Int)
+        /// A forwarded request's chunked body is still arriving, read this far.
+        case forwardingChunked(ChunkedBodyFraming)
         /// Everything goes to the decoder, for the life of the connection.
         case passingOn
         /// Answered with Connection: close; what else arrives is dropped.
@@ -54,7 +57,7 @@ package struct PublicConnection<Document> {
     package mutating func received(_ bytes: ByteBuffer) {
         switch mode {
         case .closing: return
-        case .reading, .forwardingBody, .passingOn:
+        case .reading, .forwardingBody, .forwardingChunked, .passingOn:
             if var held = unread {
                 var bytes = bytes
                 held.writeBuffer(&bytes)
@@ -117,6 +120,22 @@ package struct PublicConnection<Document> {
             unread = bytes
             mode = .reading
             return .forward(rest)
+        case .forwardingChunked(var framing):
+            guard var bytes = unread, bytes.readableBytes > 0 else { return .wait }
+            switch bytes.withUnsafeReadableBytes({ framing.read($0) }) {
+            case .more:
+                unread = nil
+                mode = .forwardingChunked(framing)
+                return .forward(bytes)
+            case .ended(let length):
+                let rest = bytes.readSlice(length: length)!
+                unread = bytes.readableBytes > 0 ? bytes : nil
+                mode = .reading
+                return .forward(rest)
+            case .malformed:
+                // What was forwarded of it is the decoder's; so is the rest, from its own reading.
+                return forwardAll()
+            }
         case .reading:
             return read(lookup: lookup)
         }
@@ -153,9 +172,16 @@ package struct PublicConnection<Document> {
             }
             return .answer(request, document)
         }
-        guard let bodyLength = bytes.withUnsafeReadableBytes({ RequestHeadBytes.bodyLength(UnsafeRawBufferPointer(rebasing: $0[..<headLength])) })
+        guard let body = bytes.withUnsafeReadableBytes({ RequestHeadBytes.body(UnsafeRawBufferPointer(rebasing: $0[..<headLength])) })
         else { return forwardAll() }
         awaited += 1
+        guard case .length(let bodyLength) = body else {
+            // Chunked: the head goes on now, the body as it arrives, read for its end.
+            let head = bytes.readSlice(length: headLength)!
+            unread = bytes.readableBytes > 0 ? bytes : nil
+            mode = .forwardingChunked(ChunkedBodyFraming())
+            return .forward(head)
+        }
         let whole = headLength + bodyLength
         if bytes.readableBytes <= whole {
             unread = nil
@@ -198,12 +224,22 @@ enum RequestHeadBytes {
         }
     }
 
-    /// The length of the body after `head` (request line through blank line) when the head says it
-    /// beyond doubt: 0 with no `Content-Length`, else its one well-formed value. Nil for anything
-    /// NIO's decoder might read another way, so that a body is never taken for a request or a
-    /// request for a body: `Transfer-Encoding`, several or malformed lengths, a line not ended by
-    /// CRLF, a folded line, a control character, `CONNECT`, `Upgrade`, a version other than HTTP/1.x.
-    static func bodyLength(_ head: UnsafeRawBufferPointer) -> Int? {
+    /// How the body after a request head is framed.
+    enum Body: Equatable {
+        /// This many bytes.
+        case length(Int)
+        /// Chunked (RFC 9112 §7.1): read for its end by `ChunkedBodyFraming`.
+        case chunked
+    }
+
+    /// How the body after `head` (request line through blank line) is framed when the head says
+    /// it beyond doubt: a length of 0 with neither `Content-Length` nor `Transfer-Encoding`, else
+    /// the one well-formed `Content-Length`, or chunked for HTTP/1.1 with one `Transfer-Encoding`
+    /// of `chunked` alone and no length. Nil for anything NIO's decoder might read another way, so
+    /// that a body is never taken for a request or a request for a body: another transfer coding,
+    /// a length with it, several or malformed lengths, a line not ended by CRLF, a folded line, a
+    /// control character, `CONNECT`, `Upgrade`, a version other than HTTP/1.x.
+    static func body(_ head: UnsafeRawBufferPointer) -> Body? {
         let space = UInt8(ascii: " ")
         let n = head.count
         var i = 0
@@ -215,12 +251,16 @@ enum RequestHeadBytes {
         while i < n, head[i] > space, head[i] < 0x7F { i += 1 }
         guard i > targetStart, i < n, head[i] == space else { return nil }
         i += 1
-        guard PublicDocumentRequest.has(head, at: i, "HTTP/1.1\r\n") || PublicDocumentRequest.has(head, at: i, "HTTP/1.0\r\n") else { return nil }
+        let isHTTP11 = PublicDocumentRequest.has(head, at: i, "HTTP/1.1\r\n")
+        guard isHTTP11 || PublicDocumentRequest.has(head, at: i, "HTTP/1.0\r\n") else { return nil }
         i += 10
         var length: Int?
+        var chunked = false
         while true {
             guard let field = HeadFieldLine.read(head, at: &i) else {
-                return HeadFieldLine.endedAt(head, i) ? length ?? 0 : nil
+                guard HeadFieldLine.endedAt(head, i) else { return nil }
+                if chunked { return length == nil ? .chunked : nil }
+                return .length(length ?? 0)
             }
             let name = field.name(in: head)
             let (valueStart, valueEnd) = (field.valueStart, field.valueEnd)
@@ -234,12 +274,99 @@ enum RequestHeadBytes {
                     value = value * 10 + Int(byte - UInt8(ascii: "0"))
                 }
                 length = value
-            case 17 where PublicDocumentRequest.equalsLowercased(name, "transfer-encoding"),
-                7 where PublicDocumentRequest.equalsLowercased(name, "upgrade"):
+            case 17 where PublicDocumentRequest.equalsLowercased(name, "transfer-encoding"):
+                // `chunked` alone, once, in HTTP/1.1.
+                guard isHTTP11, !chunked, PublicDocumentRequest.equalsLowercased(field.value(in: head), "chunked") else { return nil }
+                chunked = true
+            case 7 where PublicDocumentRequest.equalsLowercased(name, "upgrade"):
                 return nil
             default:
                 break
             }
+        }
+    }
+}
+
+/// Where a chunked body (RFC 9112 §7.1) ends, read in its plainest form only: each chunk a size
+/// of hexadecimal digits (at most seven: under 256 MiB) and CRLF, that many bytes and CRLF; then
+/// the last chunk, `0` and CRLF, and no trailer field: CRLF. Anything else (a chunk extension, a
+/// trailer, a blank, a bare LF, a longer size) is `malformed`, and the connection then goes to
+/// NIO's decoder for good, which reads it as it would without this: a body is ended here only
+/// where no reader of HTTP could end it elsewhere. Pure state, fed the bytes as they arrive.
+struct ChunkedBodyFraming: Equatable {
+    enum State: Equatable {
+        /// In a chunk's size line: its value and digits so far.
+        case size(value: Int, digits: Int)
+        /// After the size line's CR.
+        case sizeLF(value: Int)
+        case data(remaining: Int)
+        case dataCR
+        case dataLF
+        /// After the last chunk's line: the CRLF that ends the body.
+        case lastCR
+        case lastLF
+    }
+
+    enum Outcome: Equatable {
+        /// Every byte given is the body's, and more is to come.
+        case more
+        /// The body ends after this many of the bytes given.
+        case ended(at: Int)
+        case malformed
+    }
+
+    static let maxSizeDigits = 7
+
+    private(set) var state = State.size(value: 0, digits: 0)
+
+    /// Reads the next bytes of the body (from where the last call stopped).
+    mutating func read(_ bytes: UnsafeRawBufferPointer) -> Outcome {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            switch state {
+            case .size(let value, let digits):
+                if let digit = Self.hexValue(byte) {
+                    guard digits < Self.maxSizeDigits else { return .malformed }
+                    state = .size(value: value * 16 + digit, digits: digits + 1)
+                } else {
+                    guard byte == cr, digits > 0 else { return .malformed }
+                    state = .sizeLF(value: value)
+                }
+            case .sizeLF(let value):
+                guard byte == lf else { return .malformed }
+                state = value == 0 ? .lastCR : .data(remaining: value)
+            case .data(let remaining):
+                // The data is not looked at: skipped whole.
+                let taken = min(remaining, bytes.count - i)
+                i += taken
+                state = taken == remaining ? .dataCR : .data(remaining: remaining - taken)
+                continue
+            case .dataCR:
+                guard byte == cr else { return .malformed }
+                state = .dataLF
+            case .dataLF:
+                guard byte == lf else { return .malformed }
+                state = .size(value: 0, digits: 0)
+            case .lastCR:
+                guard byte == cr else { return .malformed }
+                state = .lastLF
+            case .lastLF:
+                guard byte == lf else { return .malformed }
+                return .ended(at: i + 1)
+            }
+            i += 1
+        }
+        return .more
+    }
+
+    private static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte - UInt8(ascii: "A")) + 10
+        default: return nil
         }
     }
 }

@@ -372,10 +372,20 @@ struct PublicDocumentRequestTests {
             #expect(try channel.readInbound(as: ByteBuffer.self) == nil && written(channel).isEmpty)
             connectionGuard.onResponseEnd?()
             #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK"))
-            // A chunked body: its extent is the decoder's to read, and so is the rest of the connection.
-            let chunked = "POST /api/v1/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"
+            // A chunked body in its plainest form: head and body go on, the next request waits.
+            let chunkedHead = "POST /api/v1/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+            try channel.writeInbound(ByteBuffer(string: chunkedHead + "3\r\nabc\r\n0\r\n\r\nGET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"))
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == chunkedHead)
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == "3\r\nabc\r\n0\r\n\r\n")
+            #expect(try channel.readInbound(as: ByteBuffer.self) == nil && written(channel).isEmpty)
+            connectionGuard.onResponseEnd?()
+            #expect(try written(channel).hasPrefix("HTTP/1.1 200 OK"))
+            // A chunk extension: the body's extent is the decoder's to read, and so is the rest of
+            // the connection.
+            let chunked = chunkedHead + "0;x=y\r\n\r\nGET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"
             try channel.writeInbound(ByteBuffer(string: chunked))
-            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == chunked)
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == chunkedHead)
+            #expect(try channel.readInbound(as: ByteBuffer.self).map { String(buffer: $0) } == String(chunked.dropFirst(chunkedHead.count)))
             connectionGuard.onResponseEnd?()
             let later = "GET /rivers/\(slug)/rivers.json HTTP/1.1\r\n\r\n"
             try channel.writeInbound(ByteBuffer(string: later))
