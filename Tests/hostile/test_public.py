@@ -268,6 +268,32 @@ def test_a_client_that_never_reads_its_answers_cannot_make_the_server_queue_them
     assert grown_mb < 64, f"the server grew by {grown_mb:.0f} MB for one client that does not read"
 
 
+def test_a_chunked_call_leaves_its_connection_on_the_byte_path_and_its_data_is_never_a_request(published_app):
+    """A bodiless POST sent chunked (as NIO's and AsyncHTTPClient's encoders send one) ends where
+    its last chunk does: the document asked for next on that connection is answered from memory
+    again (the byte path's answers do not name the server; the framework's do). A request hidden
+    in a chunk's data is data: it is never answered, and the answers stay in step."""
+    slug, _ = published_app
+    doc = f"/rivers/{slug}/rivers.json"
+    chunked = ["Transfer-Encoding: chunked"]
+    hidden = request("GET", doc)
+    smuggling = f"{len(hidden):x}\r\n".encode() + hidden + b"\r\n0\r\n\r\n"
+    with connect() as sock:
+        sock.sendall(
+            head_lines("POST", "/api/v1/token", chunked, close=False) + b"0\r\n\r\n" + request("GET", doc)
+            + head_lines("POST", "/api/v1/token", chunked, close=False) + smuggling + request("GET", doc, close=True))
+        answers, closed = read_responses(sock, ["POST", "GET", "POST", "GET"], time.monotonic() + 10)
+        rest = b""
+        while not closed:
+            chunk = recv_some(sock, time.monotonic() + 5)
+            if not chunk:
+                break
+            rest += chunk
+    summary = [(status, headers.get("server")) for status, headers, _ in answers]
+    assert summary == [(405, ["rivers"]), (200, None), (405, ["rivers"]), (200, None)], summary
+    assert rest == b"", f"an answer more than the requests sent: {rest[:200]!r}"
+
+
 def test_every_public_answer_carries_a_date(published_app):
     """Issue 24: RFC 9110 §6.6.1: an origin server with a clock sends Date. The byte path (a fresh
     connection), the decoded path (a connection that carried an API call first) and the routes
