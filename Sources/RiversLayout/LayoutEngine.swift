@@ -155,10 +155,15 @@ struct Metrics {
 
 /// `l` scaled by `m`; 0, with a warning naming `what`, when that is not a length (every length
 /// of a family, a cell style or a header goes through here).
-func resolvedLength(_ l: Length, m: Double, _ what: @autoclosure () -> String, component: Int?, warnings: inout [LayoutWarning]) -> Double {
+/// `groups`: the indices of the groups the component is in, from the top (see `LayoutWarning.componentPath`).
+func resolvedLength(
+    _ l: Length, m: Double, _ what: @autoclosure () -> String, component: Int?, groups: [Int] = [], warnings: inout [LayoutWarning]
+) -> Double {
     let v = l.resolved(m)
     if v.isFinite && v >= 0 { return v }
-    warnings.append(LayoutWarning(componentIndex: component, message: "\(what()) \(fmt(l.value)) is not a length; using 0"))
+    warnings.append(
+        LayoutWarning(
+            componentIndex: component, componentPath: component.map { groups + [$0] }, message: "\(what()) \(fmt(l.value)) is not a length; using 0"))
     return 0
 }
 
@@ -177,6 +182,8 @@ struct Builder {
     var sender: [Int]?
     /// How many non-group components have been given a child of the sender so far.
     var leafPosition = 0
+    /// The indices of the groups the component being laid out is in, from the top (its warnings say so).
+    var groups: [Int] = []
 
     init(metrics: Metrics, family: Family, catalog: ComponentCatalog, warnings: [LayoutWarning]) {
         self.metrics = metrics
@@ -225,12 +232,12 @@ struct Builder {
     }
 
     mutating func warn(_ component: Int?, _ message: String) {
-        warnings.append(LayoutWarning(componentIndex: component, message: message))
+        warnings.append(LayoutWarning(componentIndex: component, componentPath: component.map { groups + [$0] }, message: message))
     }
 
     /// `l` scaled by `m`; 0, with a warning naming `what`, when that is not a length.
     mutating func length(_ l: Length, _ what: @autoclosure () -> String, component: Int?) -> Double {
-        resolvedLength(l, m: metrics.m, what(), component: component, warnings: &warnings)
+        resolvedLength(l, m: metrics.m, what(), component: component, groups: groups, warnings: &warnings)
     }
 
     /// The number of items of a non-group component.
@@ -293,11 +300,13 @@ struct Builder {
         case .group:
             children.reserveCapacity(component.uiComponents.count)
             var y = contentTop
+            groups.append(index)
             for (i, child) in component.uiComponents.enumerated() {
                 let (layout, end) = section(child, index: i, x0: left, y0: y, width: available)
                 children.append(layout)
                 y = end
             }
+            groups.removeLast()
             linesEnd = y
 
         case .vertical, .horizontal:

@@ -28,29 +28,39 @@ public typealias LayoutSize = Size
 
 /// Something the preview wants the editor to know; never an error.
 public struct LayoutWarning: Sendable, Hashable, Codable {
-    /// The component concerned; nil (JSON `null`) for the screen as a whole.
+    /// The component concerned, by its index among its siblings (a group's children are numbered
+    /// from 0 in the group, as their sections are); nil (JSON `null`) for the screen as a whole.
     public var componentIndex: Int?
+    /// Where that component is: the indices from the screen's top level down, through the groups
+    /// it is in (`[2, 0]`: the first child of the third component), so that a warning about a
+    /// group's child is not taken for one about the top-level component of the same index.
+    public var componentPath: [Int]?
     public var message: String
 
-    public init(componentIndex: Int?, message: String) {
+    /// `componentPath` defaults to a top-level component's (`[componentIndex]`).
+    public init(componentIndex: Int?, componentPath: [Int]? = nil, message: String) {
         self.componentIndex = componentIndex
+        self.componentPath = componentPath ?? componentIndex.map { [$0] }
         self.message = message
     }
 
     enum CodingKeys: String, CodingKey {
         case componentIndex = "component_index"
+        case componentPath = "component_path"
         case message
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         componentIndex = try c.decodeIfPresent(Int.self, forKey: .componentIndex)
+        componentPath = try c.decodeIfPresent([Int].self, forKey: .componentPath) ?? componentIndex.map { [$0] }
         message = try c.decode(String.self, forKey: .message)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(componentIndex, forKey: .componentIndex)  // null for the screen
+        try c.encode(componentPath, forKey: .componentPath)
         try c.encode(message, forKey: .message)
     }
 }
@@ -300,6 +310,17 @@ extension ScreenLayout {
             if i > 0 { w.raw(",") }
             w.raw("{\"component_index\":")
             if let index = warning.componentIndex { w.number(Double(index)) } else { w.raw("null") }
+            w.raw(",\"component_path\":")
+            if let path = warning.componentPath {
+                w.raw("[")
+                for (k, index) in path.enumerated() {
+                    if k > 0 { w.raw(",") }
+                    w.number(Double(index))
+                }
+                w.raw("]")
+            } else {
+                w.raw("null")
+            }
             w.raw(",\"message\":")
             w.string(warning.message)
             w.raw("}")

@@ -71,9 +71,10 @@ struct SVGTests {
         #expect(counter.texts.contains { $0.contains("grid <&> \"quoted\"") })
         // Six cards of 140 from x = 10: the third reaches 450 > 320; it and the rest are dimmed (items 2–5).
         #expect(counter.dimmedCells == 4)
-        // The clamping warning is listed.
+        // The clamping warning is listed, naming the group's child by its path (2.0: the first child
+        // of the third component), not as component 0.
         #expect(counter.classes["text.warning"] == screen.warnings.count && screen.warnings.count == 1)
-        #expect(counter.texts.contains { $0.contains("component 0") && $0.contains("clamped") })
+        #expect(counter.texts.contains { $0.contains("component 2.0:") && $0.contains("clamped") })
     }
 
     @Test func largeLayoutRenders() {
@@ -97,7 +98,8 @@ struct JSONTests {
         #expect(Set(device.keys) == ["width", "height", "scale"])
         let warnings = try #require(object["warnings"] as? [[String: Any]])
         #expect(warnings.count == 1)
-        #expect(Set(warnings[0].keys) == ["component_index", "message"])
+        #expect(Set(warnings[0].keys) == ["component_index", "component_path", "message"])
+        #expect(warnings[0]["component_path"] as? [Int] == [0])
         #expect(warnings[0]["message"] as? String == "empty")
         let section = try #require((object["sections"] as? [[String: Any]])?.first)
         #expect(Set(section.keys) == ["component_index", "component_type", "frame", "header", "footer", "content_size", "items", "sections"])

@@ -182,6 +182,21 @@ struct RuleTests {
         #expect(screen.warnings.count == 1 && screen.warnings[0].componentIndex == 0)
     }
 
+    /// A group's children are numbered from 0 among themselves (as their sections are): a
+    /// warning about one names its path from the top, so it is not taken for the top-level
+    /// component of the same index.
+    @Test func aWarningAboutAGroupsChildSaysWhereItIs() {
+        let s = [style("G", columns: 2, height: 10)]
+        let screen = layout([vertical(s), group([vertical(s), group([vertical(s, limit: -1)])]), vertical(s, limit: -2)])
+        #expect(screen.warnings == [
+            LayoutWarning(componentIndex: 0, componentPath: [1, 1, 0], message: "item limit -1 is negative; using 0"),
+            LayoutWarning(componentIndex: 2, componentPath: [2], message: "item limit -2 is negative; using 0"),
+        ])
+        let json = String(decoding: screen.jsonBytes(), as: UTF8.self)
+        #expect(json.contains(#""warnings":[{"component_index":0,"component_path":[1,1,0],"message":"item limit -1 is negative; using 0"}"#), "\(json)")
+        #expect(LayoutWarning(componentIndex: nil, message: "x").componentPath == nil)
+    }
+
     @Test func connectedScreenMapsChildrenToComponents() {
         let s = [style("G", columns: 2, height: 10)]
         let group = group([vertical(s), horizontal([style("H", width: 50, height: 10)], limit: 2)])

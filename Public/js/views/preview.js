@@ -14,6 +14,7 @@ import { drawDevice, deviceWidth } from '../device.js';
 import { canvasEditing } from './canvas-drag.js';
 import { PLATFORMS } from '../preview-chrome.js';
 import { SamplePanel } from '../sample-panel.js';
+import { distinctWarnings, describeWarning } from '../layout-warnings.js';
 
 const DELAY = 300;
 const COMPARE_KEY = 'rivers.compareDevice';
@@ -273,16 +274,7 @@ export class PreviewPanel {
   }
 
   showWarnings() {
-    const list = [];
-    const seen = new Set();
-    this.shown.forEach(({ device, layout }, i) => {
-      for (const w of layout.warnings || []) {
-        const key = `${w.component_index}|${w.message}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        list.push({ ...w, on: i > 0 ? device.name : '' });
-      }
-    });
+    const list = distinctWarnings(this.shown);
     if (!list.length) {
       this.warnings.replaceChildren(h('p', { class: 'hint', text: 'No layout warnings.' }));
       return;
@@ -291,13 +283,9 @@ export class PreviewPanel {
     this.warnings.replaceChildren(
       h('h3', { text: `Warnings (${list.length})` }),
       h('ul', { class: 'warning-list' }, list.map((w) => {
-        const on = w.on ? ` (on ${w.on})` : '';
-        if (w.component_index === null || w.component_index === undefined) return h('li', { text: `${w.message}${on}` });
-        // The server counts from 0; the form from 1.
-        const index = w.component_index;
-        const c = components[index];
-        const label = `${c ? typeName(c.component_type) : 'Component'} ${index + 1}: ${w.message}${on}`;
-        return h('li', {}, h('button', { type: 'button', class: 'link-button', text: label, onclick: () => this.onPickComponent(index) }));
+        const { label, pick } = describeWarning(w, components, typeName);
+        if (pick === null) return h('li', { text: label });
+        return h('li', {}, h('button', { type: 'button', class: 'link-button', text: label, onclick: () => this.onPickComponent(pick) }));
       })));
   }
 
