@@ -38,6 +38,11 @@ package struct PublicConnection<Document> {
         case passingOn
         /// Answered with Connection: close; what else arrives is dropped.
         case closing
+
+        // Matched, not compared (asked on every read of the public path): since a mode carries
+        // a chunked body's state, `==` compares whole values.
+        var isReading: Bool { if case .reading = self { true } else { false } }
+        var isPassingOn: Bool { if case .passingOn = self { true } else { false } }
     }
 
     private(set) var mode = Mode.reading
@@ -80,7 +85,7 @@ package struct PublicConnection<Document> {
     /// Whether a read the pipeline asks for is done now; false holds it until the socket drains
     /// (then `takeWantedRead` is true).
     mutating func readRequested() -> Bool {
-        if mode == .reading, !writable, awaited == 0, (unread?.readableBytes ?? 0) > 0 {
+        if mode.isReading, !writable, awaited == 0, (unread?.readableBytes ?? 0) > 0 {
             readWanted = true
             return false
         }
@@ -91,11 +96,11 @@ package struct PublicConnection<Document> {
     /// one awaits its response, so nothing behind the byte handler holds anything of it (what was
     /// forwarded has been answered). The handler then asks for the next read itself, one hop to
     /// the socket, instead of the channel sending the request through every handler after it.
-    var readsForItself: Bool { mode == .reading && awaited == 0 }
+    var readsForItself: Bool { mode.isReading && awaited == 0 }
 
     /// Whether a read held earlier is to be done now.
     mutating func takeWantedRead() -> Bool {
-        guard readWanted, writable || mode != .reading else { return false }
+        guard readWanted, writable || !mode.isReading else { return false }
         readWanted = false
         return true
     }

@@ -126,7 +126,7 @@ package final class PublicDocumentByteHandler: ChannelDuplexHandler, RemovableCh
 
     package func channelReadComplete(context: ChannelHandlerContext) {
         // Nothing after this handler has been given anything to complete while it answers alone.
-        if forwardedInRead || connection.mode == .passingOn {
+        if forwardedInRead || connection.mode.isPassingOn {
             forwardedInRead = false
             context.fireChannelReadComplete()
         } else if connection.readsForItself, connection.readRequested() {
