@@ -171,6 +171,8 @@ public struct WebhookDeliverer: Service {
     /// Opens the secrets sealed at rest (`WEBHOOK_SECRET_KEY`).
     let seal: WebhookSecretSeal
     var interval: Duration = .seconds(1)
+    /// Warnings about secrets this process cannot open, once per app and kind every 10 minutes.
+    let secretWarnings = WarningGate(interval: .seconds(600))
 
     /// How long a claimed delivery is held before another process may take it (a process died).
     static let leaseSeconds = 60
@@ -276,7 +278,11 @@ public struct WebhookDeliverer: Service {
         let secrets: [String]
         switch self.secrets(of: delivery) {
         case .failure(let sealed):
-            logger.warning("a webhook delivery cannot be signed: \(sealed.description)", metadata: ["delivery": "\(delivery.id)"])
+            if secretWarnings.allows("current \(delivery.appId)") {
+                logger.warning(
+                    "a webhook delivery cannot be signed: \(sealed.description) (said once every 10 minutes for an app; each attempt records it)",
+                    metadata: ["delivery": "\(delivery.id)", "app": "\(delivery.appId)"])
+            }
             return .failure(Unsendable(description: sealed.description))
         case .success(let opened):
             secrets = opened
@@ -308,7 +314,11 @@ public struct WebhookDeliverer: Service {
             do {
                 secrets.append(try seal.open(stored, appId: delivery.appId))
             } catch where index > 0 {
-                logger.warning("a webhook's previous secret cannot be opened; signing with its current one alone: \(error.description)", metadata: ["delivery": "\(delivery.id)"])
+                if secretWarnings.allows("previous \(delivery.appId)") {
+                    logger.warning(
+                        "a webhook's previous secret cannot be opened; signing with its current one alone: \(error.description) (said once every 10 minutes for an app)",
+                        metadata: ["delivery": "\(delivery.id)", "app": "\(delivery.appId)"])
+                }
             } catch {
                 return .failure(error)
             }
@@ -332,6 +342,26 @@ public struct WebhookDeliverer: Service {
             if outcome.status != nil || outcome.headSent { break }
         }
         return (outcome.status, outcome.error)
+    }
+
+    /// Lets a warning through once per key every `interval`: a secret this process cannot open is
+    /// the same news on every delivery of the app's webhooks until the key is set right, and a
+    /// busy app's log would say nothing else. Bounded: past 10,000 keys it starts again empty.
+    final class WarningGate: Sendable {
+        private let said = NIOLockedValueBox<[String: ContinuousClock.Instant]>([:])
+        let interval: Duration
+        static let maxKeys = 10_000
+
+        init(interval: Duration) { self.interval = interval }
+
+        func allows(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
+            said.withLockedValue { said in
+                if let last = said[key], now - last < interval { return false }
+                if said.count >= Self.maxKeys { said.removeAll() }
+                said[key] = now
+                return true
+            }
+        }
     }
 
     /// The deliverer's HTTP clients: one for URLs called as they are, and one per host name and

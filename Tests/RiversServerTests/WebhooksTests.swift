@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -303,6 +304,44 @@ struct WebhooksTests {
             let expected = HMAC<SHA256>.authenticationCode(for: Array("msg_1.\(timestamp).\(call.body)".utf8), using: key)
             #expect(call.headers[HTTPField.Name("webhook-signature")!] == "v1," + Data(expected).base64EncodedString())
         }
+    }
+
+    @Test("a secret this process cannot open is logged once per app every 10 minutes, not on every delivery")
+    func secretWarningsAreSaidOnce() throws {
+        let lines = NIOLockedValueBox<[String]>([])
+        let logger = Logger(label: "rivers") { label in
+            JSONLogHandler(label: label) { line in lines.withLockedValue { $0.append(String(decoding: line, as: UTF8.self)) } }
+        }
+        func said(_ text: String) -> Int { lines.withLockedValue { $0.filter { $0.contains(text) }.count } }
+        let (first, second) = (UUIDText.random(), UUIDText.random())
+        func delivery(_ appId: String, _ secrets: [String]) -> DueDelivery {
+            DueDelivery(id: "msg_1", appId: appId, url: "https://hooks.example.com/x", payload: "{}", secrets: secrets, attempt: 1, createdAt: Date(), enabled: true)
+        }
+        func sealed(_ appId: String) throws -> String { try testWebhookSeal.seal("whsec_" + Data(repeating: 3, count: 32).base64EncodedString(), appId: appId) }
+        // No key here for a sealed current secret: refused every time, said once per app.
+        let keyless = WebhookDeliverer(store: RecordingOutbox(), logger: logger, seal: .none)
+        for _ in 0..<3 {
+            if case .success = keyless.signedRequest(delivery(first, [try sealed(first)])) { Issue.record("signed without its key") }
+        }
+        #expect(said("cannot be signed") == 1)
+        _ = keyless.signedRequest(delivery(second, [try sealed(second)]))
+        #expect(said("cannot be signed") == 2, "another app's is news")
+        // A previous secret sealed with a key this process lacks: left out every time, said once.
+        let stranger = try WebhookSecretSeal(base64: Data(repeating: 5, count: 32).base64EncodedString())
+        let lostPrevious = try stranger.seal("whsec_" + Data(repeating: 4, count: 32).base64EncodedString(), appId: first)
+        let keyed = WebhookDeliverer(store: RecordingOutbox(), logger: logger, seal: testWebhookSeal)
+        for _ in 0..<3 {
+            if case .success(let secrets) = keyed.secrets(of: delivery(first, [try sealed(first), lostPrevious])) {
+                #expect(secrets.count == 1)
+            } else {
+                Issue.record("the current secret did not open")
+            }
+        }
+        #expect(said("previous secret cannot be opened") == 1)
+        // Once the interval has passed, it is said again.
+        let gate = WebhookDeliverer.WarningGate(interval: .seconds(600))
+        let now = ContinuousClock.now
+        #expect(gate.allows("k", now: now) && !gate.allows("k", now: now + .seconds(599)) && gate.allows("k", now: now + .seconds(600)))
     }
 
     @Test("a receiver's answer is read to 64 KiB at most: an endless one is cut off and its status kept")
