@@ -396,7 +396,7 @@ public struct WebhookDeliverer: Service {
         var pinnedCount: Int { pinned.withLockedValue { $0.count } }
 
         /// Runs `body` with the client pinned to `address` for `host`.
-        func withPinned<Result: Sendable>(host: String, address: String, _ body: (HTTPClient) async -> Result) async -> Result {
+        func withPinned<Value: Sendable>(host: String, address: String, _ body: (HTTPClient) async -> Value) async -> Value {
             let key = Key(host: host, address: address)
             let kept = pinned.withLockedValue { pinned -> HTTPClient? in
                 if pinned[key] == nil {
