@@ -319,17 +319,23 @@ extension PostgresContentTransaction: ReleaseTransaction {
             logger: logger)).first
     }
 
+    // Both within the transaction's app, as every query of a tenant's rows is (the callers read
+    // the schedule through `schedule(id:)` first), and without trapping on a row not found.
     func markCancelled(schedule id: String) async throws -> Schedule {
-        try await Store.schedules(from: connection.query(
-            "UPDATE schedules SET cancelled_at = now() WHERE id = \(id)::uuid RETURNING \(unescaped: Store.scheduleColumns)",
-            logger: logger)).first!
+        let updated = try await Store.schedules(from: connection.query(
+            "UPDATE schedules SET cancelled_at = now() WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING \(unescaped: Store.scheduleColumns)",
+            logger: logger))
+        guard let schedule = updated.first else { throw StoreError.notFound("no schedule \(id) in this app") }
+        return schedule
     }
 
     func markFired(schedule id: String, lateAfterSeconds: Int) async throws -> Schedule {
-        try await Store.schedules(from: connection.query(
+        let updated = try await Store.schedules(from: connection.query(
             """
             UPDATE schedules SET fired_at = now(), late = due_at < now() - make_interval(secs => \(lateAfterSeconds))
-            WHERE id = \(id)::uuid RETURNING \(unescaped: Store.scheduleColumns)
-            """, logger: logger)).first!
+            WHERE app_id = \(appId)::uuid AND id = \(id)::uuid RETURNING \(unescaped: Store.scheduleColumns)
+            """, logger: logger))
+        guard let schedule = updated.first else { throw StoreError.notFound("no schedule \(id) in this app") }
+        return schedule
     }
 }

@@ -349,12 +349,14 @@ extension PostgresContentTransaction: WebhookTransaction {
     }
 
     func updateWebhook(_ hook: Webhook) async throws -> Webhook {
-        try await Store.webhooks(from: connection.query(
+        let updated = try await Store.webhooks(from: connection.query(
             """
             UPDATE webhooks SET url = \(hook.url), description = \(hook.description), events = \(hook.events), enabled = \(hook.enabled),
                 revision = revision + 1, updated_at = now()
             WHERE app_id = \(appId)::uuid AND id = \(hook.id)::uuid RETURNING \(unescaped: Store.webhookColumns)
-            """, logger: logger)).first!
+            """, logger: logger))
+        guard let webhook = updated.first else { throw StoreError.notFound("no webhook \(hook.id) in this app") }
+        return webhook
     }
 
     func deleteWebhook(id: String) async throws -> Bool {
@@ -377,7 +379,8 @@ extension PostgresContentTransaction: WebhookTransaction {
 
     func pendingDeliveries(webhookId: String) async throws -> Int {
         try await store.number(
-            "SELECT count(*)::int FROM webhook_deliveries WHERE webhook_id = \(webhookId)::uuid AND state = 'pending'", on: connection)
+            "SELECT count(*)::int FROM webhook_deliveries WHERE app_id = \(appId)::uuid AND webhook_id = \(webhookId)::uuid AND state = 'pending'",
+            on: connection)
     }
 
     func insertPing(webhookId: String) async throws -> WebhookDelivery {

@@ -169,6 +169,39 @@ struct ReleasesTests {
         }
     }
 
+    @Test("a transaction over one app never changes or counts another app's schedule or webhook, whatever id it is given")
+    func transactionsStayInTheirApp() async throws {
+        try await withAPI { api in
+            _ = try await twoVersions(api)
+            let made = try await api.request(.post, "schedules", json: ["channel": "production", "version": 1, "at": .string(Timestamp.format(Date().addingTimeInterval(3600)))])
+            let scheduleId = try #require(made["id"]?.stringValue, "\(made.text)")
+            let hook = try await api.request(.post, "webhooks", json: ["url": "https://hooks.example.com/x"])
+            let hookId = try #require(hook["id"]?.stringValue, "\(hook.text)")
+            #expect(try await api.request(.post, "webhooks/\(hookId)/ping").status == .accepted)
+            let other = try await AppService(storage: api.store).create(slug: "t-\(UUIDText.random().prefix(8))", name: "Another app")
+
+            await #expect(throws: StoreError.self) {
+                try await api.store.withReleases(appId: other.id) { tx in _ = try await tx.markCancelled(schedule: scheduleId) }
+            }
+            await #expect(throws: StoreError.self) {
+                try await api.store.withReleases(appId: other.id) { tx in _ = try await tx.markFired(schedule: scheduleId, lateAfterSeconds: 60) }
+            }
+            let schedules = try await api.request(.get, "schedules")
+            #expect(schedules.json.at("items", 0, "state") == "pending", "\(schedules.text)")
+
+            let stored = try #require(try await api.store.withWebhooks(appId: api.app.id) { tx in try await tx.webhook(id: hookId) })
+            var elsewhere = stored
+            elsewhere.url = "https://elsewhere.example.com/x"
+            let changed = elsewhere
+            await #expect(throws: StoreError.self) {
+                try await api.store.withWebhooks(appId: other.id) { tx in _ = try await tx.updateWebhook(changed) }
+            }
+            #expect(try await api.request(.get, "webhooks/\(hookId)")["url"] == "https://hooks.example.com/x")
+            #expect(try await api.store.withWebhooks(appId: other.id) { tx in try await tx.pendingDeliveries(webhookId: hookId) } == 0)
+            #expect(try await api.store.withWebhooks(appId: api.app.id) { tx in try await tx.pendingDeliveries(webhookId: hookId) } == 1)
+        }
+    }
+
     @Test("a schedule fires once when due, moves its channel as its own actor, can be cancelled, and says when it fired late")
     func schedules() async throws {
         try await withAPI { api in
