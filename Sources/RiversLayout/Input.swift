@@ -19,10 +19,12 @@ public struct Device: Sendable, Hashable, Codable {
 }
 
 /// Sample data for the preview.
-/// JSON: `{"counts": {"0": 12, "2": 3}}` or `{"children": [12, 0, 4]}`.
+/// JSON: `{"counts": {"0": 12, "2": 3, "2.0": 5}}` or `{"children": [12, 0, 4]}`.
 public enum Sample: Sendable, Hashable, Codable {
-    /// Items available per component, by `componentIndex` (a component not listed has no sample).
-    case counts([Int: Int])
+    /// Items available per component, by its path from the top (`[2]`, the third component;
+    /// `[2, 0]`, the first child of that group: `LayoutWarning.componentPath`); a component not
+    /// listed has no sample. In JSON a path is its indices joined by dots.
+    case counts([[Int]: Int])
     /// A connected screen's sample sender: child *i* has `children[i]` items and fills the *i*-th
     /// component (non-group components in display order, depth first). Used only when the request is
     /// `connected`.
@@ -32,8 +34,16 @@ public enum Sample: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        if let counts = try c.decodeIfPresent([Int: Int].self, forKey: .counts) {
-            self = .counts(counts)
+        if let counts = try c.decodeIfPresent([String: Int].self, forKey: .counts) {
+            var paths: [[Int]: Int] = [:]
+            for (key, count) in counts {
+                guard let path = Self.path(key) else {
+                    throw DecodingError.dataCorrupted(.init(
+                        codingPath: decoder.codingPath, debugDescription: "a count's key is a component path (0, 2.0, …)"))
+                }
+                paths[path] = count
+            }
+            self = .counts(paths)
         } else if let children = try c.decodeIfPresent([Int].self, forKey: .children) {
             self = .children(children)
         } else {
@@ -45,10 +55,31 @@ public enum Sample: Sendable, Hashable, Codable {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case .counts(let counts): try c.encode(counts, forKey: .counts)
+        case .counts(let counts):
+            try c.encode(Dictionary(uniqueKeysWithValues: counts.map { (Self.key($0.key), $0.value) }), forKey: .counts)
         case .children(let children): try c.encode(children, forKey: .children)
         }
     }
+
+    /// The longest path a count may name.
+    public static let maxPathDepth = 16
+
+    /// `"2.0"` as `[2, 0]`: indices of at most 9 digits, at most `maxPathDepth` of them; nil otherwise.
+    public static func path(_ key: String) -> [Int]? {
+        let parts = key.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...maxPathDepth).contains(parts.count) else { return nil }
+        var path: [Int] = []
+        for part in parts {
+            guard (1...9).contains(part.utf8.count), part.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let index = Int(part)
+            else { return nil }
+            path.append(index)
+        }
+        return path
+    }
+
+    /// `[2, 0]` as `"2.0"`.
+    public static func key(_ path: [Int]) -> String { path.map(String.init).joined(separator: ".") }
 }
 
 /// Everything the engine needs to lay out one screen, in the domain's own terms: the family's

@@ -58,9 +58,10 @@ public enum LayoutEngine {
             family: request.family, catalog: request.catalog, warnings: [])
         builder.use(request.sample, connected: request.connected)
         func count(_ component: Component, index: Int) -> Int {
-            builder.axis(component) == .group
-                ? component.uiComponents.enumerated().reduce(0) { $0 + count($1.element, index: $1.offset) }
-                : builder.itemCount(component, index: index)
+            guard builder.axis(component) == .group else { return builder.itemCount(component, index: index) }
+            builder.groups.append(index)
+            defer { builder.groups.removeLast() }
+            return component.uiComponents.enumerated().reduce(0) { $0 + count($1.element, index: $1.offset) }
         }
         return request.components.enumerated().reduce(0) { $0 + count($1.element, index: $1.offset) }
     }
@@ -176,8 +177,8 @@ struct Builder {
     let family: Family
     let catalog: ComponentCatalog
     var warnings: [LayoutWarning]
-    /// `Sample.counts`, by component index.
-    var counts: [Int: Int]?
+    /// `Sample.counts`, by component path.
+    var counts: [[Int]: Int]?
     /// `Sample.children` of a connected screen.
     var sender: [Int]?
     /// How many non-group components have been given a child of the sender so far.
@@ -257,7 +258,7 @@ struct Builder {
             }
             available = max(0, sender[position])
         } else if let counts {
-            available = counts[index].map { max(0, $0) }
+            available = counts[groups + [index]].map { max(0, $0) }
         }
         let count: Int
         switch (limit, available) {

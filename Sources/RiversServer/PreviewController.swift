@@ -259,7 +259,8 @@ struct PreviewController {
         return Device(width: width, height: height, scale: scale)
     }
 
-    /// `{"counts": {"0": 12}}` (items per component index) or `{"children": [3, 5]}` (a sender's children).
+    /// `{"counts": {"0": 12, "2.0": 3}}` (items per component, by its path: an index, or indices joined
+    /// by dots into groups) or `{"children": [3, 5]}` (a sender's children).
     static func sample(_ json: JSONValue?, problems: Problems) -> Sample? {
         guard let json, !json.isNull else { return nil }
         guard let r = ObjectReader(json, at: "/sample", problems: problems) else { return nil }
@@ -273,13 +274,16 @@ struct PreviewController {
                 problems.add("/sample/counts", "gives counts for at most \(Limits.maxComponentsPerScreen) components")
                 return nil
             }
-            var result: [Int: Int] = [:]
+            var result: [[Int]: Int] = [:]
             for key in counts.object.keys.sorted() {
-                guard let index = Int(key), (0..<Limits.maxComponentsPerScreen).contains(index) else {
-                    problems.add(counts.at(key), "keys are component indexes (0, 1, …)")
+                guard let path = Sample.path(key), path.allSatisfy({ (0..<Limits.maxComponentsPerScreen).contains($0) }) else {
+                    problems.add(
+                        counts.at(key),
+                        "keys are component paths: an index (0, 1, …), or indices joined by dots into groups (2.0: the first child of the third component), at most \(Sample.maxPathDepth) deep")
                     continue
                 }
-                if let n = counts.integer(key, minimum: 0, maximum: Limits.maxPreviewItems) { result[index] = n }
+                // "2" and "02" name one component: its first count stands.
+                if let n = counts.integer(key, minimum: 0, maximum: Limits.maxPreviewItems), result[path] == nil { result[path] = n }
             }
             return .counts(result)
         }

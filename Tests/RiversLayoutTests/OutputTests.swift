@@ -130,8 +130,13 @@ struct JSONTests {
     }
 
     @Test func decodesSamplesAndDevices() throws {
-        let counts = try JSONDecoder().decode(Sample.self, from: Data(#"{"counts": {"0": 4, "3": 1}}"#.utf8))
-        #expect(counts == .counts([0: 4, 3: 1]))
+        let counts = try JSONDecoder().decode(Sample.self, from: Data(#"{"counts": {"0": 4, "3": 1, "2.0": 5}}"#.utf8))
+        #expect(counts == .counts([[0]: 4, [3]: 1, [2, 0]: 5]))
+        #expect(try JSONDecoder().decode(Sample.self, from: JSONEncoder().encode(counts)) == counts)
+        for key in ["x", "", "1.", ".1", "1..2", "-1", "1234567890", Array(repeating: "0", count: Sample.maxPathDepth + 1).joined(separator: ".")] {
+            #expect(throws: DecodingError.self, "\(key)") { try JSONDecoder().decode(Sample.self, from: Data(#"{"counts": {"\#(key)": 1}}"#.utf8)) }
+        }
+        #expect(Sample.path(Array(repeating: "0", count: Sample.maxPathDepth).joined(separator: ".")) == Array(repeating: 0, count: Sample.maxPathDepth))
         let children = try JSONDecoder().decode(Sample.self, from: Data(#"{"children": [2, 9]}"#.utf8))
         #expect(children == .children([2, 9]))
         let device = try JSONDecoder().decode(Device.self, from: Data(#"{"width": 375, "height": 667, "scale": 3}"#.utf8))

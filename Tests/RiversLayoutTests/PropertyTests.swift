@@ -32,8 +32,9 @@ struct ScreenGenerator {
         var index = 0
         var sections: [TestSection] = []
         for _ in 0..<int(1...8) { sections.append(section(&index, depth: 0)) }
-        // Sample counts by position among siblings (children of a group are numbered from 0 too).
-        let sample: Sample? = chance(0.3) ? .counts(Dictionary(uniqueKeysWithValues: (0..<8).map { ($0, int(0...30)) })) : nil
+        // Sample counts by path: top-level components, and the first children of groups among them.
+        let sample: Sample? =
+            chance(0.3) ? .counts(Dictionary(uniqueKeysWithValues: (0..<8).map { ([$0], int(0...30)) } + (0..<8).map { ([$0, 0], int(0...30)) })) : nil
         return RiversLayoutTests.request(sections, device: device, family: base, sample: sample)
     }
 

@@ -169,11 +169,25 @@ struct RuleTests {
         let s = [style("G", columns: 3, height: 10)]
         let screen = layout(
             [vertical(s, limit: 4), vertical(s, limit: 10), vertical(s), vertical(s, limit: 5), vertical(s)],
-            sample: .counts([0: 10, 1: 3, 2: 7]))
+            sample: .counts([[0]: 10, [1]: 3, [2]: 7]))
         #expect(screen.sections.map(\.items.count) == [4, 3, 7, 5, LayoutEngine.defaultItemCount])
         #expect(LayoutEngine.defaultItemCount == 6)
         #expect(layout([vertical(s)]).sections[0].items.count == 6)
         #expect(screen.warnings.isEmpty)
+    }
+
+    /// A count names its component by its path from the top, as warnings do: a group's child by
+    /// the group's index and its own, never by its own alone (which a top-level component has too).
+    @Test func sampleCountsNameGroupChildrenByTheirPath() {
+        let s = [style("G", columns: 3, height: 10)]
+        let sections = [vertical(s), group([vertical(s), group([vertical(s)]), vertical(s)])]
+        let sample = Sample.counts([[0]: 2, [1, 0]: 3, [1, 1, 0]: 4])
+        let screen = layout(sections, sample: sample)
+        #expect(screen.sections[0].items.count == 2)
+        #expect(screen.sections[1].sections.map(\.items.count) == [3, 0, LayoutEngine.defaultItemCount])
+        #expect(screen.sections[1].sections[1].sections[0].items.count == 4)
+        // The budget counts what the layout lays out.
+        #expect(LayoutEngine.itemCount(request(sections, sample: sample)) == 2 + 3 + 4 + LayoutEngine.defaultItemCount)
     }
 
     @Test func absurdItemLimitIsCut() {

@@ -125,6 +125,15 @@ struct PreviewAPITests {
             let preview = try await api.request(.post, "preview", json: body)
             #expect(preview.status == .ok, "\(preview.text)")
             #expect(preview["sections"]?.arrayValue?.map { $0["items"]?.arrayValue?.count ?? -1 } == [2, 3])
+            // A group's children by their paths ("1.0": the group's first child), not by "0".
+            let grouped: JSONValue = [
+                "screen": ["family": "FAMILY_1", "ui_components": [component("list"), component("group", [], extra: ["ui_components": [component("list"), component("grid", ["GRID_1"])]])]],
+                "sample": ["counts": ["0": 2, "1.0": 1, "1.1": 4]],
+            ]
+            let inGroups = try await api.request(.post, "preview", json: grouped)
+            #expect(inGroups.status == .ok, "\(inGroups.text)")
+            #expect(inGroups["sections"]?.arrayValue?[0]["items"]?.arrayValue?.count == 2)
+            #expect(inGroups["sections"]?.arrayValue?[1]["sections"]?.arrayValue?.map { $0["items"]?.arrayValue?.count ?? -1 } == [1, 4])
 
             let connected: JSONValue = [
                 "screen": ["family": "FAMILY_1", "connected": true, "ui_components": [component("list"), component("grid", ["GRID_1"]), component("list")]],
@@ -147,10 +156,12 @@ struct PreviewAPITests {
             #expect(try await api.request(.get, "screens/\(id)/preview?format=png")["field"] == "format")
             #expect(try await api.request(.get, "screens/\(UUIDText.random())/preview").status == .notFound)
             let bad = try await api.request(.post, "preview", json: [
-                "screen": ["family": "NOPE_FAMILY", "ui_components": []], "device": ["width": -1], "sample": ["counts": ["x": 1]], "zoom": 2,
+                "screen": ["family": "NOPE_FAMILY", "ui_components": []], "device": ["width": -1],
+                "sample": ["counts": ["x": 1, "1.": 1, "0.200": 1, "2.0": 1]], "zoom": 2,
             ])
             #expect(bad.status == .unprocessableContent)
-            #expect(Set(bad.pointers).isSuperset(of: ["/zoom", "/device/width", "/device/height", "/sample/counts/x"]))
+            #expect(Set(bad.pointers).isSuperset(of: ["/zoom", "/device/width", "/device/height", "/sample/counts/x", "/sample/counts/1.", "/sample/counts/0.200"]))
+            #expect(!bad.pointers.contains("/sample/counts/2.0"), "a path into a group is a key")
             let noFamily = try await api.request(.post, "preview", json: ["screen": ["family": "NOPE_FAMILY"]])
             #expect(noFamily.pointers == ["/screen/family"])
         }
