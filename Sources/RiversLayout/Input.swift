@@ -66,6 +66,8 @@ public enum Sample: Sendable, Hashable, Codable {
 
     /// `"2.0"` as `[2, 0]`: indices of at most 9 digits, at most `maxPathDepth` of them; nil otherwise.
     public static func path(_ key: String) -> [Int]? {
+        // Length first: a key is the caller's, and splitting a long one would cost its size.
+        guard key.utf8.count <= maxPathDepth * 10 else { return nil }
         let parts = key.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...maxPathDepth).contains(parts.count) else { return nil }
         var path: [Int] = []

@@ -28,18 +28,19 @@ public typealias LayoutSize = Size
 
 /// Something the preview wants the editor to know; never an error.
 public struct LayoutWarning: Sendable, Hashable, Codable {
-    /// The component concerned, by its index among its siblings (a group's children are numbered
-    /// from 0 in the group, as their sections are); nil (JSON `null`) for the screen as a whole.
-    public var componentIndex: Int?
-    /// Where that component is: the indices from the screen's top level down, through the groups
-    /// it is in (`[2, 0]`: the first child of the third component), so that a warning about a
-    /// group's child is not taken for one about the top-level component of the same index.
+    /// Where the component concerned is: the indices from the screen's top level down, through
+    /// the groups it is in (`[2, 0]`: the first child of the third component), so that a warning
+    /// about a group's child is not taken for one about the top-level component of the same
+    /// index; nil (JSON `null`) for the screen as a whole.
     public var componentPath: [Int]?
     public var message: String
 
+    /// The component's index among its siblings (a group's children are numbered from 0 in the
+    /// group, as their sections are): the last of its path.
+    public var componentIndex: Int? { componentPath?.last }
+
     /// `componentPath` defaults to a top-level component's (`[componentIndex]`).
     public init(componentIndex: Int?, componentPath: [Int]? = nil, message: String) {
-        self.componentIndex = componentIndex
         self.componentPath = componentPath ?? componentIndex.map { [$0] }
         self.message = message
     }
@@ -52,8 +53,8 @@ public struct LayoutWarning: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        componentIndex = try c.decodeIfPresent(Int.self, forKey: .componentIndex)
-        componentPath = try c.decodeIfPresent([Int].self, forKey: .componentPath) ?? componentIndex.map { [$0] }
+        componentPath = try c.decodeIfPresent([Int].self, forKey: .componentPath)
+            ?? c.decodeIfPresent(Int.self, forKey: .componentIndex).map { [$0] }
         message = try c.decode(String.self, forKey: .message)
     }
 

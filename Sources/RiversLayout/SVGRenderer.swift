@@ -57,7 +57,7 @@ public enum SVGRenderer {
         out.raw(" fill=\"#d0021b\">fold</text>\n")
 
         for (i, warning) in layout.warnings.enumerated() {
-            let who = warning.componentPath.map { "component " + $0.map(String.init).joined(separator: ".") } ?? "screen"
+            let who = warning.componentPath.map { "component " + Sample.key($0) } ?? "screen"
             out.warning("⚠ \(who): \(warning.message)", y: warningsTop + Double(i + 1) * warningLineHeight)
         }
         out.raw("</svg>\n")
