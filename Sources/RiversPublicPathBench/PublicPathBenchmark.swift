@@ -24,7 +24,7 @@ enum PublicPathBenchmark {
     static func run(requests: Int = 200_000, rounds: Int = 5, apps: Int = 10_000) async throws -> [Figure] {
         let slug = "bench-app"
         let source = InMemoryPublishedVersions()
-        for i in 0..<apps - 1 { source.publish(slug: "app-\(i)", appId: "0b5c6f5e-0000-4000-8000-\(String(i, radix: 16).leftPadded(to: 12))", document: Array("{}".utf8)) }
+        for i in 0..<apps - 1 { source.publish(slug: "app-\(i)", appId: appId(i), document: Array("{}".utf8)) }
         source.publish(slug: slug, appId: "0b5c6f5e-0000-4000-8000-ffffffffffff", document: Array(repeating: UInt8(ascii: " "), count: 200_000))
         let documents = PublishedDocuments(store: source)
         try await documents.reloadAll()
@@ -90,6 +90,35 @@ enum PublicPathBenchmark {
         }
         return figures
     }
+
+    /// What one publish costs the index of a process serving `apps` apps (`PublishedDocuments.update`,
+    /// as a publish here or a notification from another does it): the best of `rounds` runs of
+    /// `changes` publishes of one app, alternating between two versions so that each is a change.
+    /// The same for any number of apps when a publish copies only what it changes.
+    static func indexChange(apps: Int, changes: Int = 2_000, rounds: Int = 5) async throws -> Double {
+        let source = InMemoryPublishedVersions()
+        let document = Array("{}".utf8)
+        for i in 0..<apps { source.publish(slug: "app-\(i)", appId: appId(i), document: document) }
+        let documents = PublishedDocuments(store: source)
+        try await documents.reloadAll()
+        let slug = "app-\(apps / 2)"
+        let versions = [
+            source.publish(slug: slug, appId: appId(apps / 2), document: Array(#"{"a":1}"#.utf8)),
+            source.publish(slug: slug, appId: appId(apps / 2), document: Array(#"{"a":2}"#.utf8)),
+        ]
+        var best = Double.infinity
+        for _ in 0..<rounds {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for change in 0..<changes { documents.update(slug: slug, version: versions[change % 2]) }
+            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / Double(changes))
+        }
+        guard documents.cached(slug: slug, number: nil)?.gzipETag == "\"\(versions[(changes - 1) % 2].sha256)-gzip\"" else {
+            throw BenchmarkError(message: "the last publish is not what the index serves")
+        }
+        return best
+    }
+
+    static func appId(_ i: Int) -> String { "0b5c6f5e-0000-4000-8000-\(String(i, radix: 16).leftPadded(to: 12))" }
 
     struct BenchmarkError: Error, CustomStringConvertible {
         var message: String
