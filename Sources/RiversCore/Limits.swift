@@ -46,9 +46,17 @@ public enum Limits {
     public static let maxScreensPerApp = 500
     public static let maxFamiliesPerApp = 100
     public static let maxLayoutsPerApp = 200
+    /// A layout as stored (a screen's template: a screen's cap), and an app's layouts together:
+    /// what the list of layouts answers with.
+    public static let maxLayoutBytes = maxScreenBytes
+    public static let maxLayoutsBytesPerApp = 2 * 1024 * 1024
     public static let maxPluginsPerApp = 200
     /// Registered manifest versions of one plugin.
     public static let maxVersionsPerPlugin = 200
+    /// A plugin manifest as stored (real ones are under 20 KB), and every version of every plugin
+    /// of an app together: the app's plugin registry parses them all.
+    public static let maxManifestBytes = 128 * 1024
+    public static let maxManifestBytesPerApp = 4 * 1024 * 1024
     public static let maxTokensPerApp = 500
     public static let maxPendingInvitationsPerApp = 200
     public static let maxMembersPerApp = 1_000

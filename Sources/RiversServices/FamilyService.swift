@@ -92,7 +92,9 @@ public struct LayoutService: Sendable {
                 throw StoreError.conflict("a layout \(layout.id) exists already in this app", usedBy: [])
             }
             try AppCaps.refuseAtCap(try await tx.count(.layouts), limit: Limits.maxLayoutsPerApp, "layouts")
-            return try await tx.insert(layout)
+            let record = try await tx.insert(layout)
+            try AppCaps.checkLayoutBytes(try await tx.storedLayoutBytes(id: layout.id))
+            return record
         }
     }
 
@@ -115,7 +117,9 @@ public struct LayoutService: Sendable {
             }
             // Nothing changed: nothing is written, and the revision stays.
             if layout == stored { return current }
-            return try await tx.update(layout)
+            let record = try await tx.update(layout)
+            try AppCaps.checkLayoutBytes(try await tx.storedLayoutBytes(id: layout.id))
+            return record
         }
     }
 

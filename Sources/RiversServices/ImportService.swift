@@ -105,6 +105,12 @@ public struct ImportService: Sendable {
                 try await tx.insertPlugin(identifier, currentVersion: manifest.manifestVersion)
                 try await tx.insertVersion(manifest)
             }
+            // Placeholders count as plugins: an app's caps hold after an import as after a registration.
+            if let identifier = imported.placeholderPlugins.last {
+                let plugins = try await tx.pluginCount()
+                if plugins > Limits.maxPluginsPerApp { try AppCaps.refuseAtCap(plugins, limit: Limits.maxPluginsPerApp, "plugins") }
+                try AppCaps.checkManifestBytes(try await tx.storedManifestBytes(identifier, version: RiversImport.placeholderVersion))
+            }
             if let home = screens.first(where: \.home) { try await tx.clearHome(except: home.id) }
             // Parents first, so that each screen is written whole in one statement (one entry in
             // the audit log). Screens in a cycle of parents (the checks refuse those) would be

@@ -53,6 +53,7 @@ public struct PluginService: Sendable {
                 try AppCaps.refuseAtCap(try await tx.versionCount(id), limit: Limits.maxVersionsPerPlugin, "versions of plugin \(id)")
                 try await tx.insertVersion(manifest)
             }
+            try AppCaps.checkManifestBytes(try await tx.storedManifestBytes(id, version: version))
             if existing != nil { try await tx.makeCurrent(id, version: version) }
             guard let plugin = try await tx.plugin(id) else { throw StoreError.notFound("no plugin \(id) in this app") }
             return (plugin, existing == nil)

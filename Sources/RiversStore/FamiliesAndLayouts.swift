@@ -138,6 +138,17 @@ extension PostgresContentTransaction {
         try await store.appBytes(appId: appId, on: connection)
     }
 
+    func storedLayoutBytes(id: String) async throws -> (layout: Int, all: Int) {
+        var bytes = (layout: 0, all: 0)
+        for try await row in try await connection.query(
+            """
+            SELECT coalesce((SELECT body_bytes FROM layouts WHERE app_id = \(appId)::uuid AND id = \(id)), 0),
+                   (SELECT coalesce(sum(body_bytes), 0)::int FROM layouts WHERE app_id = \(appId)::uuid)
+            """, logger: logger
+        ).decode((Int, Int).self) { bytes = row }
+        return bytes
+    }
+
     // MARK: Layouts
 
     func insert(_ layout: LayoutTemplate) async throws -> Record {

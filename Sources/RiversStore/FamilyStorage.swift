@@ -39,6 +39,8 @@ public protocol FamilyTransaction: AnyObject {
     func familyToCheck(id: String) async throws -> Family?
     /// The stored size, after a write, of the app's screens and families together.
     func storedAppBytes() async throws -> Int
+    /// The stored size, after a write, of the layout `id` and of the app's layouts together.
+    func storedLayoutBytes(id: String) async throws -> (layout: Int, all: Int)
 }
 
 /// A screen or layout on a family, with the cell styles its components name.

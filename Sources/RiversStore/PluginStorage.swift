@@ -15,6 +15,9 @@ public protocol PluginTransaction: AnyObject {
     func plugin(_ identifier: String) async throws -> StoredPlugin?
     func pluginCount() async throws -> Int
     func versionCount(_ identifier: String) async throws -> Int
+    /// The stored size, after a write, of one manifest version and of every version of every
+    /// plugin of the app together.
+    func storedManifestBytes(_ identifier: String, version: String) async throws -> (manifest: Int, all: Int)
     /// The manifest stored for one version of a plugin, as registered; nil when there is none.
     func storedManifest(_ identifier: String, version: String) async throws -> JSONValue?
     /// A new plugin whose current version is `version` (its manifest comes with `insertVersion`).

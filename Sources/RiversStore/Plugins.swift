@@ -10,16 +10,19 @@ final class RegistryCache: Sendable {
         var stamp: String
         var registry: PluginRegistry
     }
-    /// Apps kept, least recently used first out (a registry is rebuilt on its next use).
-    static let capacity = 1_000
-    private let entries = NIOLockedValueBox(LRUCache<String, Entry>(budget: RegistryCache.capacity))
+    /// What is kept, in KiB of the manifests' text, each app costing one more (a parsed manifest
+    /// takes many times its text, and an app's may reach `Limits.maxManifestBytesPerApp`): 32 MiB
+    /// of manifests, least recently used out first (a registry is rebuilt on its next use).
+    static let budget = 32 * 1024
+    private let entries = NIOLockedValueBox(LRUCache<String, Entry>(budget: RegistryCache.budget))
 
     func registry(appId: String, stamp: String) -> PluginRegistry? {
         entries.withLockedValue { $0.get(appId).flatMap { $0.stamp == stamp ? $0.registry : nil } }
     }
 
-    func store(_ registry: PluginRegistry, appId: String, stamp: String) {
-        entries.withLockedValue { _ = $0.insert(appId, Entry(stamp: stamp, registry: registry), cost: 1) }
+    /// Keeps `registry`, read from `bytes` of manifest text.
+    func store(_ registry: PluginRegistry, appId: String, stamp: String, bytes: Int) {
+        entries.withLockedValue { _ = $0.insert(appId, Entry(stamp: stamp, registry: registry), cost: 1 + bytes / 1024) }
     }
 }
 
@@ -79,7 +82,9 @@ extension Store {
             WHERE p.app_id = \(appId)::uuid
             """, logger: logger)
         var plugins: [String: PluginRegistry.Plugin] = [:]
+        var bytes = 0
         for try await (identifier, current, version, manifest) in rows.decode((String, String, String, String).self) {
+            bytes += manifest.utf8.count
             let parsed: PluginManifest
             do {
                 parsed = try PluginManifest.parse(JSONValue.parse(Array(manifest.utf8)))
@@ -91,7 +96,7 @@ extension Store {
             plugins[identifier, default: PluginRegistry.Plugin(currentVersion: current, versions: [:])].versions[version] = parsed
         }
         let registry = PluginRegistry(plugins.filter { $0.value.versions[$0.value.currentVersion] != nil })
-        registries.store(registry, appId: appId, stamp: stamp)
+        registries.store(registry, appId: appId, stamp: stamp, bytes: bytes)
         return (registry, stamp)
     }
 
@@ -197,6 +202,18 @@ extension PostgresContentTransaction {
 
     func pluginCount() async throws -> Int {
         try await store.number("SELECT count(*)::int FROM plugins WHERE app_id = \(appId)::uuid", on: connection)
+    }
+
+    func storedManifestBytes(_ identifier: String, version: String) async throws -> (manifest: Int, all: Int) {
+        var bytes = (manifest: 0, all: 0)
+        for try await row in try await connection.query(
+            """
+            SELECT coalesce((SELECT manifest_bytes FROM plugin_versions
+                             WHERE app_id = \(appId)::uuid AND identifier = \(identifier) AND manifest_version = \(version)), 0),
+                   (SELECT coalesce(sum(manifest_bytes), 0)::int FROM plugin_versions WHERE app_id = \(appId)::uuid)
+            """, logger: logger
+        ).decode((Int, Int).self) { bytes = row }
+        return bytes
     }
 
     func versionCount(_ identifier: String) async throws -> Int {

@@ -67,6 +67,30 @@ public enum AppCaps {
         }
     }
 
+    /// 422 when a layout, or the app's layouts together, take more than their caps.
+    public static func checkLayoutBytes(_ bytes: (layout: Int, all: Int)) throws {
+        try checkBytes(bytes.layout, limit: Limits.maxLayoutBytes, "a layout", bytes.all, limit: Limits.maxLayoutsBytesPerApp, "the app's layouts")
+    }
+
+    /// 422 when a plugin manifest, or every version of every plugin of the app together, take
+    /// more than their caps.
+    public static func checkManifestBytes(_ bytes: (manifest: Int, all: Int)) throws {
+        try checkBytes(
+            bytes.manifest, limit: Limits.maxManifestBytes, "a plugin manifest", bytes.all, limit: Limits.maxManifestBytesPerApp,
+            "the manifests of the app's plugins (every version of each)")
+    }
+
+    private static func checkBytes(_ one: Int, limit oneLimit: Int, _ oneName: String, _ all: Int, limit allLimit: Int, _ allName: String) throws {
+        if one > oneLimit {
+            throw StoreError.invalid([FieldError(
+                "", "\(oneName) takes at most \(oneLimit / 1024) KB as stored; this one would take \(one / 1024) KB")])
+        }
+        if all > allLimit {
+            throw StoreError.invalid([FieldError(
+                "", "\(allName) would take \(all / 1024) KB as stored, over the limit of \(allLimit / 1024) KB for one app: make them smaller or remove some")])
+        }
+    }
+
     /// 409 when an app already has `limit` of something (a per-app cap, Limits).
     public static func refuseAtCap(_ count: Int, limit: Int, _ what: String) throws {
         if count >= limit {

@@ -406,4 +406,63 @@ struct CapsTests {
             #expect(try await api.request(.get, "screens")["total"] == 0)
         }
     }
+
+    /// The caps of layouts and manifests are on the sizes PostgreSQL keeps (generated columns,
+    /// migration 0016): JSON text with a space after each `,` and `:`.
+    @Test("layouts and plugin manifests are capped in bytes as stored, one by one and per app")
+    func layoutsAndManifestsAreCappedAsStored() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            func padding(_ bytes: Int) -> JSONValue { .array((0..<(bytes / 5_000)).map { _ in .string(String(repeating: "p", count: 5_000)) }) }
+            func layout(_ id: String, _ bytes: Int) -> JSONValue {
+                ["id": .string(id), "name": .string(id), "family": "FAMILY_1",
+                 "ui_components": [component("list", source: "feed-1", extra: ["extra": ["padding": padding(bytes)]])]]
+            }
+            let layouts = LayoutService(storage: api.store)
+            do {
+                _ = try await layouts.create(appId: api.app.id, body: layout("big", Limits.maxLayoutBytes + 5_000))
+                Issue.record("a layout over its cap was stored")
+            } catch StoreError.invalid(let errors) {
+                #expect(errors.map(\.pointer) == [""] && errors[0].message.contains("a layout takes at most 256 KB"), "\(errors)")
+            }
+            var accepted = 0
+            for n in 0..<12 {
+                do {
+                    _ = try await layouts.create(appId: api.app.id, body: layout("l\(n)", 250_000))
+                    accepted += 1
+                } catch StoreError.invalid(let errors) {
+                    #expect(errors[0].message.contains("the app's layouts would take"), "\(errors)")
+                    break
+                }
+            }
+            #expect(accepted == 8, "2 MB holds eight layouts of 250 KB")
+            #expect(try await api.request(.get, "layouts")["total"] == 8)
+
+            let manifest = try fixture("manifest_qb_admob_inline_banner_ui_component_ios_qb.json")
+            let plugins = PluginService(storage: api.store)
+            do {
+                _ = try await plugins.register(appId: api.app.id, manifestJSON: manifest.mergePatched(with: ["whitelisted_account_ids": padding(Limits.maxManifestBytes + 5_000)]))
+                Issue.record("a manifest over its cap was stored")
+            } catch StoreError.invalid(let errors) {
+                #expect(errors.map(\.pointer) == [""] && errors[0].message.contains("a plugin manifest takes at most 128 KB"), "\(errors)")
+            }
+            #expect(try await api.request(.get, "plugins")["total"] == 0)
+            accepted = 0
+            for n in 0..<40 {
+                do {
+                    _ = try await plugins.register(
+                        appId: api.app.id, manifestJSON: manifest.mergePatched(with: ["manifest_version": .string("2.0.\(n)"), "whitelisted_account_ids": padding(120_000)]))
+                    accepted += 1
+                } catch StoreError.invalid(let errors) {
+                    #expect(errors[0].message.contains("the manifests of the app's plugins"), "\(errors)")
+                    break
+                }
+            }
+            var size = 0
+            for try await bytes in try await TestDatabase.client().query(
+                "SELECT manifest_bytes FROM plugin_versions WHERE app_id = \(api.app.id)::uuid AND manifest_version = '2.0.0'", logger: testLogger
+            ).decode(Int.self) { size = bytes }
+            #expect(size > 120_000 && accepted == Limits.maxManifestBytesPerApp / size, "\(accepted) manifests of \(size) bytes as stored")
+        }
+    }
 }

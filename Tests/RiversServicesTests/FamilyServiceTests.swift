@@ -95,4 +95,32 @@ struct FamilyServiceTests {
             Issue.record("a second layout L was made")
         } catch StoreError.conflict {}
     }
+
+    @Test func layoutsAreCappedInBytesOneByOneAndTogether() async throws {
+        let storage = try await contentWithFamily(appId: appId)
+        let layouts = LayoutService(storage: storage)
+        func layout(_ id: String, padding bytes: Int) -> JSONValue {
+            let strings = JSONValue.array((0..<(bytes / 5_000)).map { _ in .string(String(repeating: "p", count: 5_000)) })
+            return ["id": .string(id), "name": .string(id), "family": "FAMILY_1", "ui_components": [["component_type": "list", "cell_styles": ["LIST_1"], "data": ["source": "feed-1"], "extra": ["padding": strings]]]]
+        }
+        // One layout past its cap, created or grown by a change: refused, nothing kept.
+        #expect(try await invalid { try await layouts.create(appId: appId, body: layout("big", padding: Limits.maxLayoutBytes + 5_000)) } == [""])
+        let small = try await layouts.create(appId: appId, body: layout("small", padding: 5_000))
+        #expect(try await invalid {
+            try await layouts.update(appId: appId, id: "small", precondition: .oneOf([small.revision]), edit: .replace(layout("small", padding: Limits.maxLayoutBytes + 5_000)))
+        } == [""])
+        // Layouts of about 200 KB each, until the app's layouts together would pass their cap.
+        var accepted = 0, size = 0
+        for n in 0..<20 {
+            do {
+                size = try await layouts.create(appId: appId, body: layout("l\(n)", padding: 200_000)).body.serialized().count
+                accepted += 1
+            } catch StoreError.invalid(let errors) {
+                #expect(errors.map(\.pointer) == [""] && errors[0].message.contains("layouts"), "\(errors)")
+                break
+            }
+        }
+        #expect(accepted == (Limits.maxLayoutsBytesPerApp - small.body.serialized().count) / size, "\(accepted) layouts of \(size) bytes each")
+        #expect(try await storage.listText(.layouts, appId: appId, limit: 50, offset: 0).total == accepted + 1)
+    }
 }

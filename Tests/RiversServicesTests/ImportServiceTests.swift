@@ -48,4 +48,34 @@ struct ImportServiceTests {
         #expect(try await invalid { try await ImportService(storage: storage).importDocument(appId: appId, json: orphan) } == ["/0/data/parent"])
         #expect(storage.screens(appId: appId).isEmpty)
     }
+
+    /// Each navigation plugin a document names and the app lacks becomes a placeholder plugin:
+    /// no more than an app may have, and a document naming thousands is refused at the first
+    /// past the cap.
+    @Test func placeholderPluginsStopAtThePluginCap() async throws {
+        let storage = try await contentWithFamily(appId: appId)
+        // A screen a menu, each of another plugin.
+        func document(types: Range<Int>) -> JSONValue {
+            .array(types.map { n in
+                [
+                    "id": .string(UUIDText.random()), "name": .string("Screen \(n)"), "styles": ["family": "FAMILY_1"],
+                    "navigations": [["id": .string("nav-\(n)"), "name": "Menu", "category": "menu", "navigation_type": .string("Menu\(n)"), "nav_items": []]],
+                ]
+            })
+        }
+        let many = try await invalid { try await ImportService(storage: storage).importDocument(appId: appId, json: document(types: 0..<5_000)) }
+        #expect(many == ["/\(Limits.maxPluginsPerApp)/navigations/0/navigation_type"], "\(many)")
+        #expect(try await storage.listPlugins(appId: appId, limit: 10, offset: 0).total == 0 && storage.screens(appId: appId).isEmpty)
+
+        // An app near its cap: an import whose placeholders would pass it is refused whole.
+        let plugins = PluginService(storage: storage)
+        for n in 0..<(Limits.maxPluginsPerApp - 1) {
+            _ = try await plugins.register(appId: appId, manifestJSON: try zappFixture("manifest_qb_admob_inline_banner_ui_component_ios_qb.json").mergePatched(with: ["identifier": .string("plugin-\(n)")]))
+        }
+        do {
+            _ = try await ImportService(storage: storage).importDocument(appId: appId, json: document(types: 0..<2))
+            Issue.record("an import past the plugin cap went through")
+        } catch StoreError.conflict {}
+        #expect(try await storage.listPlugins(appId: appId, limit: 10, offset: 0).total == Limits.maxPluginsPerApp - 1 && storage.screens(appId: appId).isEmpty)
+    }
 }

@@ -72,6 +72,37 @@ struct PluginServiceTests {
             Issue.record("a plugin was removed twice")
         } catch StoreError.notFound {}
     }
+
+    /// `n` bytes of padding as an array of strings (each string within the string limit).
+    static func padding(_ n: Int) -> JSONValue {
+        .array((0..<(n / 5_000 + 1)).map { _ in .string(String(repeating: "p", count: 5_000)) })
+    }
+
+    @Test func manifestsAreCappedInBytesOneByOneAndTogether() async throws {
+        let (plugins, storage) = try await make()
+        // One manifest past its cap: refused, nothing registered.
+        let big = try manifest().mergePatched(with: ["whitelisted_account_ids": Self.padding(Limits.maxManifestBytes)])
+        let refused = try await invalid { try await plugins.register(appId: appId, manifestJSON: big) }
+        #expect(refused == [""], "\(refused)")
+        #expect(try await storage.listPlugins(appId: appId, limit: 10, offset: 0).total == 0)
+        // Versions of about 100 KB each, until every version of the app's plugins together would
+        // pass their cap: that one is refused and leaves nothing behind.
+        var accepted = 0, size = 0
+        for n in 0..<60 {
+            let version = try manifest().mergePatched(with: ["manifest_version": .string("1.0.\(n)"), "whitelisted_account_ids": Self.padding(100_000)])
+            size = version.serialized().count
+            do {
+                _ = try await plugins.register(appId: appId, manifestJSON: version)
+                accepted += 1
+            } catch StoreError.invalid(let errors) {
+                #expect(errors.map(\.pointer) == [""] && errors[0].message.contains("KB"), "\(errors)")
+                break
+            }
+        }
+        #expect(accepted == Limits.maxManifestBytesPerApp / size, "\(accepted) versions of \(size) bytes each")
+        let stored = try await storage.listPlugins(appId: appId, limit: 10, offset: 0).items
+        #expect(stored.count == 1 && stored[0].versions.count == accepted && stored[0].currentVersion == "1.0.\(accepted - 1)")
+    }
 }
 
 /// A real manifest or document of `Tests/Fixtures/zapp`.

@@ -60,6 +60,7 @@ public enum RiversImport {
         // imported, with a warning where it is named and a placeholder registration to complete.
         var options = options
         var placeholders: [String] = []
+        var placeholderSet: Set<String> = []
         if let known = options.navigationTypes {
             for (index, item) in items.enumerated() {
                 let pointer = single ? "" : JSONPointer.join("", index)
@@ -67,7 +68,16 @@ public enum RiversImport {
                     guard let type = navigation["navigation_type"]?.stringValue, !known.contains(type),
                           PluginManifest.isValidIdentifier(type), !PluginManifest.reservedIdentifiers.contains(type)
                     else { continue }
-                    if !placeholders.contains(type) { placeholders.append(type) }
+                    if placeholderSet.insert(type).inserted {
+                        // Each becomes a plugin of the app: no app may have more (and a document
+                        // naming thousands is refused before any more of it is read).
+                        guard placeholders.count < Limits.maxPluginsPerApp else {
+                            throw ValidationFailure([FieldError(
+                                JSONPointer.join(JSONPointer.join(JSONPointer.join(pointer, "navigations"), i), "navigation_type"),
+                                "the document names more than \(Limits.maxPluginsPerApp) navigation plugins this app has not registered, the most one app may have")])
+                        }
+                        placeholders.append(type)
+                    }
                     problems.warn(
                         JSONPointer.join(JSONPointer.join(JSONPointer.join(pointer, "navigations"), i), "navigation_type"),
                         "no plugin \(type) is registered in this app: a placeholder registration (version \(placeholderVersion)) is made for it; complete it with the plugin's manifest (PUT /plugins/\(type))")

@@ -406,6 +406,12 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
             pluginIndex(identifier).flatMap { state.plugins[$0].versions.first { $0.version == version }?.manifest.raw }
         }
 
+        /// Manifests as their compact JSON text (PostgreSQL's adds a space after each `,` and `:`).
+        func storedManifestBytes(_ identifier: String, version: String) async throws -> (manifest: Int, all: Int) {
+            let versions = state.plugins.flatMap { plugin in plugin.versions.map { (plugin.identifier, $0.version, $0.manifest.raw.serialized().count) } }
+            return (versions.first { $0.0 == identifier && $0.1 == version }?.2 ?? 0, versions.reduce(0) { $0 + $1.2 })
+        }
+
         func insertPlugin(_ identifier: String, currentVersion version: String) async throws {
             state.plugins.append(PluginRow(identifier: identifier, currentVersion: version, versions: []))
         }
@@ -605,6 +611,10 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
         func storedAppBytes() async throws -> Int {
             state.screens.reduce(0) { $0 + $1.stored.count } + state.families.reduce(0) { $0 + $1.stored.count }
+        }
+
+        func storedLayoutBytes(id: String) async throws -> (layout: Int, all: Int) {
+            (state.layouts.first { $0.value.id == id }?.stored.count ?? 0, state.layouts.reduce(0) { $0 + $1.stored.count })
         }
 
         // MARK: Versions and channels
