@@ -158,7 +158,8 @@ enum WebhookSignature {
 }
 
 /// Sends webhook deliveries: every process polls once a second for due ones, claims a few
-/// (leased, `SKIP LOCKED`, so none is sent by two processes at once), and sends each with its
+/// (leased, `SKIP LOCKED`, so none is sent by two processes at once; shared between apps, at most
+/// four of one app in flight in a process and sixteen in all), and sends each with its
 /// signature; a failure is retried with exponential backoff for a day (`WebhookRetry`). Every
 /// address a host resolves to is checked before the call and the call is pinned to one of them
 /// (the client does not look the host up again: a second answer, DNS rebinding, cannot send it
@@ -201,27 +202,69 @@ public struct WebhookDeliverer: Service {
         await clients.shutdown()
     }
 
-    func poll(_ clients: Clients) async {
-        var sweptAt = ContinuousClock.now - .seconds(3600)
-        while !Task.isCancelled {
-            do {
-                _ = try await deliverDue(clients)
-                await clients.closeIdle()
-                if ContinuousClock.now - sweptAt > .seconds(3600) {
-                    sweptAt = ContinuousClock.now
-                    try await store.sweepDeliveries()
-                }
-            } catch {
-                if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                logger.debug("delivering webhooks failed; trying again: \(String(reflecting: error))")
+    /// Deliveries this process sends at once, in all and of one app.
+    static let maxInFlight = 16
+    static let maxInFlightPerApp = 4
+
+    /// The apps with deliveries in flight here, and how many each.
+    final class InFlight: Sendable {
+        private let counts = NIOLockedValueBox<[String: Int]>([:])
+        var now: (apps: [String], total: Int) { counts.withLockedValue { (Array($0.keys), $0.values.reduce(0, +)) } }
+        func start(_ appId: String) { counts.withLockedValue { $0[appId, default: 0] += 1 } }
+        func end(_ appId: String) {
+            counts.withLockedValue { counts in
+                counts[appId, default: 1] -= 1
+                if counts[appId] == 0 { counts[appId] = nil }
             }
-            try? await Task.sleep(for: interval)
         }
     }
 
-    /// Sends what is due (at most 16 at once); how many it sent.
+    /// Claims and sends without waiting for what is in flight: each delivery is a task of its
+    /// own, and every poll claims as many as there is room for, from apps with none in flight
+    /// here, at most `maxInFlightPerApp` each. A receiver that takes its 10 seconds holds only
+    /// its own app's deliveries (each poll had waited for the slowest of its batch, and a batch
+    /// was the oldest due, so one app's backlog to a slow receiver held back every other app).
+    func poll(_ clients: Clients) async {
+        let inFlight = InFlight()
+        var sweptAt = ContinuousClock.now - .seconds(3600)
+        await withDiscardingTaskGroup { group in
+            while !Task.isCancelled {
+                var claimed = 0
+                do {
+                    let busy = inFlight.now
+                    if busy.total < Self.maxInFlight {
+                        let due = try await claim(limit: Self.maxInFlight - busy.total, excludingApps: busy.apps)
+                        claimed = due.count
+                        for delivery in due {
+                            inFlight.start(delivery.appId)
+                            group.addTask {
+                                await send(delivery, clients)
+                                inFlight.end(delivery.appId)
+                            }
+                        }
+                    }
+                    await clients.closeIdle()
+                    if ContinuousClock.now - sweptAt > .seconds(3600) {
+                        sweptAt = ContinuousClock.now
+                        try await store.sweepDeliveries()
+                    }
+                } catch {
+                    if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                    logger.debug("delivering webhooks failed; trying again: \(String(reflecting: error))")
+                }
+                // Soon again while there is work (a backlog goes out at more than a few a second).
+                try? await Task.sleep(for: claimed > 0 ? min(interval, .milliseconds(100)) : interval)
+            }
+        }
+    }
+
+    func claim(limit: Int, excludingApps: [String]) async throws -> [DueDelivery] {
+        try await store.claimDueDeliveries(limit: limit, perApp: Self.maxInFlightPerApp, excludingApps: excludingApps, lease: Self.leaseSeconds)
+    }
+
+    /// Sends what is due now (as one poll would claim it) and waits for it; how many it sent.
     func deliverDue(_ clients: Clients) async throws -> Int {
-        let due = try await store.claimDueDeliveries(limit: 16, lease: Self.leaseSeconds)
+        let due = try await claim(limit: Self.maxInFlight, excludingApps: [])
         await withTaskGroup(of: Void.self) { group in
             for delivery in due { group.addTask { await send(delivery, clients) } }
         }

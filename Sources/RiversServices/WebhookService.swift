@@ -85,6 +85,8 @@ public struct WebhookService: Sendable {
         try await storage.withWebhooks(appId: appId) { tx in
             // An unknown webhook is named as such, not as a delivery it has not.
             guard try await tx.webhook(id: webhookId) != nil else { throw Self.notFound(webhookId) }
+            try AppCaps.refuseAtCap(
+                try await tx.pendingDeliveries(webhookId: webhookId), limit: Limits.maxPendingDeliveriesPerWebhook, "pending deliveries for this webhook")
             guard let delivery = try await tx.redeliver(webhookId: webhookId, id: id) else {
                 throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook")
             }

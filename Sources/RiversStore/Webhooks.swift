@@ -78,7 +78,10 @@ public protocol WebhookRepository: Sendable {
 /// The deliveries' outbox as the deliverer (`WebhookDeliverer`) works it: rows written by the
 /// triggers of the changes they tell of, claimed under a lease, their attempts recorded.
 public protocol WebhookOutbox: Sendable {
-    func claimDueDeliveries(limit: Int, lease: Int) async throws -> [DueDelivery]
+    /// Takes up to `limit` due deliveries no other process holds, at most `perApp` of any one
+    /// app and none of the apps in `excludingApps`, the apps whose deliveries have waited longest
+    /// first, and leases them for `lease` seconds.
+    func claimDueDeliveries(limit: Int, perApp: Int, excludingApps: [String], lease: Int) async throws -> [DueDelivery]
     func recordAttempt(_ delivery: DueDelivery, status: Int?, error: String, durationMs: Int, delivered: Bool, nextAttemptAt: Date?) async throws
     func sweepDeliveries() async throws
 }
@@ -261,15 +264,25 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
     }
 
     /// Takes up to `limit` due deliveries no other process holds, and leases them for `lease`
-    /// seconds (a process that dies while sending leaves them to be taken again then).
-    public func claimDueDeliveries(limit: Int, lease: Int) async throws -> [DueDelivery] {
+    /// seconds (a process that dies while sending leaves them to be taken again then). Shared
+    /// between apps: at most `perApp` of one app, the apps whose oldest due delivery has waited
+    /// longest first (one app's backlog or slow receiver cannot hold back another's).
+    public func claimDueDeliveries(limit: Int, perApp: Int, excludingApps: [String], lease: Int) async throws -> [DueDelivery] {
         try await client.transaction(logger: logger) { connection in
             var result: [DueDelivery] = []
             for try await (id, appId, url, payload, secret, previous, attempt, created, enabled) in try await connection.query(
                 """
-                WITH due AS (
-                    SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= now()
-                    ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                WITH apps AS (
+                    SELECT app_id, min(next_attempt_at) AS oldest FROM webhook_deliveries
+                    WHERE state = 'pending' AND next_attempt_at <= now() AND app_id <> ALL (\(excludingApps)::uuid[])
+                    GROUP BY app_id ORDER BY oldest LIMIT \(limit)
+                ), due AS (
+                    SELECT d.id FROM apps CROSS JOIN LATERAL (
+                        SELECT id FROM webhook_deliveries w
+                        WHERE w.app_id = apps.app_id AND w.state = 'pending' AND w.next_attempt_at <= now()
+                        ORDER BY w.next_attempt_at LIMIT \(perApp) FOR UPDATE SKIP LOCKED
+                    ) d
+                    ORDER BY apps.oldest LIMIT \(limit)
                 ), claimed AS (
                     UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => \(lease))
                     FROM due WHERE d.id = due.id RETURNING d.id, d.app_id, d.webhook_id, d.payload, d.attempts, d.created_at

@@ -41,9 +41,11 @@ final class WebhookReceiver: Sendable {
     let failures: Int
     let task = NIOLockedValueBox<Task<Void, any Error>?>(nil)
     let endless: Bool
+    /// How long each call waits before its answer.
+    let delay: Duration
     let answerBytesWritten = NIOLockedValueBox(0)
 
-    init(failures: Int, endless: Bool = false) { (self.failures, self.endless) = (failures, endless) }
+    init(failures: Int, endless: Bool = false, delay: Duration = .zero) { (self.failures, self.endless, self.delay) = (failures, endless, delay) }
 
     func start() async throws -> String {
         let router = Router(context: Context.self)
@@ -53,6 +55,7 @@ final class WebhookReceiver: Sendable {
                 calls.append(Call(headers: request.headers, body: String(buffer: body), peerPort: context.peerPort))
                 return calls.count
             }
+            if delay > .zero { try await Task.sleep(for: delay) }
             if endless {
                 return Response(status: .ok, body: ResponseBody { [self] writer in
                     let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
@@ -80,7 +83,7 @@ final class WebhookReceiver: Sendable {
 private final class RecordingOutbox: WebhookOutbox {
     struct Attempt { var status: Int?; var error: String; var delivered: Bool; var nextAttemptAt: Date? }
     let attempts = NIOLockedValueBox<[Attempt]>([])
-    func claimDueDeliveries(limit: Int, lease: Int) async throws -> [DueDelivery] { [] }
+    func claimDueDeliveries(limit: Int, perApp: Int, excludingApps: [String], lease: Int) async throws -> [DueDelivery] { [] }
     func recordAttempt(_ delivery: DueDelivery, status: Int?, error: String, durationMs: Int, delivered: Bool, nextAttemptAt: Date?) async throws {
         attempts.withLockedValue { $0.append(Attempt(status: status, error: error, delivered: delivered, nextAttemptAt: nextAttemptAt)) }
     }
@@ -459,6 +462,72 @@ struct WebhooksTests {
         }
         #expect(own.count == 2 && Set(own).count == 2 && none.pinnedCount == 0, "\(own)")
         await none.shutdown()
+    }
+
+    @Test("deliveries are shared between apps: one app's backlog to a slow receiver holds back no other app's")
+    func deliveriesAreSharedBetweenApps() async throws {
+        // A receiver that answers after 8 seconds, and a quick one.
+        let slow = WebhookReceiver(failures: 0, delay: .seconds(8))
+        let slowURL = try await slow.start()
+        let quick = WebhookReceiver(failures: 0)
+        let quickURL = try await quick.start()
+        defer { slow.stop(); quick.stop() }
+        let clients = WebhookDeliverer.Clients()
+        try await withAPI { api in
+            let other = try await AppService(storage: api.store).create(slug: "w-\(UUIDText.random().prefix(8))", name: "Another app")
+            let hook = try await api.request(.post, "webhooks", json: ["url": .string(slowURL)])
+            let hookId = try #require(hook["id"]?.stringValue, "\(hook.text)")
+            for _ in 0..<30 { #expect(try await api.request(.post, "webhooks/\(hookId)/ping").status == .accepted) }
+            // The other app's delivery comes after all thirty.
+            let webhooks = WebhookService(storage: api.store, seal: testWebhookSeal)
+            let otherHook = try await webhooks.create(appId: other.id, url: quickURL, description: "", events: ["version.published"], createdBy: "test")
+            _ = try await webhooks.ping(appId: other.id, id: otherHook.webhook.id)
+
+            let deliverer = WebhookDeliverer(store: api.store, logger: testLogger, allowPrivate: true, seal: testWebhookSeal, interval: .milliseconds(200))
+            let polling = Task { await deliverer.poll(clients) }
+            let deadline = ContinuousClock.now + .seconds(3)
+            while quick.calls.withLockedValue({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            // A few more polls while the slow calls are in flight: none takes more of that app.
+            while slow.calls.withLockedValue({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            try await Task.sleep(for: .milliseconds(800))
+            let slowCalls = slow.calls.withLockedValue { $0.count }
+            polling.cancel()
+            await polling.value
+            #expect(quick.calls.withLockedValue { $0.count } == 1, "the other app's delivery waited behind the first app's")
+            #expect(slowCalls >= 1 && slowCalls <= WebhookDeliverer.maxInFlightPerApp, "\(slowCalls) of one app's deliveries in flight at once")
+
+            // The claim itself: at most four of one app, the others' too, none of an app left out.
+            _ = try await webhooks.ping(appId: other.id, id: otherHook.webhook.id)
+            let claimed = try await api.store.claimDueDeliveries(limit: 16, perApp: 4, excludingApps: [], lease: 60)
+            #expect(claimed.filter { $0.appId == api.app.id }.count == 4 && claimed.filter { $0.appId == other.id }.count == 1, "\(claimed.map(\.appId))")
+            #expect(try await api.store.claimDueDeliveries(limit: 16, perApp: 4, excludingApps: [api.app.id], lease: 60).isEmpty)
+            #expect(try await api.store.claimDueDeliveries(limit: 16, perApp: 4, excludingApps: [], lease: 60).map(\.appId) == Array(repeating: api.app.id, count: 4))
+        }
+        await clients.shutdown()
+    }
+
+    @Test("at most 1,000 deliveries wait for one webhook: an event past that is logged as not sent, and a redelivery is refused")
+    func eventDeliveriesAreCappedPerWebhook() async throws {
+        try await withAPI { api in
+            let hook = try await api.request(.post, "webhooks", json: ["url": "https://hooks.example.com/x", "events": ["version.published"]])
+            let hookId = try #require(hook["id"]?.stringValue, "\(hook.text)")
+            #expect(try await api.request(.post, "webhooks/\(hookId)/ping").status == .accepted)
+            let firstId = try #require(try await api.request(.get, "webhooks/\(hookId)/deliveries").json.at("items", 0, "id")?.stringValue)
+            try await TestDatabase.client().query(
+                """
+                INSERT INTO webhook_deliveries (id, app_id, webhook_id, event, payload, next_attempt_at)
+                SELECT 'msg_test_' || n, \(api.app.id)::uuid, \(hookId)::uuid, 'ping', '{}', now() + interval '1 hour'
+                FROM generate_series(1, \(Limits.maxPendingDeliveriesPerWebhook - 1)) AS n
+                """, logger: testLogger)
+            try await api.create("families", phoneFamily)
+            _ = try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")], extra: ["home": true]))
+            #expect(try await api.request(.post, "publish").status == .created)
+            let newest = try await api.request(.get, "webhooks/\(hookId)/deliveries?limit=1")
+            #expect(newest.json.at("items", 0, "event") == "version.published" && newest.json.at("items", 0, "state") == "failed", "\(newest.text)")
+            #expect(newest.json.at("items", 0, "last_error")?.stringValue?.hasPrefix("not sent: 1000 deliveries") == true, "\(newest.text)")
+            let refused = try await api.request(.post, "webhooks/\(hookId)/deliveries/\(firstId)/redeliver")
+            #expect(refused.status == .conflict, "\(refused.text)")
+        }
     }
 
     @Test("a publish reaches a receiver that fails twice on the third try, signed per Standard Webhooks; nothing is sent for a change that rolled back")

@@ -680,16 +680,21 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
             return channel
         }
 
-        /// One delivery, due now, for each enabled webhook of the app that takes `event`
-        /// (PostgreSQL's `webhook_enqueue`).
+        /// One delivery, due now, for each enabled webhook of the app that takes `event`; logged
+        /// as failed, not sent, for a webhook with `Limits.maxPendingDeliveriesPerWebhook`
+        /// waiting (PostgreSQL's `webhook_enqueue`).
         func enqueue(_ event: String, at now: Date, data: JSONValue) {
             for (hook, _, _) in state.webhooks where hook.enabled && hook.events.contains(event) {
                 let payload = JSONValue.object(["type": .string(event), "timestamp": .string(Timestamp.format(now)), "data": data]).serializedString()
+                let full = state.deliveries.filter { $0.webhookId == hook.id && $0.state == "pending" }.count >= Limits.maxPendingDeliveriesPerWebhook
                 state.deliveries.append(WebhookDelivery(
                     id: "msg_" + UUIDText.random().replacingOccurrences(of: "-", with: ""), webhookId: hook.id, event: event, payload: payload,
-                    state: "pending", attempts: 0, nextAttemptAt: now, lastStatus: nil, lastError: "", createdAt: now, deliveredAt: nil))
+                    state: full ? "failed" : "pending", attempts: 0, nextAttemptAt: now, lastStatus: nil,
+                    lastError: full ? Self.notSentFull : "", createdAt: now, deliveredAt: nil))
             }
         }
+
+        static let notSentFull = "not sent: 1000 deliveries of this webhook were waiting; redeliver it once they are through"
 
         /// (Its history stays, as PostgreSQL's `channel_moves` rows do.)
         func deleteChannel(_ name: String) async throws { state.channels[name] = nil }
