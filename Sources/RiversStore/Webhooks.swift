@@ -209,7 +209,12 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
             else { throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook") }
             var attempts: [WebhookAttempt] = []
             for try await (number, at, status, error, duration) in try await connection.query(
-                "SELECT number, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = \(id) ORDER BY number",
+                // The latest 100: redeliveries add attempts without end (`attempts` counts them all).
+                """
+                SELECT number, at, status, error, duration_ms FROM (
+                    SELECT number, at, status, error, duration_ms FROM webhook_attempts WHERE delivery_id = \(id) ORDER BY number DESC LIMIT 100
+                ) AS latest ORDER BY number
+                """,
                 logger: self.logger
             ).decode((Int, Date, Int?, String, Int).self) {
                 attempts.append(WebhookAttempt(number: number, at: at, status: status, error: error, durationMs: duration))

@@ -527,6 +527,14 @@ struct WebhooksTests {
             #expect(newest.json.at("items", 0, "last_error")?.stringValue?.hasPrefix("not sent: 1000 deliveries") == true, "\(newest.text)")
             let refused = try await api.request(.post, "webhooks/\(hookId)/deliveries/\(firstId)/redeliver")
             #expect(refused.status == .conflict, "\(refused.text)")
+
+            // A delivery's attempts grow with every redelivery: its detail lists the latest 100.
+            try await TestDatabase.client().query(
+                "INSERT INTO webhook_attempts (delivery_id, number, status) SELECT \(firstId), n, 500 FROM generate_series(1, 150) AS n",
+                logger: testLogger)
+            let detail = try await api.request(.get, "webhooks/\(hookId)/deliveries/\(firstId)")
+            let numbers = detail["attempt_log"]?.arrayValue?.compactMap { $0["number"]?.numberValue } ?? []
+            #expect(numbers == (51...150).map(Double.init), "\(numbers.prefix(3))…")
         }
     }
 
