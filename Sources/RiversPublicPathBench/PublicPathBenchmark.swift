@@ -40,13 +40,15 @@ enum PublicPathBenchmark {
         let app = "Host: rivers.example.com\r\nUser-Agent: MyApp/4.2 (iPhone; iOS 17.4; Scale/3.00) CFNetwork/1494.0.7 Darwin/23.4.0\r\n"
             + "Accept: */*\r\nAccept-Language: en-GB,en;q=0.9\r\nAccept-Encoding: gzip, deflate, br\r\nConnection: keep-alive\r\n"
         let notModified = "GET \(path) HTTP/1.1\r\n\(wrk)If-None-Match: \(document.gzipETag)\r\n\r\n"
-        // The last: what reading and the handler cost when every request is looked up (no slot kept).
+        // Then: what reading and the handler cost when every request is looked up (no slot kept),
+        // and a 404 for a slug the index does not know.
         let kinds: [(label: String, head: String, keeps: Bool)] = [
             ("304, wrk's head", notModified, true),
             ("gzip 200, wrk's head", "GET \(path) HTTP/1.1\r\n\(wrk)\r\n", true),
             ("HEAD, wrk's head", "HEAD \(path) HTTP/1.1\r\n\(wrk)\r\n", true),
             ("304, an app's head", "GET \(path) HTTP/1.1\r\n\(app)If-None-Match: \(document.gzipETag)\r\n\r\n", true),
             ("304, wrk's, each looked up", notModified, false),
+            ("404, a slug no app has", "GET /rivers/no-such-app/rivers.json HTTP/1.1\r\n\(wrk)\r\n", true),
         ]
         func best(_ body: () throws -> Void) rethrows -> Double {
             var best = Double.infinity

@@ -315,6 +315,23 @@ struct PublicDocumentRequestTests {
         }
     }
 
+    /// The 404 is cut from a template made once; it must be the routes' problem, byte for byte,
+    /// whatever the slug holds (a visible ASCII slug may hold a quote or a backslash).
+    @Test func anUnknownSlugsAnswerIsTheRoutesProblem() {
+        let long = String(repeating: "a", count: pathParameterMaxBytes + 1)
+        for (slug, number, detail) in [
+            ("gone", nil, "nothing is published for gone"), ("gone", 7, "gone has no version 7"),
+            (#"q"uote\back"#, nil, #"nothing is published for q"uote\back"#), (long, nil, "nothing is found at this address"),
+        ] as [(String, Int?, String)] {
+            let answer = UnknownSlugAnswer(slug: slug, number: number)
+            let body = Problem.notFound(detail).json.serialized()
+            #expect(Array(buffer: answer.body) == body, "\(slug)")
+            let head = "HTTP/1.1 404 Not Found\r\nContent-Type: application/problem+json\r\nContent-Length: \(body.count)\r\n"
+                + UnknownSlugAnswer.fixedFieldLines
+            #expect(String(decoding: answer.head, as: UTF8.self) == head, "\(slug)")
+        }
+    }
+
     @Test func answersAreWrittenStraightToTheSocket() throws {
         try withChannel { make, slug, document in
             let (channel, _) = make()
