@@ -209,7 +209,7 @@ public struct WebhookDeliverer: Service {
     /// The apps with deliveries in flight here, and how many each.
     final class InFlight: Sendable {
         private let counts = NIOLockedValueBox<[String: Int]>([:])
-        var now: (apps: [String], total: Int) { counts.withLockedValue { (Array($0.keys), $0.values.reduce(0, +)) } }
+        var now: (apps: [String: Int], total: Int) { counts.withLockedValue { ($0, $0.values.reduce(0, +)) } }
         func start(_ appId: String) { counts.withLockedValue { $0[appId, default: 0] += 1 } }
         func end(_ appId: String) {
             counts.withLockedValue { counts in
@@ -220,10 +220,12 @@ public struct WebhookDeliverer: Service {
     }
 
     /// Claims and sends without waiting for what is in flight: each delivery is a task of its
-    /// own, and every poll claims as many as there is room for, from apps with none in flight
-    /// here, at most `maxInFlightPerApp` each. A receiver that takes its 10 seconds holds only
-    /// its own app's deliveries (each poll had waited for the slowest of its batch, and a batch
-    /// was the oldest due, so one app's backlog to a slow receiver held back every other app).
+    /// own, and every poll claims as many as there is room for, at most `maxInFlightPerApp` of
+    /// one app in flight. A receiver that takes its 10 seconds holds only its own app's
+    /// deliveries (each poll had waited for the slowest of its batch, and a batch was the oldest
+    /// due, so one app's backlog to a slow receiver held back every other app). While anything
+    /// is in flight or was just claimed, polls come every 100 ms, so a slot is taken again soon
+    /// after it is free.
     func poll(_ clients: Clients) async {
         let inFlight = InFlight()
         var sweptAt = ContinuousClock.now - .seconds(3600)
@@ -233,7 +235,7 @@ public struct WebhookDeliverer: Service {
                 do {
                     let busy = inFlight.now
                     if busy.total < Self.maxInFlight {
-                        let due = try await claim(limit: Self.maxInFlight - busy.total, excludingApps: busy.apps)
+                        let due = try await claim(limit: Self.maxInFlight - busy.total, inFlight: busy.apps)
                         claimed = due.count
                         for delivery in due {
                             inFlight.start(delivery.appId)
@@ -252,19 +254,18 @@ public struct WebhookDeliverer: Service {
                     if Task.isCancelled || Task.isShuttingDownGracefully { return }
                     logger.debug("delivering webhooks failed; trying again: \(String(reflecting: error))")
                 }
-                // Soon again while there is work (a backlog goes out at more than a few a second).
-                try? await Task.sleep(for: claimed > 0 ? min(interval, .milliseconds(100)) : interval)
+                try? await Task.sleep(for: claimed > 0 || inFlight.now.total > 0 ? min(interval, .milliseconds(100)) : interval)
             }
         }
     }
 
-    func claim(limit: Int, excludingApps: [String]) async throws -> [DueDelivery] {
-        try await store.claimDueDeliveries(limit: limit, perApp: Self.maxInFlightPerApp, excludingApps: excludingApps, lease: Self.leaseSeconds)
+    func claim(limit: Int, inFlight: [String: Int]) async throws -> [DueDelivery] {
+        try await store.claimDueDeliveries(limit: limit, perApp: Self.maxInFlightPerApp, inFlight: inFlight, lease: Self.leaseSeconds)
     }
 
     /// Sends what is due now (as one poll would claim it) and waits for it; how many it sent.
     func deliverDue(_ clients: Clients) async throws -> Int {
-        let due = try await claim(limit: Self.maxInFlight, excludingApps: [])
+        let due = try await claim(limit: Self.maxInFlight, inFlight: [:])
         await withTaskGroup(of: Void.self) { group in
             for delivery in due { group.addTask { await send(delivery, clients) } }
         }

@@ -79,9 +79,9 @@ public protocol WebhookRepository: Sendable {
 /// triggers of the changes they tell of, claimed under a lease, their attempts recorded.
 public protocol WebhookOutbox: Sendable {
     /// Takes up to `limit` due deliveries no other process holds, at most `perApp` of any one
-    /// app and none of the apps in `excludingApps`, the apps whose deliveries have waited longest
-    /// first, and leases them for `lease` seconds.
-    func claimDueDeliveries(limit: Int, perApp: Int, excludingApps: [String], lease: Int) async throws -> [DueDelivery]
+    /// app less what the caller has of it in flight (`inFlight`, by app id), the apps whose
+    /// deliveries have waited longest first, and leases them for `lease` seconds.
+    func claimDueDeliveries(limit: Int, perApp: Int, inFlight: [String: Int], lease: Int) async throws -> [DueDelivery]
     func recordAttempt(_ delivery: DueDelivery, status: Int?, error: String, durationMs: Int, delivered: Bool, nextAttemptAt: Date?) async throws
     func sweepDeliveries() async throws
 }
@@ -270,22 +270,28 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
 
     /// Takes up to `limit` due deliveries no other process holds, and leases them for `lease`
     /// seconds (a process that dies while sending leaves them to be taken again then). Shared
-    /// between apps: at most `perApp` of one app, the apps whose oldest due delivery has waited
-    /// longest first (one app's backlog or slow receiver cannot hold back another's).
-    public func claimDueDeliveries(limit: Int, perApp: Int, excludingApps: [String], lease: Int) async throws -> [DueDelivery] {
-        try await client.transaction(logger: logger) { connection in
+    /// between apps: at most `perApp` of one app less what the caller has of it in flight, the
+    /// apps whose oldest due delivery has waited longest first (one app's backlog or slow
+    /// receiver cannot hold back another's).
+    public func claimDueDeliveries(limit: Int, perApp: Int, inFlight: [String: Int], lease: Int) async throws -> [DueDelivery] {
+        let busy = Array(inFlight)
+        return try await client.transaction(logger: logger) { connection in
             var result: [DueDelivery] = []
             for try await (id, appId, url, payload, secret, previous, attempt, created, enabled) in try await connection.query(
                 """
-                WITH apps AS (
-                    SELECT app_id, min(next_attempt_at) AS oldest FROM webhook_deliveries
-                    WHERE state = 'pending' AND next_attempt_at <= now() AND app_id <> ALL (\(excludingApps)::uuid[])
-                    GROUP BY app_id ORDER BY oldest LIMIT \(limit)
+                WITH busy AS (
+                    SELECT a::uuid AS app_id, n FROM unnest(\(busy.map(\.key))::text[], \(busy.map(\.value))::int[]) AS b (a, n)
+                ), apps AS (
+                    SELECT d.app_id, min(d.next_attempt_at) AS oldest, \(perApp) - coalesce(max(busy.n), 0) AS room
+                    FROM webhook_deliveries d LEFT JOIN busy ON busy.app_id = d.app_id
+                    WHERE d.state = 'pending' AND d.next_attempt_at <= now()
+                    GROUP BY d.app_id HAVING \(perApp) - coalesce(max(busy.n), 0) > 0
+                    ORDER BY oldest LIMIT \(limit)
                 ), due AS (
                     SELECT d.id FROM apps CROSS JOIN LATERAL (
                         SELECT id FROM webhook_deliveries w
                         WHERE w.app_id = apps.app_id AND w.state = 'pending' AND w.next_attempt_at <= now()
-                        ORDER BY w.next_attempt_at LIMIT \(perApp) FOR UPDATE SKIP LOCKED
+                        ORDER BY w.next_attempt_at LIMIT apps.room FOR UPDATE SKIP LOCKED
                     ) d
                     ORDER BY apps.oldest LIMIT \(limit)
                 ), claimed AS (

@@ -83,7 +83,7 @@ final class WebhookReceiver: Sendable {
 private final class RecordingOutbox: WebhookOutbox {
     struct Attempt { var status: Int?; var error: String; var delivered: Bool; var nextAttemptAt: Date? }
     let attempts = NIOLockedValueBox<[Attempt]>([])
-    func claimDueDeliveries(limit: Int, perApp: Int, excludingApps: [String], lease: Int) async throws -> [DueDelivery] { [] }
+    func claimDueDeliveries(limit: Int, perApp: Int, inFlight: [String: Int], lease: Int) async throws -> [DueDelivery] { [] }
     func recordAttempt(_ delivery: DueDelivery, status: Int?, error: String, durationMs: Int, delivered: Bool, nextAttemptAt: Date?) async throws {
         attempts.withLockedValue { $0.append(Attempt(status: status, error: error, delivered: delivered, nextAttemptAt: nextAttemptAt)) }
     }
@@ -496,12 +496,14 @@ struct WebhooksTests {
             #expect(quick.calls.withLockedValue { $0.count } == 1, "the other app's delivery waited behind the first app's")
             #expect(slowCalls >= 1 && slowCalls <= WebhookDeliverer.maxInFlightPerApp, "\(slowCalls) of one app's deliveries in flight at once")
 
-            // The claim itself: at most four of one app, the others' too, none of an app left out.
+            // The claim itself: at most four of one app (less what the caller has in flight), the
+            // others' too.
             _ = try await webhooks.ping(appId: other.id, id: otherHook.webhook.id)
-            let claimed = try await api.store.claimDueDeliveries(limit: 16, perApp: 4, excludingApps: [], lease: 60)
+            let claimed = try await api.store.claimDueDeliveries(limit: 16, perApp: 4, inFlight: [:], lease: 60)
             #expect(claimed.filter { $0.appId == api.app.id }.count == 4 && claimed.filter { $0.appId == other.id }.count == 1, "\(claimed.map(\.appId))")
-            #expect(try await api.store.claimDueDeliveries(limit: 16, perApp: 4, excludingApps: [api.app.id], lease: 60).isEmpty)
-            #expect(try await api.store.claimDueDeliveries(limit: 16, perApp: 4, excludingApps: [], lease: 60).map(\.appId) == Array(repeating: api.app.id, count: 4))
+            #expect(try await api.store.claimDueDeliveries(limit: 16, perApp: 4, inFlight: [api.app.id: 4], lease: 60).isEmpty)
+            #expect(try await api.store.claimDueDeliveries(limit: 16, perApp: 4, inFlight: [api.app.id: 3, other.id: 1], lease: 60).map(\.appId) == [api.app.id])
+            #expect(try await api.store.claimDueDeliveries(limit: 2, perApp: 4, inFlight: [:], lease: 60).map(\.appId) == [api.app.id, api.app.id])
         }
         await clients.shutdown()
     }
