@@ -21,11 +21,23 @@ import hmac
 import json
 import os
 import sys
+import threading
 import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOLERANCE = 300  # seconds
+# Calls are answered on threads of their own (deliveries come at once from several processes):
+# each line is written whole, under this lock, or two lines can run into one.
+OUTPUT = threading.Lock()
+
+
+def say(text, stream=None):
+    stream = stream or sys.stdout
+    with OUTPUT:
+        stream.write(text + "\n")
+        stream.flush()
+
 EVENTS = {"version.published", "channel.promoted", "channel.rolled_back", "schedule.fired", "app.archived"}
 
 
@@ -57,11 +69,12 @@ def purge(tags):
         request = urllib.request.Request(f"https://api.fastly.com/service/{service}/purge", method="POST",
                                          headers={"Fastly-Key": token, "Surrogate-Key": " ".join(tags)})
         urllib.request.urlopen(request, timeout=10).read()
-    print(json.dumps({"purged": tags, "via": kind}), flush=True)
+    say(json.dumps({"purged": tags, "via": kind}))
 
 
 class Handler(BaseHTTPRequestHandler):
     seen = {}  # webhook-id → when, for dropping redeliveries of what was done
+    seen_lock = threading.Lock()  # shared by the threads answering calls
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -82,11 +95,12 @@ class Handler(BaseHTTPRequestHandler):
             try:
                 purge(tags)
             except Exception as error:  # the CDN failed: answer 502, and Rivers tries again later
-                print(f"purge failed: {error}", file=sys.stderr, flush=True)
+                say(f"purge failed: {error}", sys.stderr)
                 return self.answer(502)
-        self.seen[msg_id] = time.time()
-        for old in [k for k, t in self.seen.items() if t < time.time() - 86400]:
-            del self.seen[old]
+        with self.seen_lock:
+            self.seen[msg_id] = time.time()
+            for old in [k for k, t in self.seen.items() if t < time.time() - 86400]:
+                del self.seen[old]
         self.answer(204)
 
     def answer(self, status):
@@ -104,7 +118,7 @@ def main():
         sys.exit("WEBHOOK_SECRET is required (the secret Rivers showed; during a rotation, both, space-separated)")
     server = ThreadingHTTPServer((os.environ.get("LISTEN_HOST", "127.0.0.1"), int(os.environ.get("LISTEN_PORT", "8787"))), Handler)
     server.keys = keys(secrets)
-    print(json.dumps({"listening": server.server_address[1]}), flush=True)
+    say(json.dumps({"listening": server.server_address[1]}))
     server.serve_forever()
 
 
