@@ -548,6 +548,46 @@ struct TeamTests {
         }
     }
 
+    /// Migration 0018: a filter that matches rarely reads its few entries by index instead of
+    /// walking the app's log from its newest entry. PostgreSQL's statistics say which index a
+    /// query used (flushed once the reading connection is idle, hence the wait).
+    @Test("the audit log's actor, kind and id filters read by index")
+    func auditFiltersReadByIndex() async throws {
+        try await withAPI { api in
+            let client = try await TestDatabase.client()
+            try await client.query(
+                """
+                INSERT INTO audit_log (app_id, actor, actor_kind, kind, resource_id, action)
+                SELECT \(api.app.id)::uuid, CASE WHEN n = 1 THEN 'token rare' ELSE 'token bulk' END, 'token',
+                       CASE WHEN n = 2 THEN 'webhook' ELSE 'screen' END, CASE WHEN n = 2 THEN 'hook-1' ELSE 'x' END, 'update'
+                FROM generate_series(1, 50000) AS n
+                """, logger: testLogger)
+            try await client.query("ANALYZE audit_log", logger: testLogger)
+            func scans(_ index: String) async throws -> Int {
+                var n = 0
+                for try await count in try await client.query(
+                    "SELECT idx_scan::int FROM pg_stat_user_indexes WHERE indexrelname = \(index)", logger: testLogger
+                ).decode(Int.self) { n = count }
+                return n
+            }
+            for (filter, index) in [
+                (AuditFilter(actor: "token rare"), "audit_log_app_actor"), (AuditFilter(kind: "webhook", resourceId: "hook-1"), "audit_log_app_kind"),
+            ] {
+                let before = try await scans(index)
+                let found = try await api.store.auditEntries(appId: api.app.id, filter: filter, limit: 10, offset: 0)
+                #expect(found.total == 1 && found.entries.count == 1)
+                // (An idle backend flushes its statistics within 10 seconds.)
+                let deadline = ContinuousClock.now + .seconds(15)
+                var after = before
+                while after == before, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    after = try await scans(index)
+                }
+                #expect(after > before, "\(index) was not used")
+            }
+        }
+    }
+
     @Test("a person reaches an app by its slug or its id with their role; a stranger gets 404 either way; an instance admin is admin")
     func peopleReachAppsBySlugOrId() async throws {
         try await withAPI { api in
