@@ -53,41 +53,39 @@ public protocol ScreenTransaction: AnyObject {
 public enum AppCaps {
     /// 422 when the app's screens and families together take more than `Limits.maxAppBytes`.
     public static func checkAppBytes(_ bytes: Int) throws {
-        if bytes > Limits.maxAppBytes {
-            throw StoreError.invalid([FieldError(
-                "", "the app's screens and families would take \(bytes / 1024) KB as stored, over the limit of \(Limits.maxAppBytes / 1024) KB for one app: make them smaller or remove some")])
-        }
+        try refuseAll(bytes, limit: Limits.maxAppBytes, "the app's screens and families")
     }
 
     /// 422 when one screen takes more than `Limits.maxScreenBytes`.
     public static func checkScreenBytes(_ bytes: Int) throws {
-        if bytes > Limits.maxScreenBytes {
-            throw StoreError.invalid([FieldError(
-                "", "a screen takes at most \(Limits.maxScreenBytes / 1024) KB as stored; this one would take \(bytes / 1024) KB (large free-form members?)")])
-        }
+        try refuseOne(bytes, limit: Limits.maxScreenBytes, "a screen", hint: " (large free-form members?)")
     }
 
     /// 422 when a layout, or the app's layouts together, take more than their caps.
     public static func checkLayoutBytes(_ bytes: (layout: Int, all: Int)) throws {
-        try checkBytes(bytes.layout, limit: Limits.maxLayoutBytes, "a layout", bytes.all, limit: Limits.maxLayoutsBytesPerApp, "the app's layouts")
+        try refuseOne(bytes.layout, limit: Limits.maxLayoutBytes, "a layout")
+        try refuseAll(bytes.all, limit: Limits.maxLayoutsBytesPerApp, "the app's layouts")
     }
 
     /// 422 when a plugin manifest, or every version of every plugin of the app together, take
     /// more than their caps.
     public static func checkManifestBytes(_ bytes: (manifest: Int, all: Int)) throws {
-        try checkBytes(
-            bytes.manifest, limit: Limits.maxManifestBytes, "a plugin manifest", bytes.all, limit: Limits.maxManifestBytesPerApp,
-            "the manifests of the app's plugins (every version of each)")
+        try refuseOne(bytes.manifest, limit: Limits.maxManifestBytes, "a plugin manifest")
+        try refuseAll(bytes.all, limit: Limits.maxManifestBytesPerApp, "the manifests of the app's plugins (every version of each)")
     }
 
-    private static func checkBytes(_ one: Int, limit oneLimit: Int, _ oneName: String, _ all: Int, limit allLimit: Int, _ allName: String) throws {
-        if one > oneLimit {
-            throw StoreError.invalid([FieldError(
-                "", "\(oneName) takes at most \(oneLimit / 1024) KB as stored; this one would take \(one / 1024) KB")])
+    /// 422 when one thing (`what`: "a screen") takes more than `limit` bytes as stored.
+    private static func refuseOne(_ bytes: Int, limit: Int, _ what: String, hint: String = "") throws {
+        if bytes > limit {
+            throw StoreError.invalid([FieldError("", "\(what) takes at most \(limit / 1024) KB as stored; this one would take \(bytes / 1024) KB\(hint)")])
         }
-        if all > allLimit {
+    }
+
+    /// 422 when all of something of one app (`what`: "the app's layouts") take more than `limit` bytes as stored.
+    private static func refuseAll(_ bytes: Int, limit: Int, _ what: String) throws {
+        if bytes > limit {
             throw StoreError.invalid([FieldError(
-                "", "\(allName) would take \(all / 1024) KB as stored, over the limit of \(allLimit / 1024) KB for one app: make them smaller or remove some")])
+                "", "\(what) would take \(bytes / 1024) KB as stored, over the limit of \(limit / 1024) KB for one app: make them smaller or remove some")])
         }
     }
 
