@@ -73,6 +73,10 @@ public enum Limits {
     public static let maxChannelsPerApp = 20
     public static let maxReleaseRulesPerApp = 100
     public static let maxPendingSchedulesPerApp = 100
+    /// Schedules that fired or were cancelled kept per app (the latest by due time): making one
+    /// drops the older (each stays in the audit log), so the list stays bounded however many an
+    /// admin makes and cancels.
+    public static let maxScheduleHistoryPerApp = 1_000
     /// How far ahead a promotion can be scheduled (seconds): a year.
     public static let maxScheduleLead: Double = 366 * 24 * 3600
     /// Webhooks of one app, and deliveries one webhook may have waiting (pings past it are refused).

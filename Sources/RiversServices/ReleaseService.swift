@@ -124,6 +124,7 @@ public struct ReleaseService: Sendable {
             }
             if !problems.isEmpty { throw StoreError.invalid(problems) }
             try AppCaps.refuseAtCap(try await tx.pendingSchedules(channel: nil), limit: Limits.maxPendingSchedulesPerApp, "pending schedules")
+            _ = try await tx.dropScheduleHistory(keeping: Limits.maxScheduleHistoryPerApp)
             return try await tx.insertSchedule(channel: channel, version: version, dueAt: dueAt, createdBy: createdBy)
         }
     }

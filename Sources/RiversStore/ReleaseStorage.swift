@@ -48,6 +48,9 @@ public protocol ReleaseTransaction: AnyObject {
     /// How many schedules are pending (neither fired nor cancelled), of channel `name` or of all.
     func pendingSchedules(channel name: String?) async throws -> Int
     func insertSchedule(channel: String, version: Int, dueAt: Date, createdBy: String) async throws -> Schedule
+    /// Deletes the app's schedules that fired or were cancelled but the `keeping` latest by due
+    /// time (then by id); pending ones stay. Returns how many went.
+    func dropScheduleHistory(keeping: Int) async throws -> Int
     /// The schedule `id` (a UUID), locked for update; nil when the app has none.
     func schedule(id: String) async throws -> Schedule?
     /// Marks a pending schedule cancelled now.

@@ -313,6 +313,20 @@ extension PostgresContentTransaction: ReleaseTransaction {
             """, logger: logger)).first!
     }
 
+    func dropScheduleHistory(keeping: Int) async throws -> Int {
+        // Reads the app's history by `schedules_app` (app_id, due_at), newest first.
+        try await store.number(
+            """
+            WITH gone AS (
+                DELETE FROM schedules WHERE app_id = \(appId)::uuid AND id IN (
+                    SELECT id FROM schedules
+                    WHERE app_id = \(appId)::uuid AND (fired_at IS NOT NULL OR cancelled_at IS NOT NULL)
+                    ORDER BY due_at DESC, id OFFSET \(keeping))
+                RETURNING 1)
+            SELECT count(*)::int FROM gone
+            """, on: connection)
+    }
+
     func schedule(id: String) async throws -> Schedule? {
         try await Store.schedules(from: connection.query(
             "SELECT \(unescaped: Store.scheduleColumns) FROM schedules WHERE app_id = \(appId)::uuid AND id = \(id)::uuid FOR UPDATE",

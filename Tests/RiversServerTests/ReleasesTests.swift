@@ -202,6 +202,29 @@ struct ReleasesTests {
         }
     }
 
+    @Test("finished schedules past the history kept go, the oldest by due time first; pending ones and another app's stay")
+    func scheduleHistoryIsTrimmed() async throws {
+        try await withAPI { api in
+            _ = try await twoVersions(api)
+            var ids: [String] = []
+            for hours in 1...6 {
+                let made = try await api.request(
+                    .post, "schedules", json: ["channel": "production", "version": 1, "at": .string(Timestamp.format(Date().addingTimeInterval(Double(hours) * 3600)))])
+                ids.append(try #require(made["id"]?.stringValue, "\(made.text)"))
+            }
+            for index in [0, 1, 3, 4] { #expect(try await api.request(.delete, "schedules/\(ids[index])").status == .noContent) }
+            let other = try await AppService(storage: api.store).create(slug: "t-\(UUIDText.random().prefix(8))", name: "Another app")
+            #expect(try await api.store.withReleases(appId: other.id) { tx in try await tx.dropScheduleHistory(keeping: 0) } == 0)
+            #expect(try await api.store.schedules(appId: api.app.id).total == 6)
+
+            #expect(try await api.store.withReleases(appId: api.app.id) { tx in try await tx.dropScheduleHistory(keeping: 2) } == 2)
+            let kept = try await api.store.schedules(appId: api.app.id).schedules.map(\.id)
+            // Pending soonest first, then the two latest cancelled, newest first.
+            #expect(kept == [ids[2], ids[5], ids[4], ids[3]])
+            #expect(try await api.store.withReleases(appId: api.app.id) { tx in try await tx.dropScheduleHistory(keeping: 2) } == 0)
+        }
+    }
+
     @Test("a schedule fires once when due, moves its channel as its own actor, can be cancelled, and says when it fired late")
     func schedules() async throws {
         try await withAPI { api in

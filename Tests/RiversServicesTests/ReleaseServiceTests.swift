@@ -119,4 +119,23 @@ struct ReleaseServiceTests {
         let listed = try await storage.schedules(appId: appId, limit: 10, offset: 0)
         #expect(listed.total == 3 && listed.schedules.allSatisfy { $0.firedAt != nil || $0.cancelledAt != nil })
     }
+
+    @Test func anAppKeepsItsLatestFinishedSchedulesOnly() async throws {
+        let storage = try await twoVersions()
+        let releases = ReleaseService(storage: storage)
+        let start = Date().addingTimeInterval(3600)
+        var made: [Schedule] = []
+        for i in 0..<(Limits.maxScheduleHistoryPerApp + 5) {
+            let schedule = try await releases.createSchedule(
+                appId: appId, channel: ChannelName.production, version: 1, dueAt: start.addingTimeInterval(Double(i)), createdBy: "ann")
+            made.append(try await releases.cancelSchedule(appId: appId, id: schedule.id))
+        }
+        let pending = try await releases.createSchedule(appId: appId, channel: ChannelName.production, version: 2, dueAt: start, createdBy: "ann")
+        let listed = try await storage.schedules(appId: appId, limit: 2_000, offset: 0)
+        // The pending one and the latest 1,000 cancelled: the oldest went as later ones were made.
+        #expect(listed.total == Limits.maxScheduleHistoryPerApp + 1)
+        #expect(listed.schedules.first?.id == pending.id)
+        let keptTheLatest = Set(listed.schedules.dropFirst().map(\.id)) == Set(made.suffix(Limits.maxScheduleHistoryPerApp).map(\.id))
+        #expect(keptTheLatest, "the latest cancelled ones stay")
+    }
 }

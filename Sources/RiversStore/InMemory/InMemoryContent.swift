@@ -717,6 +717,14 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
             return schedule
         }
 
+        func dropScheduleHistory(keeping: Int) async throws -> Int {
+            let finished = state.schedules.filter { $0.firedAt != nil || $0.cancelledAt != nil }
+                .sorted { $0.dueAt != $1.dueAt ? $0.dueAt > $1.dueAt : $0.id < $1.id }
+            let gone = Set(finished.dropFirst(keeping).map(\.id))
+            state.schedules.removeAll { gone.contains($0.id) }
+            return gone.count
+        }
+
         func schedule(id: String) async throws -> Schedule? { state.schedules.first { $0.id == id } }
 
         func markCancelled(schedule id: String) async throws -> Schedule {
