@@ -221,24 +221,33 @@ public struct DatabaseMonitor: Service {
         logger.info("the database at \(address) answers: ready")
 
         // Then: a check every `interval`.
+        var judge = ReadinessJudge()
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: interval)
+            // After a time-out the next ping goes at once: a frozen database is seen down within
+            // a second and a half (two half-second pings after one interval).
+            if judge.timeoutsInARow == 0 { try? await Task.sleep(for: interval) }
             // Stopping is not an outage.
             if Task.isCancelled || Task.isShuttingDownGracefully { return }
-            let ready: Bool
+            var failure: (any Error)?
             do {
                 try await ping()
-                ready = true
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                ready = false
-                if availability.record(ready: false) {
-                    logger.error("the database at \(address) stopped answering (\(Self.describe(error))): API requests get 503 until it is back; published documents are still served")
-                }
+                failure = error
             }
-            if ready, availability.record(ready: true) {
-                logger.notice("the database at \(address) answers again: ready")
-            }
+            observe(failure, judge: &judge)
+        }
+    }
+
+    /// Records what one ping came to (nil: answered), as `judge` reads it, and logs a change.
+    func observe(_ failure: (any Error)?, judge: inout ReadinessJudge) {
+        let ping: ReadinessJudge.Ping = failure == nil ? .answered : failure is PingTimeout ? .timedOut : .failed
+        guard let ready = judge.readiness(after: ping), availability.record(ready: ready) else { return }
+        if ready {
+            logger.notice("the database at \(address) answers again: ready")
+        } else {
+            let cause = failure.map(Self.describe) ?? ""
+            logger.error("the database at \(address) stopped answering (\(cause)): API requests get 503 until it is back; published documents are still served")
         }
     }
 
@@ -275,7 +284,7 @@ public struct DatabaseMonitor: Service {
     }
 
     struct PingTimeout: Error, CustomStringConvertible {
-        var description: String { "no answer within half a second" }
+        var description: String { "no answer within half a second, \(ReadinessJudge.timeoutsForOutage) times in a row" }
     }
 
     static func describe(_ error: any Error) -> String {
@@ -284,5 +293,33 @@ public struct DatabaseMonitor: Service {
             return "\(error.code)"
         }
         return "\(error)"
+    }
+}
+
+/// What the monitor makes of its pings (pure, so that tests give it any sequence). An answer is
+/// ready; an error (the connection refused or closed, the server shutting down) is down at once;
+/// a ping that only ran out of time is down when the one before ran out too. Down answers every
+/// API request in flight with 503, and one `SELECT 1` slower than half a second (a checkpoint on
+/// a loaded machine) is not an outage; a database that stopped answering is seen down after two
+/// pings in a row (the monitor sends the second at once).
+struct ReadinessJudge {
+    enum Ping { case answered, timedOut, failed }
+
+    static let timeoutsForOutage = 2
+    private(set) var timeoutsInARow = 0
+
+    /// The readiness `ping` shows, or nil when it shows nothing yet (a first time-out).
+    mutating func readiness(after ping: Ping) -> Bool? {
+        switch ping {
+        case .answered:
+            timeoutsInARow = 0
+            return true
+        case .failed:
+            timeoutsInARow = 0
+            return false
+        case .timedOut:
+            timeoutsInARow += 1
+            return timeoutsInARow >= Self.timeoutsForOutage ? false : nil
+        }
     }
 }

@@ -93,6 +93,43 @@ struct OperationsTests {
         #expect(availability.waitingCount == 0)
     }
 
+    /// One slow ping is not an outage (going down answers every request in flight with 503);
+    /// two in a row are, and so is any error at once.
+    @Test func oneSlowPingIsNotAnOutage() async throws {
+        var judge = ReadinessJudge()
+        let pings: [ReadinessJudge.Ping] = [.answered, .timedOut, .answered, .timedOut, .timedOut, .timedOut, .answered, .failed, .timedOut, .answered]
+        let seen = pings.map { judge.readiness(after: $0) }
+        #expect(seen == [true, nil, true, nil, false, false, true, false, nil, true])
+
+        // The monitor as it runs: its availability and its log follow the judge.
+        var configuration = PostgresClient.Configuration(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable)
+        configuration.options.connectTimeout = .seconds(1)
+        let lines = NIOLockedValueBox<[String]>([])
+        let logger = Logger(label: "monitor") { label in
+            var handler = JSONLogHandler(label: label) { line in lines.withLockedValue { $0.append(String(decoding: line, as: UTF8.self)) } }
+            handler.logLevel = .info
+            return handler
+        }
+        let availability = DatabaseAvailability(ready: true)
+        let monitor = DatabaseMonitor(
+            client: PostgresClient(configuration: configuration, backgroundLogger: testLogger), availability: availability, address: "db:5432", logger: logger)
+        var running = ReadinessJudge()
+        monitor.observe(DatabaseMonitor.PingTimeout(), judge: &running)
+        #expect(availability.isReady && lines.withLockedValue { $0 }.isEmpty, "one slow ping")
+        monitor.observe(nil, judge: &running)
+        monitor.observe(DatabaseMonitor.PingTimeout(), judge: &running)
+        #expect(availability.isReady, "slow pings apart")
+        monitor.observe(DatabaseMonitor.PingTimeout(), judge: &running)
+        #expect(!availability.isReady, "two slow pings in a row")
+        monitor.observe(nil, judge: &running)
+        #expect(availability.isReady)
+        struct Refused: Error {}
+        monitor.observe(Refused(), judge: &running)
+        #expect(!availability.isReady, "an error: down at once")
+        let logged = lines.withLockedValue { $0 }
+        #expect(logged.count == 3 && logged[0].contains("no answer within half a second") && logged[1].contains("answers again") && logged[2].contains("stopped answering"), "\(logged)")
+    }
+
     @Test func theMonitorBecomesReadyWhenTheDatabaseAnswers() async throws {
         // On a client of its own, as the server runs it: the other tests keep the shared pool busy.
         let client = DatabaseMonitor.ownClient(try await TestDatabase.shared.value.1, logger: testLogger)
