@@ -4,7 +4,7 @@
 Rivers tags every public answer (`Surrogate-Key` and `Cache-Tag`: `app-{id}`, `app-{id}-v{n}`,
 `app-{id}-channel-{name}`, `app-{id}-rules`) and sends each webhook event with the tags to purge
 (`data.purge_tags`). This receiver checks the Standard Webhooks signature, drops duplicates (by
-`webhook-id`) and stale calls (timestamp more than 5 minutes off), and purges those tags:
+`webhook-id`; a copy that comes while the first is purging answers 409, and its retry 204) and stale calls (timestamp more than 5 minutes off), and purges those tags:
 
     WEBHOOK_SECRET=whsec_...  PURGE=cloudflare CLOUDFLARE_ZONE=... CLOUDFLARE_TOKEN=...  ./receiver.py
     WEBHOOK_SECRET=whsec_...  PURGE=fastly FASTLY_SERVICE=... FASTLY_TOKEN=...          ./receiver.py
@@ -74,7 +74,8 @@ def purge(tags):
 
 class Handler(BaseHTTPRequestHandler):
     seen = {}  # webhook-id → when, for dropping redeliveries of what was done
-    seen_lock = threading.Lock()  # shared by the threads answering calls
+    in_progress = set()  # webhook-ids being purged now
+    seen_lock = threading.Lock()  # shared by the threads answering calls, for both
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
@@ -87,20 +88,31 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(400)
         if not verify(self.server.keys, msg_id, timestamp, body, self.headers.get("webhook-signature", "")):
             return self.answer(401)
-        if msg_id in self.seen:
-            return self.answer(204)
-        event = json.loads(body)
-        tags = (event.get("data") or {}).get("purge_tags") or []
-        if event.get("type") in EVENTS and tags:
-            try:
-                purge(tags)
-            except Exception as error:  # the CDN failed: answer 502, and Rivers tries again later
-                say(f"purge failed: {error}", sys.stderr)
-                return self.answer(502)
+        # Checked and claimed under the lock: the same message delivered twice at once (a lease
+        # that ended mid-call) purges once; the copy that finds it in progress fails, and its
+        # retry finds it done.
         with self.seen_lock:
-            self.seen[msg_id] = time.time()
-            for old in [k for k, t in self.seen.items() if t < time.time() - 86400]:
-                del self.seen[old]
+            already = 204 if msg_id in self.seen else 409 if msg_id in self.in_progress else None
+            if already is None:
+                self.in_progress.add(msg_id)
+        if already is not None:
+            return self.answer(already)
+        try:
+            event = json.loads(body)
+            tags = (event.get("data") or {}).get("purge_tags") or []
+            if event.get("type") in EVENTS and tags:
+                try:
+                    purge(tags)
+                except Exception as error:  # the CDN failed: answer 502, and Rivers tries again later
+                    say(f"purge failed: {error}", sys.stderr)
+                    return self.answer(502)
+            with self.seen_lock:
+                self.seen[msg_id] = time.time()
+                for old in [k for k, t in self.seen.items() if t < time.time() - 86400]:
+                    del self.seen[old]
+        finally:
+            with self.seen_lock:
+                self.in_progress.discard(msg_id)
         self.answer(204)
 
     def answer(self, status):
