@@ -75,7 +75,7 @@ public struct WebhookService: Sendable {
         try await storage.withWebhooks(appId: appId) { tx in
             guard let hook = try await tx.webhook(id: id) else { throw Self.notFound(id) }
             try AppCaps.refuseAtCap(
-                try await tx.pendingDeliveries(webhookId: hook.id), limit: Limits.maxPendingDeliveriesPerWebhook, "pending deliveries for this webhook")
+                try await tx.pendingDeliveries(webhookId: hook.id, besides: nil), limit: Limits.maxPendingDeliveriesPerWebhook, "pending deliveries for this webhook")
             return try await tx.insertPing(webhookId: hook.id)
         }
     }
@@ -85,8 +85,9 @@ public struct WebhookService: Sendable {
         try await storage.withWebhooks(appId: appId) { tx in
             // An unknown webhook is named as such, not as a delivery it has not.
             guard try await tx.webhook(id: webhookId) != nil else { throw Self.notFound(webhookId) }
+            // A delivery waiting already adds none by being sent again.
             try AppCaps.refuseAtCap(
-                try await tx.pendingDeliveries(webhookId: webhookId), limit: Limits.maxPendingDeliveriesPerWebhook, "pending deliveries for this webhook")
+                try await tx.pendingDeliveries(webhookId: webhookId, besides: id), limit: Limits.maxPendingDeliveriesPerWebhook, "pending deliveries for this webhook")
             guard let delivery = try await tx.redeliver(webhookId: webhookId, id: id) else {
                 throw StoreError.notFound("no delivery \(String(id.prefix(40))) of this webhook")
             }

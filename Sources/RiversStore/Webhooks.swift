@@ -134,8 +134,8 @@ public protocol WebhookTransaction: AnyObject {
     func deleteWebhook(id: String) async throws -> Bool
     /// A new secret; the one it replaces keeps signing for `overlapSeconds`. Nil for no webhook.
     func rotateSecret(id: String, to secret: String, overlapSeconds: Int) async throws -> Webhook?
-    /// Deliveries of the webhook waiting to be sent.
-    func pendingDeliveries(webhookId: String) async throws -> Int
+    /// Deliveries of the webhook waiting to be sent, other than `besides` (a delivery's id).
+    func pendingDeliveries(webhookId: String, besides: String?) async throws -> Int
     /// A `ping` delivery to this webhook alone, due now.
     func insertPing(webhookId: String) async throws -> WebhookDelivery
     /// Makes a delivery pending again, due now, with a fresh day of retries; nil when the
@@ -401,10 +401,12 @@ extension PostgresContentTransaction: WebhookTransaction {
             """, logger: logger)).first
     }
 
-    func pendingDeliveries(webhookId: String) async throws -> Int {
+    func pendingDeliveries(webhookId: String, besides: String?) async throws -> Int {
         try await store.number(
-            "SELECT count(*)::int FROM webhook_deliveries WHERE app_id = \(appId)::uuid AND webhook_id = \(webhookId)::uuid AND state = 'pending'",
-            on: connection)
+            """
+            SELECT count(*)::int FROM webhook_deliveries
+            WHERE app_id = \(appId)::uuid AND webhook_id = \(webhookId)::uuid AND state = 'pending' AND id IS DISTINCT FROM \(besides)
+            """, on: connection)
     }
 
     func insertPing(webhookId: String) async throws -> WebhookDelivery {

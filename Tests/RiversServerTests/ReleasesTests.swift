@@ -197,8 +197,8 @@ struct ReleasesTests {
                 try await api.store.withWebhooks(appId: other.id) { tx in _ = try await tx.updateWebhook(changed) }
             }
             #expect(try await api.request(.get, "webhooks/\(hookId)")["url"] == "https://hooks.example.com/x")
-            #expect(try await api.store.withWebhooks(appId: other.id) { tx in try await tx.pendingDeliveries(webhookId: hookId) } == 0)
-            #expect(try await api.store.withWebhooks(appId: api.app.id) { tx in try await tx.pendingDeliveries(webhookId: hookId) } == 1)
+            #expect(try await api.store.withWebhooks(appId: other.id) { tx in try await tx.pendingDeliveries(webhookId: hookId, besides: nil) } == 0)
+            #expect(try await api.store.withWebhooks(appId: api.app.id) { tx in try await tx.pendingDeliveries(webhookId: hookId, besides: nil) } == 1)
         }
     }
 

@@ -791,8 +791,8 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
             return state.webhooks[i].hook
         }
 
-        func pendingDeliveries(webhookId: String) async throws -> Int {
-            state.deliveries.filter { $0.webhookId == webhookId && $0.state == "pending" }.count
+        func pendingDeliveries(webhookId: String, besides: String?) async throws -> Int {
+            state.deliveries.filter { $0.webhookId == webhookId && $0.state == "pending" && $0.id != besides }.count
         }
 
         func insertPing(webhookId: String) async throws -> WebhookDelivery {
