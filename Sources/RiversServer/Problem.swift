@@ -113,6 +113,8 @@ public struct Problem: Error, HTTPResponseError, Sendable {
             return Problem(.conflict, type: "conflict", title: "The change conflicts with other data", detail: detail,
                            extra: usedBy.isEmpty ? [:] : ["used_by": .array(usedBy.prefix(Limits.maxProblems).map(\.json)), "used_by_count": .number(Double(usedBy.count))])
         case .invalid(let errors): return .invalid(errors)
+        case .busy(let detail):
+            return Problem(.serviceUnavailable, type: "busy", title: "Too busy", detail: detail, headers: [.retryAfter: "1"])
         }
     }
 

@@ -10,7 +10,9 @@ extension Store: ContentStorage {
     }
 
     /// One transaction over the app `appId`, its row locked, with the transaction object every
-    /// storage of the app's content and versions works through.
+    /// storage of the app's content and versions works through. It waits for the app's turn in
+    /// this process before it takes a connection (`AppTurns`: one app's queue of writes holds
+    /// one pooled connection, not all of them).
     /// A write in it that changes what a kept API token may do (`TrustChange`) clears the token
     /// cache once the transaction has ended.
     func withApp<T: Sendable>(
@@ -18,9 +20,11 @@ extension Store: ContentStorage {
     ) async throws -> T {
         let trust = TrustChange()
         defer { if trust.happened { tokens.clear() } }
-        return try await client.transaction(logger: logger) { connection in
-            let number = try await lockApp(appId, on: connection)
-            return try await work(PostgresContentTransaction(store: self, connection: connection, appId: appId, nextScreenNumber: number, trust: trust))
+        return try await appTurns.run(appId) {
+            try await client.transaction(logger: logger) { connection in
+                let number = try await lockApp(appId, on: connection)
+                return try await work(PostgresContentTransaction(store: self, connection: connection, appId: appId, nextScreenNumber: number, trust: trust))
+            }
         }
     }
 

@@ -14,6 +14,8 @@ public enum StoreError: Error, Sendable {
     case conflict(String, usedBy: [ResourceUse])
     /// 422: the body breaks the rules.
     case invalid([FieldError])
+    /// 503 `busy`: too much of the same is waiting already; retry in a moment.
+    case busy(String)
 }
 
 /// The `If-Match` precondition of a write.
@@ -94,6 +96,8 @@ public struct Store: Sendable {
     let tokens = TokenCache()
     let savedScreens = SavedScreenCache()
     let publishedScreens = PublishedScreensCache()
+    /// One transaction over an app at a time in this process (`withApp`).
+    let appTurns = AppTurns()
 
     public init(client: PostgresClient, logger: Logger) {
         self.client = client
