@@ -43,7 +43,7 @@ public struct AppService: Sendable {
     /// serves the change at once.
     public func update(appId: String, name: String?, slug: String?) async throws -> App {
         if let slug { try Self.checkSlug(slug) }
-        return try await storage.withApps { tx in
+        return try await storage.withApps(turnOf: appId) { tx in
             guard var app = try await tx.liveApp(id: appId) else { throw StoreError.notFound("no app \(appId)") }
             let oldSlug = app.slug
             if let name { app.name = name }
@@ -65,7 +65,7 @@ public struct AppService: Sendable {
     /// cancelled: a promotion planned for an app that was then archived must not fire the moment
     /// it is restored, possibly weeks late.
     public func archive(appId: String) async throws {
-        try await storage.withApps { tx in
+        try await storage.withApps(turnOf: appId) { tx in
             guard let slug = try await tx.setArchived(appId: appId, true) else { throw StoreError.notFound("no app \(appId)") }
             try await tx.cancelPendingSchedules(appId: appId)
             try await tx.notifyPublished(slug)

@@ -964,14 +964,18 @@ extension PostgresContentTransaction: TeamTransaction {
 // MARK: - Apps' writes
 
 extension Store: AppStorage {
-    public func withApps<T: Sendable>(_ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T {
+    public func withApps<T: Sendable>(turnOf appId: String?, _ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T {
         // Tokens carry their app's slug, name and state: after a change of one, none is trusted
         // as kept.
         let trust = TrustChange()
         defer { if trust.happened { tokens.clear() } }
-        return try await client.transaction(logger: logger) { connection in
-            try await work(PostgresAppTransaction(store: self, connection: connection, trust: trust))
+        let transaction = { @Sendable in
+            try await client.transaction(logger: logger) { connection in
+                try await work(PostgresAppTransaction(store: self, connection: connection, trust: trust))
+            }
         }
+        guard let appId else { return try await transaction() }
+        return try await appTurns.run(appId, transaction)
     }
 }
 

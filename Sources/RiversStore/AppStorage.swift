@@ -8,7 +8,17 @@ import RiversCore
 /// only reads and writes. `Store` runs each use case as one transaction (and forgets the valid
 /// tokens it keeps when it commits: tokens carry their app); `InMemoryApps` on a copy.
 public protocol AppStorage: Sendable {
-    func withApps<T: Sendable>(_ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T
+    /// One transaction; when it changes the live app `turnOf`, in that app's turn, as every write
+    /// of the app's content is (`Store.withApp`): its row is locked, and a wait for it is spent in
+    /// memory, not on a pooled connection.
+    func withApps<T: Sendable>(turnOf appId: String?, _ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T
+}
+
+extension AppStorage {
+    /// One transaction that changes no live app (creates one, or restores or purges an archived one).
+    public func withApps<T: Sendable>(_ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T {
+        try await withApps(turnOf: nil, work)
+    }
 }
 
 /// The apps inside one transaction.

@@ -76,6 +76,11 @@ struct AppTurnsTests {
         var wasBusy = false
         if case .failure(StoreError.busy(let detail))? = refused { wasBusy = detail.contains("64 changes of this app are waiting") }
         #expect(wasBusy, "\(String(describing: refused))")
+        // A rename of the app takes its turn too (it locks the same row): refused the same way.
+        let rename = try await outcome(within: 3) { try await apps.update(appId: busy.id, name: "Renamed", slug: nil) }
+        var renameWasBusy = false
+        if case .failure(StoreError.busy)? = rename { renameWasBusy = true }
+        #expect(renameWasBusy, "\(String(describing: rename))")
 
         release.yield()
         try await holding.value

@@ -50,7 +50,7 @@ public final class InMemoryApps: AppStorage {
 
     // MARK: AppStorage
 
-    public func withApps<T: Sendable>(_ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T {
+    public func withApps<T: Sendable>(turnOf appId: String?, _ work: @escaping @Sendable (any AppTransaction) async throws -> T) async throws -> T {
         try await keepOptimistically(state, commits: \.commits) { start in
             let tx = Transaction(state: start)
             let result = try await work(tx)
