@@ -55,11 +55,12 @@ export function newIdempotencyKey() {
 }
 
 /** Whether a failed write may be sent again with its key: the server was not reached, or it could
- *  not tell whether the change was saved. The key makes the repeat safe (the server answers as the
- *  first time instead of changing anything twice). */
+ *  not tell whether the change was saved, or it was too busy to start it (its app's changes
+ *  waiting in line: nothing saved, try again after Retry-After). The key makes the repeat safe
+ *  (the server answers as the first time instead of changing anything twice). */
 export function isRetryableWrite(error) {
   return error.status === 0 || error.type === '/problems/write-outcome-unknown'
-    || error.type === '/problems/idempotency-key-in-progress';
+    || error.type === '/problems/idempotency-key-in-progress' || error.type === '/problems/busy';
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -92,7 +93,8 @@ export class Api {
         return await this.send(method, path, { ...options, headers });
       } catch (error) {
         if (!(error instanceof ApiError) || !isRetryableWrite(error) || attempt >= 2 || options.signal?.aborted) throw error;
-        await sleep(500 * 2 ** attempt);
+        // As long as the server asks (a few seconds at most), else half a second, then one.
+        await sleep(Math.min(error.retryAfter ?? 0, 5) * 1000 || 500 * 2 ** attempt);
       }
     }
   }

@@ -97,6 +97,9 @@ export function explain(error) {
     return { title: 'Too many attempts', detail: wait ? `Wait ${waitText(wait)}, then try again.` : 'Wait a while, then try again.' };
   }
   if (error.status === 413) return { title: 'Too large', detail: 'This is more than the server takes in one go. Make it smaller and try again.' };
+  if (error.status === 503 && error.type === '/problems/busy') {
+    return { title: 'The server is busy', detail: 'Nothing was changed: too much is waiting for this app right now. Try again in a moment.' };
+  }
   if (error.status >= 500) {
     return {
       title: 'The server ran into a problem',

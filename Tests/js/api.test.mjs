@@ -16,9 +16,10 @@ test('keys are 32 hex digits and differ', () => {
   assert.notEqual(a, b);
 });
 
-test('only unreached writes and unknown outcomes are retried', () => {
+test('only unreached writes, unknown outcomes and writes too busy to start are retried', () => {
   assert.equal(isRetryableWrite(new ApiError(0, {}, {})), true);
   assert.equal(isRetryableWrite(new ApiError(503, { type: '/problems/write-outcome-unknown' }, {})), true);
+  assert.equal(isRetryableWrite(new ApiError(503, { type: '/problems/busy' }, {})), true);
   assert.equal(isRetryableWrite(new ApiError(503, { type: '/problems/database-unavailable' }, {})), false);
   assert.equal(isRetryableWrite(new ApiError(422, { type: '/problems/validation' }, {})), false);
 });
@@ -52,4 +53,18 @@ test('a refusal is not retried, and each write gets its own key', async () => {
   await assert.rejects(api.request('POST', 'apps/a/families', { body: {} }), (e) => e.status === 422);
   assert.equal(sent.length, 2);
   assert.notEqual(sent[0].headers['Idempotency-Key'], sent[1].headers['Idempotency-Key']);
+});
+
+test('a write refused as busy is sent again after Retry-After, with the same key', async () => {
+  const sent = [];
+  const answers = [
+    () => answer(503, { type: '/problems/busy', title: 'Too busy' }, { 'Retry-After': '1' }),
+    () => answer(200, { id: 'S1', revision: 3 }),
+  ];
+  globalThis.fetch = async (url, init) => { sent.push({ at: Date.now(), init }); return answers[sent.length - 1](); };
+  const saved = await new Api('rvs_token').request('PATCH', 'apps/a/screens/S1', { body: { name: 'y' } });
+  assert.equal(saved.data.revision, 3);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[0].init.headers['Idempotency-Key'], sent[1].init.headers['Idempotency-Key']);
+  assert.ok(sent[1].at - sent[0].at >= 950, `waited ${sent[1].at - sent[0].at} ms`);
 });
