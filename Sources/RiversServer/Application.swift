@@ -12,6 +12,9 @@ public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var databaseURL = "postgres://postgres@localhost:5432/rivers"
+    /// Connections to PostgreSQL this process opens at most (`DATABASE_POOL_SIZE`); two of them
+    /// are held for LISTEN, and the database monitor opens one more of its own.
+    public var databasePoolSize = DatabaseURL.defaultPoolSize
     /// The address apps and people reach this server at (public document URLs use it).
     public var publicBaseURL: String?
     public var logLevel: Logger.Level = .info
@@ -67,6 +70,12 @@ public struct ServerConfiguration: Sendable {
             c.port = p
         }
         if let v = env["DATABASE_URL"], !v.isEmpty { c.databaseURL = v }
+        if let v = env["DATABASE_POOL_SIZE"], !v.isEmpty {
+            guard let n = Int(v), (4...1000).contains(n) else {
+                throw ConfigurationError("DATABASE_POOL_SIZE must be a whole number from 4 to 1000 (got \"\(v.prefix(40))\")")
+            }
+            c.databasePoolSize = n
+        }
         if let v = env["PUBLIC_BASE_URL"], !v.isEmpty { c.publicBaseURL = v.hasSuffix("/") ? String(v.dropLast()) : v }
         if let v = env["LOG_LEVEL"], !v.isEmpty {
             guard let level = Logger.Level(rawValue: v.lowercased()) else {

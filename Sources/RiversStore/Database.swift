@@ -36,14 +36,18 @@ public struct DatabaseURL: Sendable, Equatable {
         socketDirectory.map { "\($0)/.s.PGSQL.\(port)" }
     }
 
-    public func clientConfiguration() -> PostgresClient.Configuration {
+    /// The pool's size unless `DATABASE_POOL_SIZE` says otherwise.
+    public static let defaultPoolSize = 20
+
+    /// A client of at most `maximumConnections` connections.
+    public func clientConfiguration(maximumConnections: Int = defaultPoolSize) -> PostgresClient.Configuration {
         var config: PostgresClient.Configuration
         if let socketPath {
             config = .init(unixSocketPath: socketPath, username: user, password: password, database: database)
         } else {
             config = .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
         }
-        config.options.maximumConnections = 20
+        config.options.maximumConnections = maximumConnections
         return config
     }
 

@@ -84,7 +84,8 @@ struct Serve: AsyncParsableCommand {
         configuration.autoMigrate = configuration.autoMigrate || migrate
         let logger = makeLogger(configuration)
         let url = try DatabaseURL(configuration.databaseURL)
-        let client = PostgresClient(configuration: url.clientConfiguration(), backgroundLogger: quiet(logger))
+        let client = PostgresClient(
+            configuration: url.clientConfiguration(maximumConnections: configuration.databasePoolSize), backgroundLogger: quiet(logger))
         let migrations = try Migration.load(from: Migration.defaultDirectory())
         let autoMigrate = configuration.autoMigrate
         let seal = configuration.webhookSecretSeal

@@ -16,12 +16,15 @@ struct ConfigurationTests {
         #expect(!defaults.autoMigrate)
         #expect(defaults.eventLoopThreads == nil, "one event loop per core")
         #expect(defaults.baseURL == "http://127.0.0.1:8080")
+        #expect(defaults.databasePoolSize == 20)
 
         let set = try ServerConfiguration.fromEnvironment([
             "HOST": "0.0.0.0", "PORT": "9000", "DATABASE_URL": "postgres://u:p@db:5433/x", "PUBLIC_BASE_URL": "https://r.example/",
             "LOG_LEVEL": "DEBUG", "MAX_BODY_BYTES": "2048", "PUBLIC_DIR": "/srv/public", "AUTO_MIGRATE": "true",
-            "EVENT_LOOP_THREADS": "3",
+            "EVENT_LOOP_THREADS": "3", "DATABASE_POOL_SIZE": "8",
         ])
+        #expect(set.databasePoolSize == 8)
+        #expect(try DatabaseURL(set.databaseURL).clientConfiguration(maximumConnections: set.databasePoolSize).options.maximumConnections == 8)
         #expect(set.eventLoopThreads == 3)
         #expect(set.host == "0.0.0.0")
         #expect(set.port == 9000)
@@ -38,6 +41,7 @@ struct ConfigurationTests {
     func badValues() {
         for (name, value) in [
             ("PORT", "eighty"), ("LOG_LEVEL", "loud"), ("MAX_BODY_BYTES", "10"), ("EVENT_LOOP_THREADS", "0"), ("EVENT_LOOP_THREADS", "1000"),
+            ("DATABASE_POOL_SIZE", "3"), ("DATABASE_POOL_SIZE", "1001"), ("DATABASE_POOL_SIZE", "twenty"),
         ] {
             #expect(throws: ConfigurationError.self, "\(name)=\(value)") { try ServerConfiguration.fromEnvironment([name: value]) }
             do {
