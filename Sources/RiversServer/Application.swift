@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     /// The memory kept for published documents (current and numbered versions, least recently
     /// used out first); the published index is kept besides, a few bytes per app.
     public var documentCacheBytes = PublishedDocuments.defaultCacheBytes
+    /// Which fields of public answers carry their cache tags (`CDN_TAG_HEADERS`).
+    public var cdnTagHeaders = CDNTagHeaders.both
     /// The editor's static files.
     public var publicDirectory = "Public"
     /// Apply pending migrations at start instead of refusing to start.
@@ -98,6 +100,12 @@ public struct ServerConfiguration: Sendable {
             c.documentCacheBytes = n
         }
         if let v = env["PUBLIC_DIR"], !v.isEmpty { c.publicDirectory = v }
+        if let v = env["CDN_TAG_HEADERS"], !v.isEmpty {
+            guard let fields = CDNTagHeaders(setting: v) else {
+                throw ConfigurationError("CDN_TAG_HEADERS must be both, surrogate-key, cache-tag or none (got \"\(v.prefix(40))\")")
+            }
+            c.cdnTagHeaders = fields
+        }
         func seconds(_ name: String, _ range: ClosedRange<Int>) throws -> TimeAmount? {
             guard let v = env[name], !v.isEmpty else { return nil }
             guard let n = Int(v), range.contains(n) else {
@@ -282,7 +290,7 @@ public func buildApplication(
     prepare: @escaping @Sendable () async throws -> Void = {}
 ) -> some ApplicationProtocol {
     let store = Store(client: client, logger: logger)
-    let documents = PublishedDocuments(store: store, cacheBytes: configuration.documentCacheBytes)
+    let documents = PublishedDocuments(store: store, cacheBytes: configuration.documentCacheBytes, tagHeaders: configuration.cdnTagHeaders)
     let availability = DatabaseAvailability()
     let events = AppEventHub()
     let router = buildRouter(store: store, configuration: configuration, documents: documents, availability: availability, events: events)

@@ -181,13 +181,14 @@ func testConfiguration() -> ServerConfiguration {
 /// (kept current there by LISTEN/NOTIFY, which these servers do not run: without it, every public
 /// read not answered from memory asks the database, so that changes made by others are seen).
 func withAPI(
-    routeLog: RouteLog = RouteLog(), jsonWork: JSONWorkCount? = nil, loadIndex: Bool = false, _ body: @Sendable (TestAPI) async throws -> Void
+    routeLog: RouteLog = RouteLog(), jsonWork: JSONWorkCount? = nil, loadIndex: Bool = false, tagHeaders: CDNTagHeaders = .both,
+    _ body: @Sendable (TestAPI) async throws -> Void
 ) async throws {
     let client = try await TestDatabase.client()
     let store = Store(client: client, logger: testLogger)
     let app = try await AppService(storage: store).create(slug: "t-\(UUIDText.random().prefix(8))", name: "Test app")
     let token = try await TeamService(storage: store).createToken(appId: app.id).token
-    let documents = PublishedDocuments(store: store)
+    let documents = PublishedDocuments(store: store, tagHeaders: tagHeaders)
     if loadIndex { try await documents.reloadAll() }
     let configuration = testConfiguration()
     let router = buildRouter(store: store, configuration: configuration, documents: documents, routeLog: routeLog)
