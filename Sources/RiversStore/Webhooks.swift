@@ -336,7 +336,7 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
     public func sweepDeliveries() async throws {
         try await client.query(
             """
-            DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < now() - make_interval(days => \(Limits.webhookLogDays))
+            DELETE FROM webhook_deliveries WHERE state <> 'pending' AND created_at < now() - make_interval(days => \(Limits.webhookLogDays)::int)
             """, logger: logger)
     }
 }

@@ -544,6 +544,34 @@ struct WebhooksTests {
         }
     }
 
+    @Test("the delivery log keeps 30 days: older finished deliveries go with their attempts, waiting ones stay")
+    func theDeliveryLogIsSwept() async throws {
+        try await withAPI { api in
+            let hook = try await api.request(.post, "webhooks", json: ["url": "https://hooks.example.com/x"])
+            let hookId = try #require(hook["id"]?.stringValue, "\(hook.text)")
+            let client = try await TestDatabase.client()
+            try await client.query(
+                """
+                INSERT INTO webhook_deliveries (id, app_id, webhook_id, event, payload, state, created_at, next_attempt_at)
+                SELECT 'msg_sweep_' || n || \(hookId), \(api.app.id)::uuid, \(hookId)::uuid, 'ping', '{}',
+                       CASE WHEN n = 3 THEN 'pending' WHEN n = 2 THEN 'failed' ELSE 'delivered' END,
+                       now() - make_interval(days => CASE WHEN n = 4 THEN 29 ELSE 31 END), now() + interval '1 hour'
+                FROM generate_series(1, 4) AS n
+                """, logger: testLogger)
+            try await client.query(
+                "INSERT INTO webhook_attempts (delivery_id, number, status) VALUES (\("msg_sweep_1" + hookId), 1, 200)", logger: testLogger)
+            try await api.store.sweepDeliveries()
+            let left = try await client.query(
+                "SELECT id FROM webhook_deliveries WHERE webhook_id = \(hookId)::uuid AND id LIKE 'msg_sweep_%' ORDER BY id", logger: testLogger)
+            var ids: [String] = []
+            for try await id in left.decode(String.self) { ids.append(String(id.prefix(11))) }
+            #expect(ids == ["msg_sweep_3", "msg_sweep_4"], "the waiting one and the one within 30 days")
+            let attempts = try await client.query(
+                "SELECT count(*)::int FROM webhook_attempts WHERE delivery_id = \("msg_sweep_1" + hookId)", logger: testLogger)
+            for try await n in attempts.decode(Int.self) { #expect(n == 0) }
+        }
+    }
+
     @Test("a publish reaches a receiver that fails twice on the third try, signed per Standard Webhooks; nothing is sent for a change that rolled back")
     func delivery() async throws {
         let receiver = WebhookReceiver(failures: 2)
