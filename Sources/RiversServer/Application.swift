@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     /// The memory kept for published documents (current and numbered versions, least recently
     /// used out first); the published index is kept besides, a few bytes per app.
     public var documentCacheBytes = PublishedDocuments.defaultCacheBytes
+    /// Days audit log entries are kept (`AUDIT_LOG_DAYS`); nil: for ever.
+    public var auditLogDays: Int?
     /// Which fields of public answers carry their cache tags (`CDN_TAG_HEADERS`).
     public var cdnTagHeaders = CDNTagHeaders.both
     /// The editor's static files.
@@ -100,6 +102,12 @@ public struct ServerConfiguration: Sendable {
             c.documentCacheBytes = n
         }
         if let v = env["PUBLIC_DIR"], !v.isEmpty { c.publicDirectory = v }
+        if let v = env["AUDIT_LOG_DAYS"], !v.isEmpty {
+            guard let n = Int(v), (1...36_500).contains(n) else {
+                throw ConfigurationError("AUDIT_LOG_DAYS must be a whole number of days from 1 to 36500 (got \"\(v.prefix(40))\")")
+            }
+            c.auditLogDays = n
+        }
         if let v = env["CDN_TAG_HEADERS"], !v.isEmpty {
             guard let fields = CDNTagHeaders(setting: v) else {
                 throw ConfigurationError("CDN_TAG_HEADERS must be both, surrogate-key, cache-tag or none (got \"\(v.prefix(40))\")")
@@ -324,6 +332,7 @@ public func buildApplication(
         WebhookDeliverer(
             store: store, logger: logger, retry: WebhookRetry(base: configuration.webhookRetrySeconds),
             allowPrivate: configuration.webhookPrivateNetworks, seal: configuration.webhookSecretSeal))
+    if let days = configuration.auditLogDays { app.addServices(AuditLogTrimmer(store: store, days: days, logger: logger)) }
     if let metricsServer { app.addServices(metricsServer) }
     return app
 }

@@ -248,7 +248,11 @@ public struct WebhookDeliverer: Service {
                     await clients.closeIdle()
                     if ContinuousClock.now - sweptAt > .seconds(3600) {
                         sweptAt = ContinuousClock.now
-                        try await store.sweepDeliveries()
+                        // Hourly, so said where an operator sees it (a failing sweep went unseen at debug).
+                        do { try await store.sweepDeliveries() } catch {
+                            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                            logger.warning("sweeping the webhook delivery log failed; trying again in an hour: \(String(reflecting: error))")
+                        }
                     }
                 } catch {
                     if Task.isCancelled || Task.isShuttingDownGracefully { return }

@@ -728,6 +728,26 @@ extension Store {
             "SELECT audit_append(CAST(\(appId) AS uuid), \(kind), \(resourceId), \(action), NULL, NULL, \(summary))", logger: logger)
     }
 
+    /// Audit log entries (every app's and the instance's) older than `days` go, from the
+    /// `batch` first written (by the primary key: entries are numbered in the order they are
+    /// written, so the oldest come first and no index on the time is needed), in one transaction;
+    /// how many went. A process trimming at the same time waits for this one's rows and finds
+    /// them gone.
+    public func trimAuditLog(olderThanDays days: Int, batch: Int) async throws -> Int {
+        try await client.transaction(logger: logger) { connection in
+            try await connection.query("SELECT set_config('rivers.trimming', 'on', true)", logger: self.logger)
+            return try await self.number(
+                """
+                WITH gone AS (
+                    DELETE FROM audit_log WHERE id IN (
+                        SELECT id FROM (SELECT id, at FROM audit_log ORDER BY id LIMIT \(batch)) AS oldest
+                        WHERE at < now() - make_interval(days => \(days)::int))
+                    RETURNING 1)
+                SELECT count(*)::int FROM gone
+                """, on: connection)
+        }
+    }
+
     /// The newest entries an audit query looks at, at most: a page and its count never read more
     /// of a log of millions (older ones are reached by narrowing with `until`).
     public static let auditWindow = 10_000

@@ -18,12 +18,14 @@ struct ConfigurationTests {
         #expect(defaults.baseURL == "http://127.0.0.1:8080")
         #expect(defaults.databasePoolSize == 20)
         #expect(defaults.cdnTagHeaders == .both)
+        #expect(defaults.auditLogDays == nil, "kept for ever")
 
         let set = try ServerConfiguration.fromEnvironment([
             "HOST": "0.0.0.0", "PORT": "9000", "DATABASE_URL": "postgres://u:p@db:5433/x", "PUBLIC_BASE_URL": "https://r.example/",
             "LOG_LEVEL": "DEBUG", "MAX_BODY_BYTES": "2048", "PUBLIC_DIR": "/srv/public", "AUTO_MIGRATE": "true",
-            "EVENT_LOOP_THREADS": "3", "DATABASE_POOL_SIZE": "8", "CDN_TAG_HEADERS": "Cache-Tag",
+            "EVENT_LOOP_THREADS": "3", "DATABASE_POOL_SIZE": "8", "CDN_TAG_HEADERS": "Cache-Tag", "AUDIT_LOG_DAYS": "365",
         ])
+        #expect(set.auditLogDays == 365)
         #expect(set.cdnTagHeaders == .cacheTag)
         #expect(try ServerConfiguration.fromEnvironment(["CDN_TAG_HEADERS": "none"]).cdnTagHeaders == [])
         #expect(try ServerConfiguration.fromEnvironment(["CDN_TAG_HEADERS": "surrogate-key"]).cdnTagHeaders == .surrogateKey)
@@ -46,7 +48,7 @@ struct ConfigurationTests {
         for (name, value) in [
             ("PORT", "eighty"), ("LOG_LEVEL", "loud"), ("MAX_BODY_BYTES", "10"), ("EVENT_LOOP_THREADS", "0"), ("EVENT_LOOP_THREADS", "1000"),
             ("DATABASE_POOL_SIZE", "3"), ("DATABASE_POOL_SIZE", "1001"), ("DATABASE_POOL_SIZE", "twenty"),
-            ("CDN_TAG_HEADERS", "fastly"),
+            ("CDN_TAG_HEADERS", "fastly"), ("AUDIT_LOG_DAYS", "0"), ("AUDIT_LOG_DAYS", "36501"),
         ] {
             #expect(throws: ConfigurationError.self, "\(name)=\(value)") { try ServerConfiguration.fromEnvironment([name: value]) }
             do {

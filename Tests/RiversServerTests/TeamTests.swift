@@ -548,6 +548,33 @@ struct TeamTests {
         }
     }
 
+    @Test("AUDIT_LOG_DAYS: entries older than that go, a batch per transaction, every app's and the instance's; nothing else may remove one")
+    func auditLogRetention() async throws {
+        // A database of its own: trimming reads the whole log, and other tests write old entries.
+        let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_trim")
+        try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
+        let store = Store(client: client, logger: testLogger)
+        let appId = UUIDText.random()
+        // Written in time order, as the log is: 5 of the app's and 2 of the instance's past 30 days, then 3 within.
+        try await client.query(
+            """
+            INSERT INTO audit_log (app_id, at, actor, actor_kind, kind, resource_id, action)
+            SELECT CASE WHEN n IN (3, 4) THEN NULL ELSE \(appId)::uuid END,
+                   now() - make_interval(days => CASE WHEN n <= 7 THEN 40 - n ELSE 29 - n END), 'token t', 'token', 'screen', 'x', 'update'
+            FROM generate_series(1, 10) AS n ORDER BY n
+            """, logger: testLogger)
+        await #expect(throws: (any Error).self) {
+            try await client.query("DELETE FROM audit_log WHERE app_id = \(appId)::uuid", logger: testLogger)
+        }
+        let trimmer = AuditLogTrimmer(store: store, days: 30, logger: testLogger, batch: 3)
+        #expect(try await trimmer.trim() == 7)
+        #expect(try await store.auditEntries(appId: appId, filter: AuditFilter(), limit: 10, offset: 0).total == 3)
+        #expect(try await store.auditEntries(appId: nil, filter: AuditFilter(), limit: 10, offset: 0).total == 0)
+        #expect(try await trimmer.trim() == 0, "nothing more past 30 days")
+        let kept = try await client.query("SELECT count(*)::int FROM audit_log WHERE at < now() - interval '30 days'", logger: testLogger)
+        for try await n in kept.decode(Int.self) { #expect(n == 0) }
+    }
+
     /// Migration 0018: a filter that matches rarely reads its few entries by index instead of
     /// walking the app's log from its newest entry. PostgreSQL's statistics say which index a
     /// query used (flushed once the reading connection is idle, hence the wait).
