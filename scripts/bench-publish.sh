@@ -27,6 +27,8 @@
 # loop (EVENT_LOOP_THREADS=1), both on the last core, the client on the others (BENCH_PIN=0 leaves
 # placement to the scheduler). On a 2-core machine the client needs a core of its own; a server
 # with a thread per core then competes with it, and the figures swing with the scheduler.
+# BENCH_CDN_TAG_HEADERS (default both) is given to our servers as CDN_TAG_HEADERS: `none` measures
+# the answer without the CDN's tag fields (the closest to nginx's bare one).
 # Targets: generation under 50 ms; gzip 200 and 304 each ≥ 0.9 of nginx's, also mixed; 304 ≥ our 200;
 # HEAD as fast as 304.
 set -euo pipefail
@@ -81,6 +83,7 @@ export DATABASE_URL=$(scripts/pg.sh url "$tmp/pg" "$port" rivers)
 "$bin/rivers" migrate >/dev/null
 token=$("$bin/rivers" app create bench --quiet)
 "$bin/RiversPublishBench" --emit-document "$tmp/source.json" --screens "${BENCH_SCREENS:-60}" --grid
+export CDN_TAG_HEADERS=${BENCH_CDN_TAG_HEADERS:-both}
 EVENT_LOOP_THREADS=1 HOST=127.0.0.1 PORT=$app_port LOG_LEVEL=error ${on_server_core[@]+"${on_server_core[@]}"} \
   "$bin/rivers" serve >"$tmp/server.log" 2>&1 &
 server_pid=$!

@@ -771,6 +771,7 @@ public struct PublishListener: Service {
     let client: PostgresClient
     let logger: Logger
     var interval: Duration = .seconds(30)
+    let failures = WarningGate(interval: .seconds(600))
 
     public init(documents: PublishedDocuments, client: PostgresClient, logger: Logger, interval: Duration = .seconds(30)) {
         self.documents = documents
@@ -815,7 +816,13 @@ public struct PublishListener: Service {
             try? await Task.sleep(for: interval)
             if Task.isCancelled { return }
             do { try await documents.reloadAll() } catch {
-                logger.debug("periodic reload of published documents failed: \(String(reflecting: error))")
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                // Once every 10 minutes at warning while it keeps failing (what is served may be stale).
+                if failures.allows("reload") {
+                    logger.warning("the periodic reload of published documents failed; serving what is loaded: \(String(reflecting: error))")
+                } else {
+                    logger.debug("periodic reload of published documents failed: \(String(reflecting: error))")
+                }
             }
         }
     }

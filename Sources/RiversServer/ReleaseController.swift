@@ -194,6 +194,9 @@ public struct ScheduleRunner: Service {
     let documents: PublishedDocuments
     let logger: Logger
     var interval: Duration = .seconds(1)
+    /// A failure that repeats every second is said once every 10 minutes at warning (at debug
+    /// it went unseen: schedules that never fire), the rest at debug.
+    let failures = WarningGate(interval: .seconds(600))
 
     public init(releases: ReleaseService, documents: PublishedDocuments, logger: Logger, interval: Duration = .seconds(1)) {
         self.releases = releases
@@ -224,7 +227,11 @@ public struct ScheduleRunner: Service {
                 }
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                logger.debug("firing schedules failed; trying again: \(String(reflecting: error))")
+                if failures.allows("fire") {
+                    logger.warning("firing due schedules failed; trying again every second (said again in 10 minutes if it keeps failing): \(String(reflecting: error))")
+                } else {
+                    logger.debug("firing schedules failed; trying again: \(String(reflecting: error))")
+                }
             }
             try? await Task.sleep(for: interval)
         }

@@ -172,8 +172,9 @@ public struct WebhookDeliverer: Service {
     /// Opens the secrets sealed at rest (`WEBHOOK_SECRET_KEY`).
     let seal: WebhookSecretSeal
     var interval: Duration = .seconds(1)
-    /// Warnings about secrets this process cannot open, once per app and kind every 10 minutes.
-    let secretWarnings = WarningGate(interval: .seconds(600))
+    /// Warnings once per key every 10 minutes: secrets this process cannot open (per app and
+    /// kind), and a poll that keeps failing.
+    let warnings = WarningGate(interval: .seconds(600))
 
     /// How long a claimed delivery is held before another process may take it (a process died).
     static let leaseSeconds = 60
@@ -256,7 +257,11 @@ public struct WebhookDeliverer: Service {
                     }
                 } catch {
                     if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                    logger.debug("delivering webhooks failed; trying again: \(String(reflecting: error))")
+                    if warnings.allows("claim") {
+                        logger.warning("taking due webhook deliveries failed; trying again (said again in 10 minutes if it keeps failing): \(String(reflecting: error))")
+                    } else {
+                        logger.debug("delivering webhooks failed; trying again: \(String(reflecting: error))")
+                    }
                 }
                 try? await Task.sleep(for: claimed > 0 || inFlight.now.total > 0 ? min(interval, .milliseconds(100)) : interval)
             }
@@ -326,7 +331,7 @@ public struct WebhookDeliverer: Service {
         let secrets: [String]
         switch self.secrets(of: delivery) {
         case .failure(let sealed):
-            if secretWarnings.allows("current \(delivery.appId)") {
+            if warnings.allows("current \(delivery.appId)") {
                 logger.warning(
                     "a webhook delivery cannot be signed: \(sealed.description) (said once every 10 minutes for an app; each attempt records it)",
                     metadata: ["delivery": "\(delivery.id)", "app": "\(delivery.appId)"])
@@ -362,7 +367,7 @@ public struct WebhookDeliverer: Service {
             do {
                 secrets.append(try seal.open(stored, appId: delivery.appId))
             } catch where index > 0 {
-                if secretWarnings.allows("previous \(delivery.appId)") {
+                if warnings.allows("previous \(delivery.appId)") {
                     logger.warning(
                         "a webhook's previous secret cannot be opened; signing with its current one alone: \(error.description) (said once every 10 minutes for an app)",
                         metadata: ["delivery": "\(delivery.id)", "app": "\(delivery.appId)"])
@@ -390,26 +395,6 @@ public struct WebhookDeliverer: Service {
             if outcome.status != nil || outcome.headSent { break }
         }
         return (outcome.status, outcome.error)
-    }
-
-    /// Lets a warning through once per key every `interval`: a secret this process cannot open is
-    /// the same news on every delivery of the app's webhooks until the key is set right, and a
-    /// busy app's log would say nothing else. Bounded: past 10,000 keys it starts again empty.
-    final class WarningGate: Sendable {
-        private let said = NIOLockedValueBox<[String: ContinuousClock.Instant]>([:])
-        let interval: Duration
-        static let maxKeys = 10_000
-
-        init(interval: Duration) { self.interval = interval }
-
-        func allows(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
-            said.withLockedValue { said in
-                if let last = said[key], now - last < interval { return false }
-                if said.count >= Self.maxKeys { said.removeAll() }
-                said[key] = now
-                return true
-            }
-        }
     }
 
     /// The deliverer's HTTP clients: one for URLs called as they are, and one per host name and

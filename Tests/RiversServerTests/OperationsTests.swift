@@ -130,6 +130,34 @@ struct OperationsTests {
         #expect(logged.count == 3 && logged[0].contains("no answer within half a second") && logged[1].contains("answers again") && logged[2].contains("stopped answering"), "\(logged)")
     }
 
+    /// A background loop that fails every second says so at warning once every 10 minutes (at
+    /// debug only, schedules that never fire went unseen), the rest at debug.
+    @Test func aFailingScheduleRunnerWarnsOnce() async throws {
+        struct Broken: ReleaseStorage {
+            struct Failure: Error {}
+            func withReleases<T: Sendable>(appId: String, _ work: @escaping @Sendable (any ReleaseTransaction) async throws -> T) async throws -> T { throw Failure() }
+            func withDueSchedule<T: Sendable>(_ work: @escaping @Sendable (any ReleaseTransaction, Schedule) async throws -> T) async throws -> T? { throw Failure() }
+        }
+        let lines = NIOLockedValueBox<[String]>([])
+        let logger = Logger(label: "schedules") { label in
+            var handler = JSONLogHandler(label: label) { line in lines.withLockedValue { $0.append(String(decoding: line, as: UTF8.self)) } }
+            handler.logLevel = .debug
+            return handler
+        }
+        let runner = ScheduleRunner(
+            releases: ReleaseService(storage: Broken()), documents: PublishedDocuments(store: InMemoryPublishedVersions()), logger: logger,
+            interval: .milliseconds(20))
+        let polling = Task { await runner.poll() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while lines.withLockedValue({ $0.count }) < 5, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        polling.cancel()
+        await polling.value
+        let logged = try lines.withLockedValue { $0 }.map { try JSONValue.parse(Array($0.utf8)) }
+        #expect(logged.count >= 5)
+        #expect(logged.filter { $0["level"] == "warning" }.count == 1, "\(logged.map { $0["level"] })")
+        #expect(logged.first?["message"]?.stringValue?.contains("firing due schedules failed") == true)
+    }
+
     @Test func theMonitorBecomesReadyWhenTheDatabaseAnswers() async throws {
         // On a client of its own, as the server runs it: the other tests keep the shared pool busy.
         let client = DatabaseMonitor.ownClient(try await TestDatabase.shared.value.1, logger: testLogger)

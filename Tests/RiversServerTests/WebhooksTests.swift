@@ -342,7 +342,7 @@ struct WebhooksTests {
         }
         #expect(said("previous secret cannot be opened") == 1)
         // Once the interval has passed, it is said again.
-        let gate = WebhookDeliverer.WarningGate(interval: .seconds(600))
+        let gate = WarningGate(interval: .seconds(600))
         let now = ContinuousClock.now
         #expect(gate.allows("k", now: now) && !gate.allows("k", now: now + .seconds(599)) && gate.allows("k", now: now + .seconds(600)))
     }
