@@ -152,6 +152,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let problem as Problem {
             throw problem
         } catch let error as StoreError {
+            if case .busy = error { ServerMetrics.workRefused.increment() }
             throw Problem.from(error)
         } catch let error as AccountError {
             throw Problem.from(error)

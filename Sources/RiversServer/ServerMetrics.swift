@@ -27,7 +27,8 @@ enum ServerMetrics {
     /// API requests answered 503 because the database was away.
     static let databaseUnavailable = Metrics.Counter(label: "rivers_database_unavailable_responses_total")
     static let writeOutcomeUnknown = Metrics.Counter(label: "rivers_write_outcome_unknown_responses_total")
-    /// Drafts, checks, publishes and previews refused because too many were waiting (`WorkGate`).
+    /// Drafts, checks, publishes, previews and changes refused because too many were waiting
+    /// (`WorkGate`; an app's changes past its turns, `StoreError.busy`).
     static let workRefused = Metrics.Counter(label: "rivers_work_refused_total")
     /// Sign-ins and password changes refused (503) because too many password checks were queued.
     static let passwordChecksRefused = Metrics.Counter(label: "rivers_password_checks_refused_total")

@@ -5,6 +5,7 @@ import RiversCore
 import RiversServices
 import Testing
 
+@testable import RiversServer
 @testable import RiversStore
 
 /// A tenant's writes must not take the connection pool from the others: every write of an app
@@ -76,6 +77,11 @@ struct AppTurnsTests {
         var wasBusy = false
         if case .failure(StoreError.busy(let detail))? = refused { wasBusy = detail.contains("64 changes of this app are waiting") }
         #expect(wasBusy, "\(String(describing: refused))")
+        if case .failure(let error as StoreError)? = refused {
+            // As the API answers it: 503 busy, retry in a second.
+            let problem = Problem.from(error)
+            #expect(problem.status == .serviceUnavailable && problem.type.hasSuffix("busy") && problem.headers[.retryAfter] == "1")
+        }
         // A rename of the app takes its turn too (it locks the same row): refused the same way.
         let rename = try await outcome(within: 3) { try await apps.update(appId: busy.id, name: "Renamed", slug: nil) }
         var renameWasBusy = false
