@@ -256,6 +256,9 @@ struct WebhooksTests {
             let audit = try await api.request(.get, "audit?kind=webhook")
             let actions = audit["items"]?.arrayValue?.compactMap { $0["action"]?.stringValue } ?? []
             #expect(actions.filter { $0 == "seal-secret" }.count == 10 && actions.filter { $0 == "rotate-secret" }.count == 1, "\(actions)")
+            // A write that keeps the revision and both secrets seals nothing: no entry.
+            try await api.store.client.query("UPDATE webhooks SET updated_at = now() WHERE id = \(first.id)::uuid", logger: testLogger)
+            #expect(try await api.request(.get, "audit?kind=webhook")["total"] == audit["total"])
         }
     }
 
