@@ -301,7 +301,8 @@ public struct DatabaseMonitor: Service {
 /// a ping that only ran out of time is down when the one before ran out too. Down answers every
 /// API request in flight with 503, and one `SELECT 1` slower than half a second (a checkpoint on
 /// a loaded machine) is not an outage; a database that stopped answering is seen down after two
-/// pings in a row (the monitor sends the second at once).
+/// pings in a row (the monitor sends the second at once; on the monitor's one connection it waits
+/// for the first query, so the two together allow the database about a second of silence).
 struct ReadinessJudge {
     enum Ping { case answered, timedOut, failed }
 
