@@ -48,7 +48,12 @@ package final class ServedDocument: Sendable {
     /// Whether it was served without the lock since the last call (under the cache's lock).
     func takeUse() -> Bool { used.exchange(false, ordering: .relaxed) }
 
+    /// Which fields carry its cache tags (`CDN_TAG_HEADERS`), in its header blocks and in the
+    /// tags the channel and app-version URLs add.
+    let tagHeaders: CDNTagHeaders
+
     package init(_ version: PublishedVersion, tagHeaders: CDNTagHeaders = .both) {
+        self.tagHeaders = tagHeaders
         appId = version.appId
         sha256 = version.sha256
         number = version.number
@@ -817,12 +822,8 @@ public struct PublishListener: Service {
             if Task.isCancelled { return }
             do { try await documents.reloadAll() } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                // Once every 10 minutes at warning while it keeps failing (what is served may be stale).
-                if failures.allows("reload") {
-                    logger.warning("the periodic reload of published documents failed; serving what is loaded: \(String(reflecting: error))")
-                } else {
-                    logger.debug("periodic reload of published documents failed: \(String(reflecting: error))")
-                }
+                // What is served may be stale: said at warning, once every 10 minutes.
+                failures.say("reload", "the periodic reload of published documents failed; serving what is loaded: \(String(reflecting: error))", to: logger)
             }
         }
     }
@@ -930,7 +931,7 @@ struct PublicDocumentController {
         var byRules = false
         if case .device = target { byRules = true }
         let tags = CacheTags(appId: document.appId, number: document.number, channel: resolution.channel, byRules: byRules)
-        return Self.respond(document, request: request, current: true, tags: tags, as: documents.tagHeaders)
+        return Self.respond(document, request: request, current: true, tags: tags)
     }
 
     static let versionHeader = HTTPField.Name("X-Rivers-Version")!
@@ -1001,13 +1002,13 @@ struct PublicDocumentController {
     }
 
     /// `tags`: the cache tags when they are not the prebuilt ones (a channel's or app version's URL).
-    static func respond(_ document: ServedDocument, request: Request, current: Bool, tags: CacheTags? = nil, as fields: CDNTagHeaders = .both) -> Response {
+    static func respond(_ document: ServedDocument, request: Request, current: Bool, tags: CacheTags? = nil) -> Response {
         let answer = DocumentAnswer(
             document, isHead: request.method == .head, acceptEncoding: request.headers[.acceptEncoding],
             ifNoneMatch: request.headers[.ifNoneMatch], current: current)
         let (row, column) = (Int(answer.row), Int(answer.column))
         var headers = answer.notModified ? document.notModifiedHeaders[row][column] : document.okHeaders[row][column]
-        tags?.write(to: &headers, as: fields)
+        tags?.write(to: &headers, as: document.tagHeaders)
         if answer.notModified { return Response(status: .notModified, headers: headers) }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: answer.body(of: document) ?? ByteBuffer()))
     }

@@ -227,11 +227,7 @@ public struct ScheduleRunner: Service {
                 }
             } catch {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                if failures.allows("fire") {
-                    logger.warning("firing due schedules failed; trying again every second (said again in 10 minutes if it keeps failing): \(String(reflecting: error))")
-                } else {
-                    logger.debug("firing schedules failed; trying again: \(String(reflecting: error))")
-                }
+                failures.say("fire", "firing due schedules failed; trying again every second: \(String(reflecting: error))", to: logger)
             }
             try? await Task.sleep(for: interval)
         }

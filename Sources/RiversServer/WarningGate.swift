@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 
 /// Lets a warning through once per key every `interval`: news that repeats on every attempt (a
@@ -18,5 +19,11 @@ final class WarningGate: Sendable {
             said[key] = now
             return true
         }
+    }
+
+    /// A failure that repeats: `message` at warning when `key` allows it, else at debug.
+    func say(_ key: String, _ message: @autoclosure () -> String, to logger: Logger) {
+        if allows(key) { logger.warning("\(message()) (said again in 10 minutes at most while it keeps failing)") }
+        else { logger.debug("\(message())") }
     }
 }

@@ -257,11 +257,7 @@ public struct WebhookDeliverer: Service {
                     }
                 } catch {
                     if Task.isCancelled || Task.isShuttingDownGracefully { return }
-                    if warnings.allows("claim") {
-                        logger.warning("taking due webhook deliveries failed; trying again (said again in 10 minutes if it keeps failing): \(String(reflecting: error))")
-                    } else {
-                        logger.debug("delivering webhooks failed; trying again: \(String(reflecting: error))")
-                    }
+                    warnings.say("claim", "taking due webhook deliveries failed; trying again: \(String(reflecting: error))", to: logger)
                 }
                 try? await Task.sleep(for: claimed > 0 || inFlight.now.total > 0 ? min(interval, .milliseconds(100)) : interval)
             }
