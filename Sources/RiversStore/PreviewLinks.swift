@@ -46,6 +46,13 @@ extension Store: PreviewLinkRepository {
     /// The secret's length in characters: 32 random bytes as hex after the `rvp_` prefix.
     public static let previewSecretLength = 4 + 64
 
+    /// Whether `secret` has a preview link secret's shape (`rvp_` and 64 lowercase hex digits):
+    /// anything else is not looked up.
+    static func isPreviewSecretShaped(_ secret: String) -> Bool {
+        secret.utf8.count == previewSecretLength && secret.hasPrefix("rvp_")
+            && secret.utf8.dropFirst(4).allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     public func createPreviewLink(
         appId: String, name: String, expiresAt: Date, createdBy: String, grantedBy: Grantor
     ) async throws -> (secret: String, link: PreviewLink) {
@@ -96,10 +103,7 @@ extension Store: PreviewLinkRepository {
 
     /// The app and link a secret opens. Its last use is recorded at most once a minute.
     public func previewLink(secret: String) async throws -> PreviewLinkLookup {
-        // Anything not shaped like a secret is not looked up.
-        guard secret.utf8.count == Self.previewSecretLength, secret.hasPrefix("rvp_"),
-              secret.utf8.dropFirst(4).allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
-        else { return .unknown }
+        guard Self.isPreviewSecretShaped(secret) else { return .unknown }
         let hash = Self.hash(secret), logger = self.logger
         return try await client.reading { connection -> PreviewLinkLookup in
             let rows = try await connection.query(

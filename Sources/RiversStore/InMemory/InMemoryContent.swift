@@ -3,11 +3,13 @@ import NIOConcurrencyHelpers
 import NIOCore
 import RiversCore
 
-/// Apps' content kept in memory: screens, families, layouts, plugins, published versions and
-/// channels. A `ContentStorage` (and so a `ScreenStorage`, `FamilyStorage` and `PluginStorage`)
-/// and a `VersionStorage`, and the repositories that read them (`RecordTextRepository`,
-/// `PluginRepository`, `FamilyRepository`, `SavedScreenRepository` for previews), without
-/// PostgreSQL: the fast tier runs the services of RiversServices and the content routes on it.
+/// Apps' content kept in memory: screens, families, layouts, plugins, published versions,
+/// channels and preview links. A `ContentStorage` (and so a `ScreenStorage`, `FamilyStorage` and
+/// `PluginStorage`) and a `VersionStorage`, and the repositories that read them
+/// (`RecordTextRepository`, `PluginRepository`, `FamilyRepository`, `SavedScreenRepository` for
+/// previews, `VersionRepository` and `PreviewLinkRepository` in InMemoryVersions.swift), without
+/// PostgreSQL: the fast tier runs the services of RiversServices and the content, publishing and
+/// preview-link routes on it.
 ///
 /// Each app is kept in a value; a transaction works on a copy of it and commits only when its
 /// work returns (and runs again on a fresh copy should another transaction of the app have
@@ -89,6 +91,12 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         /// Published versions, oldest first.
         var versions: [PublishedVersion] = []
         var slug: String
+        /// The app as the API shows it (what `InMemoryCallers` made it with), and whether it is
+        /// archived (its preview links open nothing, its public URL is gone).
+        var app: App
+        var archived = false
+        /// Preview links, oldest first, each with its secret's hash.
+        var previewLinks: [(link: PreviewLink, hash: String)] = []
         /// Channels by name.
         var channels: [String: Channel] = [:]
         /// Every move of a channel, oldest first.
@@ -105,6 +113,18 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         /// Moves on with every commit: a transaction that started from an older one runs again.
         var commits = 0
 
+        /// The draft as a publish reads it. The document is written from the typed screens
+        /// (`RiversDocument.bytes`), as PostgreSQL's is from the screens' kept fragments.
+        var draft: Draft {
+            let registry = self.registry
+            let screens = self.screens.map(\.value)
+            var families: [String: Family] = [:]
+            for row in self.families { families[row.value.id] = row.value }
+            return Draft(
+                screens: screens, families: families, registry: registry,
+                document: { RiversDocument.bytes(screens: screens, screenPlugins: registry.screenPluginInfo) })
+        }
+
         /// The plugins with all their versions, as screens and layouts are read with them.
         var registry: PluginRegistry {
             // (As `Store.registryAndStamp`: a plugin whose current version has no manifest is left out.)
@@ -115,7 +135,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         }
     }
 
-    private let apps = NIOLockedValueBox<[String: AppState]>([:])
+    let apps = NIOLockedValueBox<[String: AppState]>([:])
     /// Transactions committed, and those run again after another committed first.
     private let counters = NIOLockedValueBox((committed: 0, retried: 0))
 
@@ -125,7 +145,18 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
     /// Adds an app with no screens (its slug its id unless said).
     public func addApp(id: String, slug: String? = nil) {
-        apps.withLockedValue { $0[id] = AppState(slug: slug ?? id) }
+        addApp(App(id: id, slug: slug ?? id, name: "App", createdAt: Date()))
+    }
+
+    /// Adds `app` with no screens (as `InMemoryCallers.addApp` made it).
+    public func addApp(_ app: App) {
+        apps.withLockedValue { $0[app.id] = AppState(slug: app.slug, app: app) }
+    }
+
+    /// Archives the app (as `AppService.archive` does on PostgreSQL): its public URL is gone and
+    /// its preview links open nothing.
+    public func archiveApp(id: String) {
+        apps.withLockedValue { $0[id]?.archived = true }
     }
 
     // MARK: Reading back (for tests)
@@ -179,7 +210,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
     // MARK: PluginRepository (the plugins as read)
 
-    private func state(_ appId: String) -> AppState? { apps.withLockedValue { $0[appId] } }
+    func state(_ appId: String) -> AppState? { apps.withLockedValue { $0[appId] } }
 
     public func registry(appId: String) async throws -> PluginRegistry {
         state(appId)?.registry ?? PluginRegistry()
@@ -619,17 +650,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
         // MARK: Versions and channels
 
-        /// The document is written from the typed screens (`RiversDocument.bytes`), as PostgreSQL's
-        /// is from the screens' kept fragments.
-        func draft() async throws -> Draft {
-            let registry = state.registry
-            let screens = state.screens.map(\.value)
-            var families: [String: Family] = [:]
-            for row in state.families { families[row.value.id] = row.value }
-            return Draft(
-                screens: screens, families: families, registry: registry,
-                document: { RiversDocument.bytes(screens: screens, screenPlugins: registry.screenPluginInfo) })
-        }
+        func draft() async throws -> Draft { state.draft }
 
         func version(number: Int) async throws -> PublishedVersion? { state.versions.first { $0.number == number } }
 
