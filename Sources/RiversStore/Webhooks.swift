@@ -273,19 +273,31 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
     /// between apps: at most `perApp` of one app less what the caller has of it in flight, the
     /// apps whose oldest due delivery has waited longest first (one app's backlog or slow
     /// receiver cannot hold back another's).
+    ///
+    /// Each app's oldest waiting delivery is found by skipping from app to app along the index by
+    /// app (`heads`): one short index read per app with deliveries waiting, however many wait.
+    /// (Grouping every due delivery read them all, up to 10,000 an app, on every poll: ten a
+    /// second per process while anything is in flight.)
     public func claimDueDeliveries(limit: Int, perApp: Int, inFlight: [String: Int], lease: Int) async throws -> [DueDelivery] {
         let busy = Array(inFlight)
         return try await client.transaction(logger: logger) { connection in
             var result: [DueDelivery] = []
             for try await (id, appId, url, payload, secret, previous, attempt, created, enabled) in try await connection.query(
                 """
-                WITH busy AS (
+                WITH RECURSIVE busy AS (
                     SELECT a::uuid AS app_id, n FROM unnest(\(busy.map(\.key))::text[], \(busy.map(\.value))::int[]) AS b (a, n)
+                ), heads AS (
+                    (SELECT app_id, next_attempt_at FROM webhook_deliveries
+                     WHERE state = 'pending' ORDER BY app_id, next_attempt_at LIMIT 1)
+                    UNION ALL
+                    SELECT n.app_id, n.next_attempt_at FROM heads h CROSS JOIN LATERAL (
+                        SELECT app_id, next_attempt_at FROM webhook_deliveries
+                        WHERE state = 'pending' AND app_id > h.app_id ORDER BY app_id, next_attempt_at LIMIT 1
+                    ) n
                 ), apps AS (
-                    SELECT d.app_id, min(d.next_attempt_at) AS oldest, \(perApp) - coalesce(max(busy.n), 0) AS room
-                    FROM webhook_deliveries d LEFT JOIN busy ON busy.app_id = d.app_id
-                    WHERE d.state = 'pending' AND d.next_attempt_at <= now()
-                    GROUP BY d.app_id HAVING \(perApp) - coalesce(max(busy.n), 0) > 0
+                    SELECT h.app_id, h.next_attempt_at AS oldest, \(perApp) - coalesce(busy.n, 0) AS room
+                    FROM heads h LEFT JOIN busy ON busy.app_id = h.app_id
+                    WHERE h.next_attempt_at <= now() AND \(perApp) - coalesce(busy.n, 0) > 0
                     ORDER BY oldest LIMIT \(limit)
                 ), due AS (
                     SELECT d.id FROM apps CROSS JOIN LATERAL (

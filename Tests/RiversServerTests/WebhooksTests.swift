@@ -511,6 +511,58 @@ struct WebhooksTests {
         await clients.shutdown()
     }
 
+    /// The claim runs ten times a second per process while anything is in flight: finding which
+    /// apps have deliveries waiting must not read every waiting delivery. PostgreSQL's statistics
+    /// count the table's rows read (flushed once the reading connection is idle, hence the wait);
+    /// a database of its own, so that only this claim is counted.
+    @Test("a claim reads one index entry per app with deliveries waiting, not every due delivery, and keeps the apps' order")
+    func claimingReadsAnEntryPerApp() async throws {
+        let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_claim")
+        try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
+        let store = Store(client: client, logger: testLogger)
+        let webhooks = WebhookService(storage: store, seal: testWebhookSeal)
+        var apps: [String] = []
+        for name in ["busy", "late", "future"] {
+            let app = try await AppService(storage: store).create(slug: "claim-\(name)", name: name)
+            let hook = try await webhooks.create(appId: app.id, url: "https://example.com/hook", description: "", events: ["version.published"], createdBy: "test")
+            apps.append(app.id)
+            // The busy app: 20,000 due, the oldest an hour ago. The late one: one due a minute ago.
+            // The third: one not due for an hour.
+            let (count, first) = name == "busy" ? (20_000, "-3600") : name == "late" ? (1, "-60") : (1, "3600")
+            try await client.query(
+                """
+                INSERT INTO webhook_deliveries (id, app_id, webhook_id, event, payload, next_attempt_at)
+                SELECT \(name) || '-' || n, \(app.id)::uuid, \(hook.webhook.id)::uuid, 'version.published', '{}',
+                       now() + make_interval(secs => \(first)::int + n * 0.001)
+                FROM generate_series(1, \(count)::int) AS n
+                """, logger: testLogger)
+        }
+        try await client.query("ANALYZE webhook_deliveries", logger: testLogger)
+        func rowsRead() async throws -> Int {
+            var n = 0
+            for try await read in try await client.query(
+                """
+                SELECT (coalesce(t.seq_tup_read, 0) + coalesce((SELECT sum(i.idx_tup_read) FROM pg_stat_user_indexes i WHERE i.relid = t.relid), 0))::int
+                FROM pg_stat_user_tables t WHERE t.relname = 'webhook_deliveries'
+                """, logger: testLogger
+            ).decode(Int.self) { n = read }
+            return n
+        }
+        try await Task.sleep(for: .seconds(1))
+        let before = try await rowsRead()
+        let claimed = try await store.claimDueDeliveries(limit: 16, perApp: 4, inFlight: [:], lease: 60)
+        // The apps whose oldest due delivery waited longest first; nothing not yet due.
+        #expect(claimed.map(\.appId) == [apps[0], apps[0], apps[0], apps[0], apps[1]], "\(claimed.map(\.appId))")
+        let deadline = ContinuousClock.now + .seconds(15)
+        var after = before
+        while after == before, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            after = try await rowsRead()
+        }
+        #expect(after > before, "the statistics counted the claim")
+        #expect(after - before < 100, "\(after - before) rows read to claim 5 of 20,002 due deliveries")
+    }
+
     @Test("at most 1,000 deliveries wait for one webhook: an event past that is logged as not sent, and a redelivery that would add one is refused")
     func eventDeliveriesAreCappedPerWebhook() async throws {
         try await withAPI { api in
