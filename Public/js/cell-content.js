@@ -5,6 +5,8 @@
 import { formatLength, lengthNumber } from './lengths.js';
 import { formatRatio } from './family-math.js';
 
+// The bounds, kinds, members and choices below are the server's (RiversCore CellContent.swift),
+// checked against the openapi.json it serves by Tests/js/editor-contract.test.mjs.
 export const KINDS = ['stack', 'overlay', 'image', 'text', 'spacer'];
 export const CONTAINERS = new Set(['stack', 'overlay']);
 export const KIND_NAMES = { stack: 'Stack', overlay: 'Overlay', image: 'Image', text: 'Text', spacer: 'Spacer' };

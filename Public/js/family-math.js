@@ -10,7 +10,8 @@
 // there).
 import { readLength } from './lengths.js';
 
-/** The bounds the server keeps (RiversCore Limits.swift). */
+/** The bounds the server keeps (RiversCore Limits.swift; checked against the openapi.json it serves by
+ *  Tests/js/editor-contract.test.mjs). */
 export const LIMITS = {
   maxLength: 10000, // reference size, insets, spacing, fixed widths
   maxCellHeight: 100000,

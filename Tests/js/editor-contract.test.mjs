@@ -1,0 +1,58 @@
+// The bounds and choices the editor's pure modules keep (to draw a family's cells and a cell's
+// content designer before asking the server) against the document the server serves
+// (Sources/RiversServer/openapi.json, which OpenAPIContractTests checks against the server's own
+// constants): a change on the server that the editor did not follow fails here.
+// Run: node --test Tests/js/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { LIMITS } from '../../Public/js/family-math.js';
+import {
+  KINDS, KIND_NAMES, CONTENT_LIMITS, AXES, STACK_ALIGNMENTS, DISTRIBUTIONS, ALIGNS, PLACEHOLDERS, ROLES, SIDES, FRAME_KEYS,
+  COMMON_MEMBERS, KIND_MEMBERS,
+} from '../../Public/js/cell-content.js';
+
+const doc = JSON.parse(readFileSync(new URL('../../Sources/RiversServer/openapi.json', import.meta.url), 'utf8'));
+const schemas = doc.components.schemas;
+const property = (schema, name) => {
+  const p = schemas[schema]?.properties?.[name];
+  assert.ok(p, `${schema}.${name} is in openapi.json`);
+  return p;
+};
+/** A nullable `anyOf`'s first form (the number), else the property itself. */
+const form = (p) => p.anyOf?.[0] ?? p;
+const choices = (p) => p.enum.filter((v) => v !== null);
+
+test('a family’s bounds are the document’s', () => {
+  assert.equal(LIMITS.maxLength, form(property('CellStyle', 'width')).maximum);
+  assert.equal(LIMITS.maxLength, form(property('Family', 'interitem_spacing')).maximum);
+  assert.equal(LIMITS.maxLength, form(property('Family', 'line_spacing')).maximum);
+  assert.equal(LIMITS.maxCellHeight, form(property('CellStyle', 'height')).maximum);
+  assert.equal(LIMITS.minAspectRatio, property('CellStyle', 'aspect_ratio').minimum);
+  assert.equal(LIMITS.maxAspectRatio, property('CellStyle', 'aspect_ratio').maximum);
+  assert.equal(LIMITS.maxColumns, property('CellStyle', 'columns').maximum);
+});
+
+test('a cell’s content: its bounds, kinds, members and choices are the document’s', () => {
+  const content = property('CellStyle', 'content');
+  assert.equal(CONTENT_LIMITS.maxNodes, content['x-max-nodes']);
+  assert.equal(CONTENT_LIMITS.maxDepth, content['x-max-depth']);
+  assert.equal(CONTENT_LIMITS.maxNodes - 1, property('ContentNode', 'children').maxItems);
+  assert.equal(CONTENT_LIMITS.maxLines, property('ContentNode', 'max_lines').maximum);
+
+  assert.deepEqual(KINDS, property('ContentNode', 'kind').enum);
+  assert.deepEqual(Object.keys(KIND_NAMES), KINDS);
+  assert.deepEqual(Object.keys(KIND_MEMBERS).sort(), Object.keys(KIND_NAMES).sort());
+  const members = new Set([...COMMON_MEMBERS, ...Object.values(KIND_MEMBERS).flat()]);
+  assert.deepEqual([...members].sort(), Object.keys(schemas.ContentNode.properties).sort());
+
+  assert.deepEqual(AXES, choices(property('ContentNode', 'axis')));
+  assert.deepEqual(STACK_ALIGNMENTS, choices(property('ContentNode', 'alignment')));
+  assert.deepEqual(DISTRIBUTIONS, choices(property('ContentNode', 'distribution')));
+  assert.deepEqual(ALIGNS, choices(property('ContentNode', 'align')));
+  assert.deepEqual(PLACEHOLDERS, choices(property('ContentNode', 'placeholder')));
+  assert.deepEqual(ROLES, choices(property('ContentNode', 'role')));
+  assert.deepEqual(FRAME_KEYS, Object.keys(property('ContentNode', 'frame').properties));
+  const paddingSides = property('ContentNode', 'padding').anyOf.find((f) => f.type === 'object');
+  assert.deepEqual(SIDES, Object.keys(paddingSides.properties));
+});
