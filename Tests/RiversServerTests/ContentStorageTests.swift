@@ -386,6 +386,43 @@ struct ContentStorageTests {
         #expect(schedules(listed[0].schedules) == schedules(listed[1].schedules) && listed[0].total == listed[1].total)
         #expect(kinds["scheduled", default: 0] >= 3 && kinds["cancelled", default: 0] >= 2, "\(kinds)")
 
+        // What the publishing and preview-link routes read (`VersionRepository`), the same on both,
+        // with production moved back to the first version (so that it is not the newest) and a
+        // staging channel on the newest.
+        let newest = try #require(try await store.listVersions(appId: app.id, limit: 1, offset: 0).versions.first?.number)
+        #expect(newest > 1)
+        for s in services {
+            _ = try await s.releases.moveChannel(appId: app.id, name: ChannelName.production, version: 1, precondition: .none, movedBy: "script", note: "")
+            _ = try await s.releases.moveChannel(appId: app.id, name: "staging", version: newest, precondition: .none, movedBy: "script", note: "")
+        }
+        let readers: [any VersionRepository] = [store, memory]
+        var reads: [String] = []
+        for r in readers {
+            let report = try await r.problems(appId: app.id)
+            let checked = try await r.checkedDraft(appId: app.id)
+            let (versions, total) = try await r.listVersions(appId: app.id, limit: 100, offset: 0)
+            let current = try await r.currentVersion(appId: app.id)
+            let entry = try #require(try await r.publishedIndexEntry(slug: app.slug))
+            let served = try await r.currentDocument(slug: app.slug)
+            let first = try await r.version(appId: app.id, number: 1)
+            reads.append(String(decoding: JSONValue.object([
+                "problems": .array(report.problems.map { .string($0.pointer + " " + $0.message) }),
+                "warnings": .array(report.warnings.map { .string($0.pointer + " " + $0.message) }),
+                "draft": .string(sha256Hex(try await r.draftDocument(appId: app.id).joined)),
+                "checked": .string(checked.document.map(sha256Hex) ?? "problems \(checked.problems.count)"),
+                "versions": .array(versions.map { v in
+                    .string("\(v.number) \(v.sha256) \(v.size) \(v.gzipSize) \(v.rollbackOf ?? 0) \(v.publishedBy) \(v.note)")
+                }),
+                "total": .number(Double(total)),
+                "current": .string(current.map { "\($0.number) \($0.sha256) \($0.document.count)" } ?? "none"),
+                "entry": .string("\(entry.number) \(entry.sha256) \(entry.newest) \(entry.gone) \(entry.channels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.number)" }) \(entry.rules.count)"),
+                "served": .string(served.map { "\($0.number) \($0.appId) \(sha256Hex($0.document))" } ?? "none"),
+                "first": .string(sha256Hex(first.document) + " " + sha256Hex(first.gzip)),
+            ]).serialized(), as: UTF8.self))
+        }
+        #expect(reads[0] == reads[1], "PostgreSQL \(reads[0].prefix(1500)), in memory \(reads[1].prefix(1500))")
+        #expect(reads[0].contains("\"total\":") && !reads[0].contains("\"total\":0"), "the script published: \(reads[0].prefix(300))")
+
         // A field document imported into both (its family extends FAMILY_1), then again (its
         // ids are taken), then replacing the draft: the same outcome each time.
         let document = try fixture("devportal_API_md_example.json")
