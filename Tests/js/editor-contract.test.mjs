@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { LIMITS } from '../../Public/js/family-math.js';
+import { STORES, VERSION_PATTERN, CHANNEL_PATTERN, channelNameProblem } from '../../Public/js/release-rules.js';
 import {
   KINDS, KIND_NAMES, CONTENT_LIMITS, AXES, STACK_ALIGNMENTS, DISTRIBUTIONS, ALIGNS, PLACEHOLDERS, ROLES, SIDES, FRAME_KEYS,
   COMMON_MEMBERS, KIND_MEMBERS,
@@ -55,4 +56,38 @@ test('a cell’s content: its bounds, kinds, members and choices are the documen
   assert.deepEqual(FRAME_KEYS, Object.keys(property('ContentNode', 'frame').properties));
   const paddingSides = property('ContentNode', 'padding').anyOf.find((f) => f.type === 'object');
   assert.deepEqual(SIDES, Object.keys(paddingSides.properties));
+});
+
+// The editor's text inputs stop at the server's lengths: each input's `maxlength` (read from the
+// view's source: the views need a DOM) against the member of the request it fills.
+test('every bounded input of the editor stops where the server does', () => {
+  const inputs = [
+    ['views/tokens.js', 'token-name', 'NewTokenRequest', 'name'],
+    ['views/settings.js', 'app-name-input', 'AppSettings', 'name'],
+    ['views/settings.js', 'app-slug-input', 'AppSettings', 'slug'],
+    ['views/webhooks.js', 'webhook-url', 'NewWebhookRequest', 'url'],
+    ['views/webhooks.js', 'webhook-description', 'NewWebhookRequest', 'description'],
+    ['views/releases.js', 'promote-note', 'MoveChannelRequest', 'note'],
+    ['views/releases.js', 'new-channel-name', 'Channel', 'name'],
+    ['views/releases.js', 'preview-link-name', 'NewPreviewLinkRequest', 'name'],
+    ['views/publish.js', 'publish-dialog-note', 'PublishRequest', 'note'],
+  ];
+  for (const [file, id, schema, member] of inputs) {
+    const source = readFileSync(new URL(`../../Public/js/${file}`, import.meta.url), 'utf8');
+    const line = source.split('\n').find((l) => l.includes(`id: '${id}'`));
+    assert.ok(line, `${file} has the input ${id}`);
+    const given = Number(/maxlength: (\d+)/.exec(line)?.[1]);
+    assert.equal(given, property(schema, member).maxLength, `${id} (${file}) against ${schema}.${member}`);
+  }
+});
+
+test('release rules: the stores, the version and channel patterns are the document’s', () => {
+  assert.deepEqual(STORES.map((s) => s.id), choices(property('ReleaseRule', 'store')));
+  assert.equal(VERSION_PATTERN.source, property('ReleaseRule', 'from_version').pattern);
+  assert.equal(VERSION_PATTERN.source, property('ReleaseRule', 'below_version').pattern);
+  assert.equal(CHANNEL_PATTERN.source, property('ReleaseRule', 'channel').pattern);
+  assert.equal(CHANNEL_PATTERN.source, property('Channel', 'name').pattern);
+  const longest = property('Channel', 'name').maxLength;
+  assert.equal(channelNameProblem('a'.repeat(longest)), '');
+  assert.notEqual(channelNameProblem('a'.repeat(longest + 1)), '');
 });
