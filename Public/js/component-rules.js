@@ -5,7 +5,8 @@ import { availableWidth, parseRatio } from './family-math.js';
 import { lengthNumber } from './lengths.js';
 
 /** The data source types apps know (docs/spec/rivers-format.md), in words. The same list as the
- *  server's `PublishCheck.knownDataSourceTypes` (Sources/RiversCore/Publishing/PublishCheck.swift). */
+ *  server's `PublishCheck.knownDataSourceTypes` (Sources/RiversCore/Publishing/PublishCheck.swift), which
+ *  openapi.json lists as `x-known-types` (Tests/js/editor-contract.test.mjs checks the two). */
 export const SOURCE_TYPES = [
   { value: 'APPLICASTER_CATEGORY', text: 'Category' },
   { value: 'APPLICASTER_COLLECTION', text: 'Collection' },

@@ -37,6 +37,11 @@ struct OpenAPIContractTests {
         #expect(number(try property("Family", "cell_styles")["maxItems"]) == Double(Limits.maxCellStylesPerFamily))
     }
 
+    @Test func theDataSourceTypesAppsKnowArePublishChecks() throws {
+        let known = (try property("ComponentData", "type")["x-known-types"]?.arrayValue ?? []).compactMap(\.stringValue)
+        #expect(known == PublishCheck.knownDataSourceTypes)
+    }
+
     @Test func aCellsContentBoundsAndChoicesAreContentNodes() throws {
         let content = try property("CellStyle", "content")
         #expect(number(content["x-max-nodes"]) == Double(ContentNode.maxNodes))

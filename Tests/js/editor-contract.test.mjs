@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { LIMITS } from '../../Public/js/family-math.js';
+import { SOURCE_TYPES, PLUGIN_IDENTIFIER } from '../../Public/js/component-rules.js';
 import { STORES, VERSION_PATTERN, CHANNEL_PATTERN, channelNameProblem } from '../../Public/js/release-rules.js';
 import {
   KINDS, KIND_NAMES, CONTENT_LIMITS, AXES, STACK_ALIGNMENTS, DISTRIBUTIONS, ALIGNS, PLACEHOLDERS, ROLES, SIDES, FRAME_KEYS,
@@ -90,4 +91,9 @@ test('release rules: the stores, the version and channel patterns are the docume
   const longest = property('Channel', 'name').maxLength;
   assert.equal(channelNameProblem('a'.repeat(longest)), '');
   assert.notEqual(channelNameProblem('a'.repeat(longest + 1)), '');
+});
+
+test('the data source types apps know are the document’s', () => {
+  assert.deepEqual(SOURCE_TYPES.map((t) => t.value), property('ComponentData', 'type')['x-known-types']);
+  assert.equal(PLUGIN_IDENTIFIER.source, doc.components.parameters.PluginId.schema.pattern);
 });
