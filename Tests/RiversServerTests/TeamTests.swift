@@ -603,13 +603,7 @@ struct TeamTests {
                 let before = try await scans(index)
                 let found = try await api.store.auditEntries(appId: api.app.id, filter: filter, limit: 10, offset: 0)
                 #expect(found.total == 1 && found.entries.count == 1)
-                // (An idle backend flushes its statistics within 10 seconds.)
-                let deadline = ContinuousClock.now + .seconds(15)
-                var after = before
-                while after == before, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                    after = try await scans(index)
-                }
+                let after = try await statisticsAfter(before) { try await scans(index) }
                 #expect(after > before, "\(index) was not used")
             }
         }
@@ -640,12 +634,7 @@ struct TeamTests {
             let before = try await scans()
             _ = try await TeamService(storage: api.store).invite(
                 appId: api.app.id, email: "\(marker)@example.com", role: .viewer, createdBy: "test", grantedBy: .operator)
-            let deadline = ContinuousClock.now + .seconds(15)
-            var after = before
-            while after == before, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-                after = try await scans()
-            }
+            let after = try await statisticsAfter(before) { try await scans() }
             #expect(after > before, "links_done was not used")
             try await client.query("DELETE FROM links WHERE created_by = 'test' AND email LIKE \(marker + "%")", logger: testLogger)
         }

@@ -296,3 +296,16 @@ func callAPI(
         RouterAnswer(status: $0.status, headers: $0.headers, json: (try? JSONValue.parse(Array(buffer: $0.body))) ?? .null)
     }
 }
+
+/// PostgreSQL's statistics (index scans, rows read) as `read` gives them, once they moved from
+/// `before`: a backend flushes its counts once idle, within about 10 seconds, so a test waits up
+/// to 15 for them (and gets `before` back if they never moved).
+func statisticsAfter(_ before: Int, _ read: () async throws -> Int) async throws -> Int {
+    let deadline = ContinuousClock.now + .seconds(15)
+    var after = before
+    while after == before, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(100))
+        after = try await read()
+    }
+    return after
+}

@@ -553,12 +553,7 @@ struct WebhooksTests {
         let claimed = try await store.claimDueDeliveries(limit: 16, perApp: 4, inFlight: [:], lease: 60)
         // The apps whose oldest due delivery waited longest first; nothing not yet due.
         #expect(claimed.map(\.appId) == [apps[0], apps[0], apps[0], apps[0], apps[1]], "\(claimed.map(\.appId))")
-        let deadline = ContinuousClock.now + .seconds(15)
-        var after = before
-        while after == before, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            after = try await rowsRead()
-        }
+        let after = try await statisticsAfter(before) { try await rowsRead() }
         #expect(after > before, "the statistics counted the claim")
         #expect(after - before < 100, "\(after - before) rows read to claim 5 of 20,002 due deliveries")
     }
