@@ -134,6 +134,29 @@ struct PublishRouterTests {
         }
     }
 
+    @Test func aDocumentIsImportedIntoTheDraftOrReplacesIt() async throws {
+        let f = try await Self.setUp()
+        let document = try fixture("devportal_API_md_example.json")
+        let count = try #require(document.arrayValue?.count)
+        try await f.application.test(.router) { client in
+            // Editors import; viewers may not; a body that is no JSON is a 422 at the document.
+            #expect(try await Self.call(client, .post, "import", headers: f.viewer, json: document).status == .forbidden)
+            let broken = try await ContentRouterTests.call(client, .post, "import", headers: f.editor, body: "[{")
+            #expect(broken.status == .unprocessableContent && broken.pointers == [""], "\(broken.text)")
+            let imported = try await Self.call(client, .post, "import", headers: f.editor, json: document)
+            #expect(imported.status == .created && imported.json["screens"]?.arrayValue?.count == count, "\(imported.text)")
+            #expect(f.storage.screens(appId: f.app.id).count == count)
+            // Again: its ids are taken, so nothing is added.
+            let again = try await Self.call(client, .post, "import", headers: f.editor, json: document)
+            #expect(again.status == .unprocessableContent && again.isProblem && f.storage.screens(appId: f.app.id).count == count, "\(again.text)")
+            // PUT draft.json makes the document the whole draft, and the draft then is that document.
+            let replaced = try await Self.call(client, .put, "draft.json", headers: f.editor, json: document)
+            #expect(replaced.status == .ok && f.storage.screens(appId: f.app.id).count == count, "\(replaced.text)")
+            let draft = try await Self.call(client, .get, "draft.json", headers: f.viewer)
+            #expect(draft.json.arrayValue?.compactMap { $0["id"]?.stringValue } == document.arrayValue?.compactMap { $0["id"]?.stringValue })
+        }
+    }
+
     /// The preview link's path (its URL without the base).
     func path(_ made: Answer) throws -> String {
         let url = try #require(made.json["url"]?.stringValue)
