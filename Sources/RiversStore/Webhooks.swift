@@ -274,38 +274,65 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
     /// apps whose oldest due delivery has waited longest first (one app's backlog or slow
     /// receiver cannot hold back another's).
     ///
-    /// Each app's oldest waiting delivery is found by skipping from app to app along the index by
-    /// app (`heads`): one short index read per app with deliveries waiting, however many wait.
-    /// (Grouping every due delivery read them all, up to 10,000 an app, on every poll: ten a
-    /// second per process while anything is in flight.)
+    /// The claim runs ten times a second per process while anything is in flight, so finding those
+    /// apps reads a bounded part of the table: the oldest `claimWindow` due deliveries, in time
+    /// order. An app's first delivery there is its oldest due one and every app not there has
+    /// waited less, so the apps found there come first in order, exactly; only when they are too
+    /// few (one app's backlog fills the window) are the apps looked for by skipping from app to
+    /// app along the index by app: one short read per app with deliveries pending. Grouping every
+    /// due delivery, as before, read them all (up to 10,000 an app); skipping alone read every
+    /// app with a delivery waiting for its retry.
     public func claimDueDeliveries(limit: Int, perApp: Int, inFlight: [String: Int], lease: Int) async throws -> [DueDelivery] {
-        let busy = Array(inFlight)
-        return try await client.transaction(logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
+            var candidates: [(appId: String, oldest: Date)] = []
+            var windowRows = 0
+            for try await (appId, oldest, rows) in try await connection.query(
+                """
+                WITH w AS (
+                    SELECT app_id, next_attempt_at FROM webhook_deliveries
+                    WHERE state = 'pending' AND next_attempt_at <= now() ORDER BY next_attempt_at LIMIT \(Self.claimWindow)
+                )
+                SELECT app_id::text, min(next_attempt_at), (SELECT count(*) FROM w)::int FROM w GROUP BY app_id ORDER BY 2, 1
+                """, logger: self.logger
+            ).decode((String, Date, Int).self) {
+                candidates.append((appId, oldest))
+                windowRows = rows
+            }
+            var apps = Self.claimOrder(candidates, inFlight: inFlight, perApp: perApp, limit: limit)
+            if apps.count < limit, windowRows >= Self.claimWindow {
+                candidates = []
+                for try await (appId, oldest) in try await connection.query(
+                    """
+                    WITH RECURSIVE heads AS (
+                        (SELECT app_id, next_attempt_at FROM webhook_deliveries
+                         WHERE state = 'pending' ORDER BY app_id, next_attempt_at LIMIT 1)
+                        UNION ALL
+                        SELECT n.app_id, n.next_attempt_at FROM heads h CROSS JOIN LATERAL (
+                            SELECT app_id, next_attempt_at FROM webhook_deliveries
+                            WHERE state = 'pending' AND app_id > h.app_id ORDER BY app_id, next_attempt_at LIMIT 1
+                        ) n
+                    )
+                    SELECT app_id::text, next_attempt_at FROM heads WHERE next_attempt_at <= now()
+                    ORDER BY next_attempt_at, app_id LIMIT \(limit + inFlight.count)
+                    """, logger: self.logger
+                ).decode((String, Date).self) {
+                    candidates.append((appId, oldest))
+                }
+                apps = Self.claimOrder(candidates, inFlight: inFlight, perApp: perApp, limit: limit)
+            }
+            guard !apps.isEmpty else { return [] }
             var result: [DueDelivery] = []
             for try await (id, appId, url, payload, secret, previous, attempt, created, enabled) in try await connection.query(
                 """
-                WITH RECURSIVE busy AS (
-                    SELECT a::uuid AS app_id, n FROM unnest(\(busy.map(\.key))::text[], \(busy.map(\.value))::int[]) AS b (a, n)
-                ), heads AS (
-                    (SELECT app_id, next_attempt_at FROM webhook_deliveries
-                     WHERE state = 'pending' ORDER BY app_id, next_attempt_at LIMIT 1)
-                    UNION ALL
-                    SELECT n.app_id, n.next_attempt_at FROM heads h CROSS JOIN LATERAL (
-                        SELECT app_id, next_attempt_at FROM webhook_deliveries
-                        WHERE state = 'pending' AND app_id > h.app_id ORDER BY app_id, next_attempt_at LIMIT 1
-                    ) n
-                ), apps AS (
-                    SELECT h.app_id, h.next_attempt_at AS oldest, \(perApp) - coalesce(busy.n, 0) AS room
-                    FROM heads h LEFT JOIN busy ON busy.app_id = h.app_id
-                    WHERE h.next_attempt_at <= now() AND \(perApp) - coalesce(busy.n, 0) > 0
-                    ORDER BY oldest LIMIT \(limit)
+                WITH apps AS (
+                    SELECT a::uuid AS app_id, room, place FROM unnest(\(apps.map(\.appId))::text[], \(apps.map(\.room))::int[]) WITH ORDINALITY AS x (a, room, place)
                 ), due AS (
                     SELECT d.id FROM apps CROSS JOIN LATERAL (
                         SELECT id FROM webhook_deliveries w
                         WHERE w.app_id = apps.app_id AND w.state = 'pending' AND w.next_attempt_at <= now()
                         ORDER BY w.next_attempt_at LIMIT apps.room FOR UPDATE SKIP LOCKED
                     ) d
-                    ORDER BY apps.oldest LIMIT \(limit)
+                    ORDER BY apps.place LIMIT \(limit)
                 ), claimed AS (
                     UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => \(lease))
                     FROM due WHERE d.id = due.id RETURNING d.id, d.app_id, d.webhook_id, d.payload, d.attempts, d.created_at
@@ -321,6 +348,21 @@ extension Store: WebhookRepository, WebhookOutbox, WebhookSecretStorage {
             }
             return result
         }
+    }
+
+    /// How many of the oldest due deliveries a claim reads to find the apps it serves first.
+    public static let claimWindow = 1_000
+
+    /// The apps a claim takes deliveries of, in the order given (oldest due delivery first), each
+    /// with how many it may give: `perApp` less what the caller has of it in flight; those with
+    /// no room left out; at most `limit`.
+    static func claimOrder(_ candidates: [(appId: String, oldest: Date)], inFlight: [String: Int], perApp: Int, limit: Int) -> [(appId: String, room: Int)] {
+        var apps: [(appId: String, room: Int)] = []
+        for candidate in candidates where apps.count < limit {
+            let room = perApp - (inFlight[candidate.appId] ?? 0)
+            if room > 0 { apps.append((candidate.appId, room)) }
+        }
+        return apps
     }
 
     /// One attempt's outcome: logged, and the delivery delivered, tried again at `nextAttemptAt`,

@@ -512,32 +512,32 @@ struct WebhooksTests {
     }
 
     /// The claim runs ten times a second per process while anything is in flight: finding which
-    /// apps have deliveries waiting must not read every waiting delivery. PostgreSQL's statistics
-    /// count the table's rows read (flushed once the reading connection is idle, hence the wait);
-    /// a database of its own, so that only this claim is counted.
-    @Test("a claim reads one index entry per app with deliveries waiting, not every due delivery, and keeps the apps' order")
-    func claimingReadsAnEntryPerApp() async throws {
+    /// apps to serve must read neither every due delivery (one app's backlog) nor every app with
+    /// a delivery waiting for its retry (many apps whose receivers are down). PostgreSQL's
+    /// statistics count the table's rows read (flushed once the reading connection is idle); a
+    /// database of its own, so that only these claims are counted.
+    @Test("a claim reads neither every due delivery nor every app with one pending, and keeps the apps' order and shares")
+    func claimingReadsABoundedPart() async throws {
         let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_claim")
         try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
         let store = Store(client: client, logger: testLogger)
         let webhooks = WebhookService(storage: store, seal: testWebhookSeal)
         var apps: [String] = []
+        var hooks: [String] = []
         for name in ["busy", "late", "future"] {
             let app = try await AppService(storage: store).create(slug: "claim-\(name)", name: name)
-            let hook = try await webhooks.create(appId: app.id, url: "https://example.com/hook", description: "", events: ["version.published"], createdBy: "test")
             apps.append(app.id)
-            // The busy app: 20,000 due, the oldest an hour ago. The late one: one due a minute ago.
-            // The third: one not due for an hour.
-            let (count, first) = name == "busy" ? (20_000, "-3600") : name == "late" ? (1, "-60") : (1, "3600")
+            hooks.append(try await webhooks.create(appId: app.id, url: "https://example.com/hook", description: "", events: ["version.published"], createdBy: "test").webhook.id)
+        }
+        func add(_ prefix: String, app: String, hook: String, count: Int, firstInSeconds: Int) async throws {
             try await client.query(
                 """
                 INSERT INTO webhook_deliveries (id, app_id, webhook_id, event, payload, next_attempt_at)
-                SELECT \(name) || '-' || n, \(app.id)::uuid, \(hook.webhook.id)::uuid, 'version.published', '{}',
-                       now() + make_interval(secs => \(first)::int + n * 0.001)
+                SELECT \(prefix) || '-' || n, \(app)::uuid, \(hook)::uuid, 'version.published', '{}',
+                       now() + make_interval(secs => \(firstInSeconds)::int + n * 0.001)
                 FROM generate_series(1, \(count)::int) AS n
                 """, logger: testLogger)
         }
-        try await client.query("ANALYZE webhook_deliveries", logger: testLogger)
         func rowsRead() async throws -> Int {
             var n = 0
             for try await read in try await client.query(
@@ -548,14 +548,40 @@ struct WebhooksTests {
             ).decode(Int.self) { n = read }
             return n
         }
-        try await Task.sleep(for: .seconds(1))
-        let before = try await rowsRead()
-        let claimed = try await store.claimDueDeliveries(limit: 16, perApp: 4, inFlight: [:], lease: 60)
-        // The apps whose oldest due delivery waited longest first; nothing not yet due.
-        #expect(claimed.map(\.appId) == [apps[0], apps[0], apps[0], apps[0], apps[1]], "\(claimed.map(\.appId))")
-        let after = try await statisticsAfter(before) { try await rowsRead() }
-        #expect(after > before, "the statistics counted the claim")
-        #expect(after - before < 100, "\(after - before) rows read to claim 5 of 20,002 due deliveries")
+        func claimReading(limit: Int, inFlight: [String: Int] = [:]) async throws -> (claimed: [String], rows: Int) {
+            try await client.query("ANALYZE webhook_deliveries", logger: testLogger)
+            try await Task.sleep(for: .seconds(1))
+            let before = try await rowsRead()
+            let claimed = try await store.claimDueDeliveries(limit: limit, perApp: 4, inFlight: inFlight, lease: 60)
+            let after = try await statisticsAfter(before) { try await rowsRead() }
+            #expect(after > before, "the statistics counted the claim")
+            // (The order of the answer is not the claim's: compared as sorted lists.)
+            return (claimed.map(\.appId).sorted(), after - before)
+        }
+
+        // 2,000 apps whose receivers are down, each with a delivery waiting an hour for its retry,
+        // and 10 due of the late app: the claim reads about the 10, not the 2,000 apps.
+        try await client.query(
+            "INSERT INTO apps (id, slug, name) SELECT gen_random_uuid(), 'down-' || n, 'down' FROM generate_series(1, 2000) AS n", logger: testLogger)
+        try await client.query(
+            """
+            INSERT INTO webhook_deliveries (id, app_id, webhook_id, event, payload, next_attempt_at)
+            SELECT 'down-' || a.slug, a.id, \(hooks[2])::uuid, 'version.published', '{}', now() + interval '1 hour'
+            FROM apps a WHERE a.slug LIKE 'down-%'
+            """, logger: testLogger)
+        try await add("late", app: apps[1], hook: hooks[1], count: 10, firstInSeconds: -60)
+        let few = try await claimReading(limit: 16)
+        #expect(few.claimed == Array(repeating: apps[1], count: 4), "\(few.claimed)")
+        #expect(few.rows < 100, "\(few.rows) rows read to claim 4 of 10 due deliveries among 2,010 pending")
+
+        // One app's backlog of 20,000 due an hour ago fills the window: the apps come from
+        // skipping along the index, still in order (the busy app's oldest first), each its share.
+        try await add("busy", app: apps[0], hook: hooks[0], count: 20_000, firstInSeconds: -3600)
+        let many = try await claimReading(limit: 16)
+        #expect(many.claimed == (Array(repeating: apps[0], count: 4) + Array(repeating: apps[1], count: 4)).sorted(), "\(many.claimed)")
+        #expect(many.rows < Store.claimWindow + 2 * 2_010 + 100, "\(many.rows) rows read to claim 8 of 20,010 due deliveries")
+        #expect(try await claimReading(limit: 1).claimed == [apps[0]], "the busy app's delivery has waited longest")
+        #expect(try await claimReading(limit: 1, inFlight: [apps[0]: 4]).claimed == [apps[1]], "a busy app with no room is passed over")
     }
 
     @Test("at most 1,000 deliveries wait for one webhook: an event past that is logged as not sent, and a redelivery that would add one is refused")
