@@ -423,6 +423,48 @@ struct ContentStorageTests {
         #expect(reads[0] == reads[1], "PostgreSQL \(reads[0].prefix(1500)), in memory \(reads[1].prefix(1500))")
         #expect(reads[0].contains("\"total\":") && !reads[0].contains("\"total\":0"), "the script published: \(reads[0].prefix(300))")
 
+        // Preview links on both: made, listed, opened, expired, revoked, capped, the same way.
+        let linkStores: [any PreviewLinkRepository] = [store, memory]
+        var linkReads: [String] = []
+        for links in linkStores {
+            func opened(_ secret: String) async throws -> String {
+                switch try await links.previewLink(secret: secret) {
+                case .live(let app, let link): return "live \(app.id) \(app.slug) \(link.name) \(link.lastUsedAt == nil)"
+                case .expired: return "expired"
+                case .unknown: return "unknown"
+                }
+            }
+            var said: [String] = []
+            let (live, made) = try await links.createPreviewLink(
+                appId: app.id, name: "QA", expiresAt: Date().addingTimeInterval(3600), createdBy: "script", grantedBy: .operator)
+            let (expired, _) = try await links.createPreviewLink(
+                appId: app.id, name: "old", expiresAt: Date().addingTimeInterval(-60), createdBy: "script", grantedBy: .operator)
+            let (gone, _) = try await links.createPreviewLink(
+                appId: app.id, name: "older", expiresAt: Date().addingTimeInterval(-2 * 86400), createdBy: "script", grantedBy: .operator)
+            said.append(try await opened(live))
+            said.append(try await opened(live))
+            said += [try await opened(expired), try await opened(gone), try await opened("rvp_" + String(repeating: "a", count: 64)), try await opened("nonsense")]
+            let listed = try await links.previewLinks(appId: app.id, limit: 2, offset: 1)
+            said.append("listed \(listed.total) \(listed.links.map(\.name))")
+            try await links.revokePreviewLink(appId: app.id, id: made.id)
+            said.append(try await opened(live))
+            do { try await links.revokePreviewLink(appId: app.id, id: made.id) } catch { said.append("\(error)".replacingOccurrences(of: made.id, with: "ID")) }
+            do { try await links.revokePreviewLink(appId: app.id, id: "not-an-id") } catch { said.append("\(error)") }
+            // The sweep of links expired a day ago, then the cap.
+            for i in 0..<(Limits.maxPreviewLinksPerApp - 1) {
+                _ = try await links.createPreviewLink(
+                    appId: app.id, name: "link \(i)", expiresAt: Date().addingTimeInterval(3600), createdBy: "script", grantedBy: .operator)
+            }
+            do {
+                _ = try await links.createPreviewLink(appId: app.id, name: "over", expiresAt: Date().addingTimeInterval(3600), createdBy: "script", grantedBy: .operator)
+                said.append("over the cap made")
+            } catch { said.append("\(error)") }
+            said.append("total \(try await links.previewLinks(appId: app.id, limit: 1, offset: 0).total)")
+            linkReads.append(said.joined(separator: "; "))
+        }
+        #expect(linkReads[0] == linkReads[1], "PostgreSQL \(linkReads[0].prefix(1500)), in memory \(linkReads[1].prefix(1500))")
+        #expect(linkReads[0].hasPrefix("live \(app.id) \(app.slug) QA true; live \(app.id) \(app.slug) QA false; expired; unknown; unknown; unknown"), "\(linkReads[0].prefix(500))")
+
         // A field document imported into both (its family extends FAMILY_1), then again (its
         // ids are taken), then replacing the draft: the same outcome each time.
         let document = try fixture("devportal_API_md_example.json")

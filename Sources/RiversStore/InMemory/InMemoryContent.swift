@@ -156,7 +156,11 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
     /// Archives the app (as `AppService.archive` does on PostgreSQL): its public URL is gone and
     /// its preview links open nothing.
     public func archiveApp(id: String) {
-        apps.withLockedValue { $0[id]?.archived = true }
+        apps.withLockedValue { apps in
+            apps[id]?.archived = true
+            // A commit of the app: a transaction that began before it runs again, on the archived app.
+            apps[id]?.commits += 1
+        }
     }
 
     // MARK: Reading back (for tests)

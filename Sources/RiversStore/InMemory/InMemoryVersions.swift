@@ -7,33 +7,33 @@ import RiversCore
 // (`PublishCheck`, `RiversDocument`) as a publish; the versions are those `PublishService` stored.
 
 extension InMemoryContent: VersionRepository {
-    /// The app's state, or the store's "not found" for an app it does not hold.
-    private func existing(_ appId: String) throws -> AppState {
-        guard let app = state(appId) else { throw StoreError.notFound("no app \(appId)") }
-        return app
+    /// The app's state; an app it does not hold reads as one with nothing in it, as PostgreSQL's
+    /// reads by app id find nothing.
+    private func existing(_ appId: String) -> AppState {
+        state(appId) ?? AppState(slug: "", app: App(id: appId, slug: "", name: "", createdAt: Date()))
     }
 
     public func problems(appId: String) async throws -> PublishReport {
-        let draft = try existing(appId).draft
+        let draft = existing(appId).draft
         return PublishReport(
             problems: PublishCheck.problems(screens: draft.screens, families: draft.families, registry: draft.registry),
             warnings: PublishCheck.warnings(screens: draft.screens, catalog: draft.registry.catalog, plugins: Set(draft.registry.plugins.keys)))
     }
 
     public func draftDocument(appId: String) async throws -> DocumentFragments {
-        let draft = try existing(appId).draft
+        let draft = existing(appId).draft
         let plugins = draft.registry.screenPluginInfo
         return DocumentFragments(draft.screens.map { RiversDocument.fragment($0, screenPlugins: plugins) })
     }
 
     public func checkedDraft(appId: String) async throws -> (problems: [FieldError], document: [UInt8]?) {
-        let draft = try existing(appId).draft
+        let draft = existing(appId).draft
         let problems = PublishCheck.problems(screens: draft.screens, families: draft.families, registry: draft.registry)
         return (problems, problems.isEmpty ? draft.document() : nil)
     }
 
     public func version(appId: String, number: Int) async throws -> PublishedVersion {
-        guard let version = try existing(appId).versions.first(where: { $0.number == number }) else {
+        guard let version = existing(appId).versions.first(where: { $0.number == number }) else {
             throw StoreError.notFound("no version \(number) of this app")
         }
         return version
@@ -41,14 +41,14 @@ extension InMemoryContent: VersionRepository {
 
     /// The version production points at.
     public func currentVersion(appId: String) async throws -> PublishedVersion? {
-        let app = try existing(appId)
+        let app = existing(appId)
         guard let number = app.channels[ChannelName.production]?.version else { return nil }
         return app.versions.first { $0.number == number }
     }
 
     /// Newest first, without their bytes (their sizes instead), as `Store.listVersions`.
     public func listVersions(appId: String, limit: Int, offset: Int) async throws -> (versions: [PublishedVersion], total: Int) {
-        let all = try existing(appId).versions
+        let all = existing(appId).versions
         let page = all.reversed().dropFirst(max(0, offset)).prefix(max(0, limit)).map { v in
             PublishedVersion(
                 appId: v.appId, number: v.number, sha256: v.sha256, document: [], gzip: [], publishedBy: v.publishedBy, note: v.note,
@@ -85,14 +85,16 @@ extension InMemoryContent: VersionRepository {
         return entry
     }
 
+    /// (An archived app's documents are not found by its slug, as `Store.findApp(slug:)` finds no
+    /// archived app.)
     public func currentDocument(slug: String) async throws -> PublishedVersion? {
-        guard let app = apps.withLockedValue({ apps in apps.values.first { $0.slug == slug } }),
+        guard let app = apps.withLockedValue({ apps in apps.values.first { $0.slug == slug && !$0.archived } }),
               let number = app.channels[ChannelName.production]?.version else { return nil }
         return app.versions.first { $0.number == number }.map { var v = $0; v.appId = app.app.id; return v }
     }
 
     public func document(slug: String, number: Int) async throws -> PublishedVersion? {
-        guard let app = apps.withLockedValue({ apps in apps.values.first { $0.slug == slug } }) else { return nil }
+        guard let app = apps.withLockedValue({ apps in apps.values.first { $0.slug == slug && !$0.archived } }) else { return nil }
         return app.versions.first { $0.number == number }.map { var v = $0; v.appId = app.app.id; return v }
     }
 }
@@ -126,7 +128,8 @@ extension InMemoryContent: PreviewLinkRepository {
     }
 
     public func previewLinks(appId: String, limit: Int, offset: Int) async throws -> (links: [PreviewLink], total: Int) {
-        let all = try existing(appId).previewLinks.map(\.link)
+        // Oldest first, as PostgreSQL orders them (by when made, then id).
+        let all = existing(appId).previewLinks.map(\.link).sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         return (Array(all.dropFirst(max(0, offset)).prefix(max(0, limit))), all.count)
     }
 
