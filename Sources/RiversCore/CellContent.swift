@@ -164,6 +164,8 @@ extension ContentNode {
     public static let maxDepth = 8
     /// … and holds at most this many nodes.
     public static let maxNodes = 64
+    /// A text node draws at most this many lines.
+    public static let maxLines = 20
 
     static let commonKeys: Set<String> = ["kind", "padding", "frame", "align", "offset"]
     static let keysByKind: [String: Set<String>] = [
@@ -234,7 +236,7 @@ extension ContentNode {
                 role: choice("role", TextRole.self) ?? .body,
                 fontSize: r.length("font_size", exclusiveMinimum: 0, maximum: 1000) ?? 14,
                 lineHeight: r.length("line_height", exclusiveMinimum: 0, maximum: 1000),
-                maxLines: r.integer("max_lines", minimum: 1, maximum: 20) ?? 1))
+                maxLines: r.integer("max_lines", minimum: 1, maximum: maxLines) ?? 1))
         default: kind = .spacer
         }
 

@@ -47,6 +47,7 @@ struct OpenAPIContractTests {
         #expect(number(content["x-max-nodes"]) == Double(ContentNode.maxNodes))
         #expect(number(content["x-max-depth"]) == Double(ContentNode.maxDepth))
         #expect(number(try property("ContentNode", "children")["maxItems"]) == Double(ContentNode.maxNodes - 1))
+        #expect(number(try property("ContentNode", "max_lines")["maximum"]) == Double(ContentNode.maxLines))
         #expect(choices(try property("ContentNode", "axis")) == ContentNode.Axis.allCases.map(\.rawValue))
         #expect(choices(try property("ContentNode", "alignment")) == ContentNode.StackAlignment.allCases.map(\.rawValue))
         #expect(choices(try property("ContentNode", "distribution")) == ContentNode.Distribution.allCases.map(\.rawValue))
