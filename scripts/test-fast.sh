@@ -12,6 +12,6 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 unset DATABASE_URL RIVERS_API_RESPONSE_LOG
 node --test Tests/js/
-fast_suites='RiversCoreTests\.|RiversLayoutTests\.|RiversServicesTests\.|RiversServerTests\.(ContentRouterTests|PublishRouterTests|OpenAPIContractTests|SessionRouterTests|TeamRouterTests|PublicConnectionTests|PublicDocumentRequestTests|PublishedDocumentsMemoryTests|RecordTextTests|ConfigurationTests)\b'
+fast_suites='RiversCoreTests\.|RiversLayoutTests\.|RiversServicesTests\.|RiversServerTests\.(ContentRouterTests|PublishRouterTests|AppEventsRouterTests|OpenAPIContractTests|SessionRouterTests|TeamRouterTests|PublicConnectionTests|PublicDocumentRequestTests|PublishedDocumentsMemoryTests|RecordTextTests|ConfigurationTests)\b'
 if [ "${RIVERS_SKIP_BUILD:-}" != 1 ]; then swift build --build-tests; fi
 swift test --skip-build --filter "$fast_suites" "$@"
