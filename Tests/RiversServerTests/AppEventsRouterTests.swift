@@ -63,19 +63,6 @@ struct AppEventsRouterTests {
         return .object(json)
     }
 
-    /// The events of a stream's text: (id, name, data).
-    static func events(_ text: String) -> [(id: Int?, name: String, data: JSONValue)] {
-        text.components(separatedBy: "\n\n").compactMap { block in
-            var id: Int?, name = "message", data: JSONValue?
-            for line in block.split(separator: "\n") {
-                if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
-                if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
-                if line.hasPrefix("data: ") { data = try? JSONValue.parse(Array(line.dropFirst(6).utf8)) }
-            }
-            return data.map { (id, name, $0) }
-        }
-    }
-
     @Test func aStreamReplaysWhatItMissedThenGoesOnLiveAndShowsEachCallerWhatItMaySee() async throws {
         let f = Self.setUp()
         let missed = f.events.add(appId: f.app.id, kind: "screen", resourceId: "s1", action: "create", revisionAfter: 1)
@@ -97,12 +84,12 @@ struct AppEventsRouterTests {
             let seen = try await viewer.value
             #expect(seen.status == .ok && seen.headers[.contentType]?.hasPrefix("text/event-stream") == true)
             #expect(seen.headers[AppEventsController.accelBuffering] == "no" && seen.headers[.cacheControl] == "no-store")
-            let read = Self.events(seen.text)
+            let read = ReadEvent.all(seen.text)
             #expect(read.compactMap(\.id) == [replayed.id, family.id], "\(seen.text)")
             #expect(read.first { $0.id == replayed.id }?.data["fields"] == ["name", "ui_components"])
             #expect(read.first?.name == "change" && read.contains { $0.name == "presence" })
             #expect(read.last?.name == "reload" && read.last?.data["code"] == "stopping", "the stream ends telling why")
-            let adminRead = Self.events(try await admin.value.text)
+            let adminRead = ReadEvent.all(try await admin.value.text)
             #expect(adminRead.compactMap(\.id) == [family.id, token.id], "admins see access events; a new stream replays nothing")
             #expect(adminRead.first { $0.id == token.id }?.name == "access")
         }

@@ -16,6 +16,23 @@ struct ReadEvent: Sendable {
     var id: Int?
     var name: String
     var data: JSONValue
+
+    /// The event of one block of a stream (the text between two blank lines); nil for a comment.
+    static func parse(_ block: Substring) -> ReadEvent? {
+        var event = ReadEvent(id: nil, name: "message", data: .null)
+        var isComment = true
+        for line in block.split(separator: "\n") {
+            if line.hasPrefix("id: ") { event.id = Int(line.dropFirst(4)); isComment = false }
+            if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)); isComment = false }
+            if line.hasPrefix("data: ") { event.data = (try? JSONValue.parse(Array(line.dropFirst(6).utf8))) ?? .null; isComment = false }
+        }
+        return isComment ? nil : event
+    }
+
+    /// The events of a stream's whole text.
+    static func all(_ text: String) -> [ReadEvent] {
+        text.components(separatedBy: "\n\n").compactMap { parse(Substring($0)) }
+    }
 }
 
 /// A stream read with a real HTTP client: its events are collected as they arrive.
@@ -38,14 +55,7 @@ final class EventReader: Sendable {
                     while let end = pending.range(of: "\n\n") {
                         let block = pending[..<end.lowerBound]
                         pending = String(pending[end.upperBound...])
-                        var event = ReadEvent(id: nil, name: "message", data: .null)
-                        var isComment = true
-                        for line in block.split(separator: "\n") {
-                            if line.hasPrefix("id: ") { event.id = Int(line.dropFirst(4)); isComment = false }
-                            if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)); isComment = false }
-                            if line.hasPrefix("data: ") { event.data = (try? JSONValue.parse(Array(line.dropFirst(6).utf8))) ?? .null; isComment = false }
-                        }
-                        if !isComment { events.withLockedValue { $0.append(event) } }
+                        if let event = ReadEvent.parse(block) { events.withLockedValue { $0.append(event) } }
                     }
                 }
             } catch {}
