@@ -49,11 +49,19 @@ struct AppEventsRouterTests {
         }
     }
 
-    /// Waits (at most 5 s) until the hub holds `count` streams.
+    /// Waits until the hub holds `count` streams; the test stops if it does not within 30 s
+    /// (generous: the fast tier's suites share two cores, and bcrypt and layouts can keep a
+    /// request's task from starting for seconds; the wait ends as soon as the streams are there).
     static func waitForStreams(_ hub: AppEventHub, _ count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while hub.streamCount < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(hub.streamCount == count)
+        try #require(hub.streamCount == count)
+    }
+
+    /// Ends every stream, and refuses any opened later: an answer a test waits for always comes
+    /// (a stream that subscribed after an `endAll` that lets new ones in would never end).
+    static func endStreams(_ hub: AppEventHub) {
+        hub.endAll("test over", code: "stopping", closing: true)
     }
 
     /// An entry as the listener hands it to the hub (migration 12's notification).
@@ -68,6 +76,7 @@ struct AppEventsRouterTests {
         let missed = f.events.add(appId: f.app.id, kind: "screen", resourceId: "s1", action: "create", revisionAfter: 1)
         let replayed = f.events.add(appId: f.app.id, kind: "screen", resourceId: "s1", action: "update", summary: "name, ui_components", revisionBefore: 1, revisionAfter: 2)
         try await f.application.test(.router) { client in
+            defer { Self.endStreams(f.hub) }
             var since = f.viewer
             since[AppEventsController.lastEventID] = String(missed.id)
             let viewer = Self.open(client, since)
@@ -79,7 +88,7 @@ struct AppEventsRouterTests {
             let elsewhere = f.events.add(appId: UUIDText.random(), kind: "screen", resourceId: "s9", action: "create")
             for entry in [family, token] { f.hub.deliver(entry: Self.notification(entry, appId: f.app.id)) }
             f.hub.deliver(entry: Self.notification(elsewhere, appId: UUIDText.random()))
-            f.hub.endAll("test over", code: "stopping")
+            Self.endStreams(f.hub)
 
             let seen = try await viewer.value
             #expect(seen.status == .ok && seen.headers[.contentType]?.hasPrefix("text/event-stream") == true)
@@ -100,6 +109,7 @@ struct AppEventsRouterTests {
         bounds.perPrincipal = 1
         let f = Self.setUp(bounds: bounds)
         try await f.application.test(.router) { client in
+            defer { Self.endStreams(f.hub) }
             var bad = f.viewer
             bad[AppEventsController.lastEventID] = "x1"
             let refused = try await Self.open(client, bad).value
@@ -112,7 +122,7 @@ struct AppEventsRouterTests {
             try await Self.waitForStreams(f.hub, 1)
             let second = try await Self.open(client, f.viewer).value
             #expect(second.status == .tooManyRequests && second.headers[.retryAfter] == "5" && second.isProblem, "\(second.text)")
-            f.hub.endAll("test over", code: "stopping")
+            Self.endStreams(f.hub)
             #expect(try await first.value.status == .ok)
         }
     }
