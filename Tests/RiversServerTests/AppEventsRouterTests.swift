@@ -128,7 +128,10 @@ struct AppEventsRouterTests {
     }
 
     @Test func presenceIsCheckedPacedAndAnnounced() async throws {
-        let f = Self.setUp()
+        // A long interval, so that the second update is surely too soon on a busy machine.
+        var bounds = AppEventHub.Bounds()
+        bounds.presenceInterval = .seconds(30)
+        let f = Self.setUp(bounds: bounds)
         try await f.application.test(.router) { client in
             let here = try await ContentRouterTests.call(client, .put, "presence", headers: f.viewer, json: ["where": "screens/abc", "field": "/ui_components/2"])
             #expect(here.status == .noContent, "\(here.text)")
