@@ -149,8 +149,7 @@ struct MultiProcessTests {
 
     @Test("a publish through one process reaches another by notification, long before the periodic check; a later one serves it at once; documents outlive the database")
     func twoProcesses() async throws {
-        let (client, url) = try await TestDatabase.freshDatabase(prefix: "rivers_multi")
-        try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
+        let (client, url) = try await TestDatabase.migratedDatabase(prefix: "rivers_multi")
         let store = Store(client: client, logger: testLogger)
         let app = try await AppService(storage: store).create(slug: "multi", name: "Multi")
         let token = try await TeamService(storage: store).createToken(appId: app.id).token

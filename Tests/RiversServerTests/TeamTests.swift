@@ -551,8 +551,7 @@ struct TeamTests {
     @Test("AUDIT_LOG_DAYS: entries older than that go, a batch per transaction, every app's and the instance's; nothing else may remove one")
     func auditLogRetention() async throws {
         // A database of its own: trimming reads the whole log, and other tests write old entries.
-        let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_trim")
-        try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
+        let (client, _) = try await TestDatabase.migratedDatabase(prefix: "rivers_trim")
         let store = Store(client: client, logger: testLogger)
         let appId = UUIDText.random()
         // Written in time order, as the log is: 5 of the app's and 2 of the instance's past 30 days, then 3 within.
@@ -614,8 +613,7 @@ struct TeamTests {
     /// database of its own, so that only this test's queries count.
     @Test("making a link drops old links by index")
     func oldLinksAreDroppedByIndex() async throws {
-        let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_links")
-        try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
+        let (client, _) = try await TestDatabase.migratedDatabase(prefix: "rivers_links")
         let store = Store(client: client, logger: testLogger)
         let app = try await AppService(storage: store).create(slug: "links", name: "Links")
         try await client.query(

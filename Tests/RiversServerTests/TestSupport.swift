@@ -51,12 +51,15 @@ enum TestDatabase {
         return (client, url)
     }
 
-    /// One migrated database shared by the whole run (tests isolate themselves by app).
-    static let shared: Task<(PostgresClient, DatabaseURL), any Error> = Task {
-        let (client, url) = try await freshDatabase()
+    /// A new database with every migration applied (for a test that must be alone in one).
+    static func migratedDatabase(prefix: String = "rivers_test") async throws -> (PostgresClient, DatabaseURL) {
+        let (client, url) = try await freshDatabase(prefix: prefix)
         try await Migrator(client: client, migrations: try migrations, logger: testLogger).migrate()
         return (client, url)
     }
+
+    /// One migrated database shared by the whole run (tests isolate themselves by app).
+    static let shared: Task<(PostgresClient, DatabaseURL), any Error> = Task { try await migratedDatabase() }
 
     static func client() async throws -> PostgresClient { try await shared.value.0 }
 

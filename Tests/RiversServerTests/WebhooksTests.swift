@@ -518,8 +518,7 @@ struct WebhooksTests {
     /// database of its own, so that only these claims are counted.
     @Test("a claim reads neither every due delivery nor every app with one pending, and keeps the apps' order and shares")
     func claimingReadsABoundedPart() async throws {
-        let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_claim")
-        try await Migrator(client: client, migrations: try TestDatabase.migrations, logger: testLogger).migrate()
+        let (client, _) = try await TestDatabase.migratedDatabase(prefix: "rivers_claim")
         let store = Store(client: client, logger: testLogger)
         let webhooks = WebhookService(storage: store, seal: testWebhookSeal)
         var apps: [String] = []

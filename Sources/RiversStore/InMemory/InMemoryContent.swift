@@ -90,10 +90,10 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
         var audit: [String] = []
         /// Published versions, oldest first.
         var versions: [PublishedVersion] = []
-        var slug: String
         /// The app as the API shows it (what `InMemoryCallers` made it with), and whether it is
         /// archived (its preview links open nothing, its public URL is gone).
         var app: App
+        var slug: String { app.slug }
         var archived = false
         /// Preview links, oldest first, each with its secret's hash.
         var previewLinks: [(link: PreviewLink, hash: String)] = []
@@ -125,6 +125,12 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
                 document: { RiversDocument.bytes(screens: screens, screenPlugins: registry.screenPluginInfo) })
         }
 
+        /// Version `number`, if the app has it.
+        func version(_ number: Int) -> PublishedVersion? { versions.first { $0.number == number } }
+
+        /// The version production points at.
+        var production: PublishedVersion? { channels[ChannelName.production].flatMap { version($0.version) } }
+
         /// The plugins with all their versions, as screens and layouts are read with them.
         var registry: PluginRegistry {
             // (As `Store.registryAndStamp`: a plugin whose current version has no manifest is left out.)
@@ -150,7 +156,7 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
     /// Adds `app` with no screens (as `InMemoryCallers.addApp` made it).
     public func addApp(_ app: App) {
-        apps.withLockedValue { $0[app.id] = AppState(slug: app.slug, app: app) }
+        apps.withLockedValue { $0[app.id] = AppState(app: app) }
     }
 
     /// Archives the app (as `AppService.archive` does on PostgreSQL): its public URL is gone and

@@ -10,7 +10,7 @@ extension InMemoryContent: VersionRepository {
     /// The app's state; an app it does not hold reads as one with nothing in it, as PostgreSQL's
     /// reads by app id find nothing.
     private func existing(_ appId: String) -> AppState {
-        state(appId) ?? AppState(slug: "", app: App(id: appId, slug: "", name: "", createdAt: Date()))
+        state(appId) ?? AppState(app: App(id: appId, slug: "", name: "", createdAt: Date()))
     }
 
     public func problems(appId: String) async throws -> PublishReport {
@@ -33,7 +33,7 @@ extension InMemoryContent: VersionRepository {
     }
 
     public func version(appId: String, number: Int) async throws -> PublishedVersion {
-        guard let version = existing(appId).versions.first(where: { $0.number == number }) else {
+        guard let version = existing(appId).version(number) else {
             throw StoreError.notFound("no version \(number) of this app")
         }
         return version
@@ -41,9 +41,7 @@ extension InMemoryContent: VersionRepository {
 
     /// The version production points at.
     public func currentVersion(appId: String) async throws -> PublishedVersion? {
-        let app = existing(appId)
-        guard let number = app.channels[ChannelName.production]?.version else { return nil }
-        return app.versions.first { $0.number == number }
+        existing(appId).production
     }
 
     /// Newest first, without their bytes (their sizes instead), as `Store.listVersions`.
@@ -70,14 +68,14 @@ extension InMemoryContent: VersionRepository {
     }
 
     static func indexEntry(_ app: AppState) -> PublishedIndexEntry? {
-        let production = app.channels[ChannelName.production].flatMap { channel in app.versions.first { $0.number == channel.version } }
+        let production = app.production
         guard production != nil || app.archived || !app.channels.isEmpty else { return nil }
         var entry = PublishedIndexEntry(
             slug: app.slug, appId: app.app.id, number: production?.number ?? 0, sha256: production?.sha256 ?? "", gone: app.archived,
             generation: app.channelMoves.count, newest: app.versions.last?.number ?? 0)
         guard !app.archived else { return entry }
         for (name, channel) in app.channels where name != ChannelName.production {
-            if let version = app.versions.first(where: { $0.number == channel.version }) {
+            if let version = app.version(channel.version) {
                 entry.channels[name] = ChannelPointer(number: version.number, sha256: version.sha256)
             }
         }
@@ -85,17 +83,24 @@ extension InMemoryContent: VersionRepository {
         return entry
     }
 
-    /// (An archived app's documents are not found by its slug, as `Store.findApp(slug:)` finds no
-    /// archived app.)
     public func currentDocument(slug: String) async throws -> PublishedVersion? {
-        guard let app = apps.withLockedValue({ apps in apps.values.first { $0.slug == slug && !$0.archived } }),
-              let number = app.channels[ChannelName.production]?.version else { return nil }
-        return app.versions.first { $0.number == number }.map { var v = $0; v.appId = app.app.id; return v }
+        servingApp(slug: slug).flatMap { app in app.production.map { Self.version($0, of: app) } }
     }
 
     public func document(slug: String, number: Int) async throws -> PublishedVersion? {
-        guard let app = apps.withLockedValue({ apps in apps.values.first { $0.slug == slug && !$0.archived } }) else { return nil }
-        return app.versions.first { $0.number == number }.map { var v = $0; v.appId = app.app.id; return v }
+        servingApp(slug: slug).flatMap { app in app.version(number).map { Self.version($0, of: app) } }
+    }
+
+    /// The app at `slug` unless it is archived (as `Store.findApp(slug:)` finds no archived app).
+    private func servingApp(slug: String) -> AppState? {
+        apps.withLockedValue { apps in apps.values.first { $0.slug == slug && !$0.archived } }
+    }
+
+    /// A version as served by slug: with its app's id.
+    private static func version(_ version: PublishedVersion, of app: AppState) -> PublishedVersion {
+        var served = version
+        served.appId = app.app.id
+        return served
     }
 }
 
@@ -157,9 +162,7 @@ extension InMemoryContent: PreviewLinkRepository {
                     app.commits += 1
                     apps[appId] = app
                 }
-                var shown = app.app
-                shown.slug = app.slug
-                return .live(shown, link)
+                return .live(app.app, link)
             }
             return .unknown
         }
