@@ -15,8 +15,8 @@
 # (Tests/schemathesis/check_selection.py; skipped when extra arguments narrow the run). Exits
 # non-zero on any failure; stops the server on exit. ST_SEED picks the seed (default 1234; `make
 # test` runs 1234 and 777), ST_MAX_EXAMPLES the examples per operation (default: the toml's),
-# ST_JUNIT a path to keep schemathesis' JUnit report at, ST_COVERAGE=post-put adds the coverage phase
-# of every POST and PUT (a second run, checked the same way).
+# ST_JUNIT a path to keep schemathesis' JUnit report at, ST_COVERAGE=writes adds the coverage phase
+# of every POST, PUT and PATCH (a second run, checked the same way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -52,7 +52,9 @@ spare_app="$slug-spare"
 spare_token=$(LOG_LEVEL=warning "$RIVERS_BIN" app create "$spare_app" --quiet 2>>"$log") || { cat "$log" >&2; exit 1; }
 url="http://127.0.0.1:$port"
 
-HOST=127.0.0.1 PORT=$port PUBLIC_DIR="$root/Public" PUBLIC_BASE_URL="$url" LOG_LEVEL=warning \
+# WEBHOOK_PRIVATE_NETWORKS=allow: the seeded webhooks call a loopback port (no other address is
+# sure to exist here), so that the webhook routes answer for a real webhook and delivery.
+HOST=127.0.0.1 PORT=$port PUBLIC_DIR="$root/Public" PUBLIC_BASE_URL="$url" LOG_LEVEL=warning WEBHOOK_PRIVATE_NETWORKS=allow \
   "$RIVERS_BIN" serve --migrate >>"$log" 2>&1 &
 server=$!
 
@@ -83,22 +85,23 @@ HYPOTHESIS_STORAGE_DIRECTORY="$venv/hypothesis" PYTHONDONTWRITEBYTECODE=1 "$venv
   --report junit --report-junit-path "$work/junit.xml" \
   "${args[@]}" "$@" || status=$?
 echo "schemathesis: seed $seed finished in $(( $(date +%s) - start ))s with status $status" >&2
-# ST_COVERAGE=post-put: then the coverage phase (boundary values of every schema keyword) for every
-# POST and PUT, on the same app. It is deterministic (no seed changes what it sends), so one
-# seed's run is enough; `make test` runs it with seed 1234. About 15 minutes here, most of it the
-# plugin manifests' schema.
+# ST_COVERAGE=writes: then the coverage phase (boundary values of every schema keyword: a string
+# at its maxLength and one longer, each enum value and one outside, ...) for every POST, PUT and
+# PATCH, on the same app: so the server's own bounds, written where each body is read, are held to
+# the document's. It is deterministic (no seed changes what it sends), so one seed's run is
+# enough; `make test` runs it with seed 1234.
 coverage_status=0
-if [ "${ST_COVERAGE:-}" = post-put ] && [ $# = 0 ]; then
+if [ "${ST_COVERAGE:-}" = writes ] && [ $# = 0 ]; then
   start=$(date +%s)
   HYPOTHESIS_STORAGE_DIRECTORY="$venv/hypothesis" PYTHONDONTWRITEBYTECODE=1 "$venv/bin/st" --config-file "$root/Tests/schemathesis/schemathesis.toml" run \
     "$url/api/openapi.json" \
     --header "Authorization: Bearer $token" \
     --checks all --generation-deterministic --no-color \
-    --phases coverage --include-method POST --include-method PUT \
+    --phases coverage --include-method POST --include-method PUT --include-method PATCH \
     --report junit --report-junit-path "$work/coverage.xml" || coverage_status=$?
-  echo "schemathesis: the coverage phase of every POST and PUT finished in $(( $(date +%s) - start ))s with status $coverage_status" >&2
+  echo "schemathesis: the coverage phase of every POST, PUT and PATCH finished in $(( $(date +%s) - start ))s with status $coverage_status" >&2
   "$venv/bin/python" "$root/Tests/schemathesis/check_selection.py" "$url/api/openapi.json" \
-    "$root/Tests/schemathesis/schemathesis.toml" "$work/coverage.xml" POST,PUT || coverage_status=1
+    "$root/Tests/schemathesis/schemathesis.toml" "$work/coverage.xml" POST,PUT,PATCH || coverage_status=1
 fi
 # Every operation of the served document ran, but the toml's deliberate exclusions: counted from
 # what schemathesis reported testing, not from the toml's filters.

@@ -388,12 +388,17 @@ def whole_member(current, target):
 NEW_SCREENS = [0]
 NEW_IDS = [0]
 PLUGIN_VERSION = os.environ["RIVERS_PLUGIN_VERSION"]
-REAL_IDS = {"families": "FAMILY_1", "layouts": LAYOUT, "screens": SHOW, "plugins": PLUGIN, "preview-links": os.environ["RIVERS_PREVIEW_LINK"]}
+REAL_IDS = {
+    "families": "FAMILY_1", "layouts": LAYOUT, "screens": SHOW, "plugins": PLUGIN, "preview-links": os.environ["RIVERS_PREVIEW_LINK"],
+    "webhooks": os.environ["RIVERS_WEBHOOK"],
+}
 # DELETEs remove spare resources, so that the others stay for every other operation.
 SPARE_IDS = {
     "families": "FAMILY_2", "layouts": "SPARE_LAYOUT", "screens": os.environ["RIVERS_SPARE_SCREEN"], "plugins": PLUGIN + "_spare",
-    "preview-links": os.environ["RIVERS_SPARE_PREVIEW_LINK"],
+    "preview-links": os.environ["RIVERS_SPARE_PREVIEW_LINK"], "webhooks": os.environ["RIVERS_SPARE_WEBHOOK"],
 }
+# The seeded webhook's ping: the delivery its delivery routes name.
+WEBHOOK_DELIVERY = os.environ["RIVERS_WEBHOOK_DELIVERY"]
 # The seeded preview link's secret: the public draft URL's path parameter.
 PREVIEW_SECRET = os.environ["RIVERS_PREVIEW_SECRET"]
 
@@ -441,6 +446,8 @@ def map_case(context, case):
         if not stateful:
             if "id" in params and kind in REAL_IDS:
                 params["id"] = (SPARE_IDS if case.method.upper() == "DELETE" else REAL_IDS)[kind]
+            if "delivery" in params:
+                params["delivery"] = WEBHOOK_DELIVERY
             if "number" in params:
                 params["number"] = 1
             if "version" in params:

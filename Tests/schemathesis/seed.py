@@ -5,7 +5,9 @@
 Creates a family FAMILY_1 (cell styles LIST_1, GRID_1), a layout HOME_LAYOUT, the home screen
 (from the layout), a connected screen under it, a screen plugin registered from the manifest beside
 this file, spare resources nothing uses for the DELETEs to remove (family FAMILY_2, layout
-SPARE_LAYOUT, a screen, a second plugin, a second token), and publishes version 1. Prints shell assignments
+SPARE_LAYOUT, a screen, a second plugin, a second token), publishes version 1, and makes a webhook
+(with one delivery, its ping) and a spare one; the webhooks call a loopback port nothing listens on,
+so the server must run with WEBHOOK_PRIVATE_NETWORKS=allow. Prints shell assignments
 (`NAME=value`, one a line) of the ids the run uses; exits non-zero when any step fails.
 """
 import json
@@ -94,6 +96,12 @@ def main():
     # A preview link whose URL the draft's GET and HEAD use, and a spare one for DELETE to revoke.
     preview = call("POST", "/preview-links", {"name": "seed"})
     spare_preview = call("POST", "/preview-links", {"name": "spare"})
+    # A webhook whose id, and its ping's delivery id, the webhook routes name (its receiver is a
+    # loopback port nothing listens on: the deliveries fail and wait for their retries), and a
+    # spare one for DELETE.
+    hook = call("POST", "/webhooks", {"url": "http://127.0.0.1:9/rivers", "description": "seed"})
+    spare_hook = call("POST", "/webhooks", {"url": "http://127.0.0.1:9/spare", "events": ["app.archived"]})
+    delivery = call("POST", f"/webhooks/{hook['id']}/ping", expect=(202,))
     print(f"RIVERS_HOME_SCREEN={home['id']}")
     print(f"RIVERS_SHOW_SCREEN={show['id']}")
     print(f"RIVERS_SPARE_SCREEN={spare['id']}")
@@ -104,6 +112,9 @@ def main():
     print(f"RIVERS_PREVIEW_SECRET={preview['url'].rsplit('/', 2)[-2]}")
     print(f"RIVERS_PREVIEW_LINK={preview['id']}")
     print(f"RIVERS_SPARE_PREVIEW_LINK={spare_preview['id']}")
+    print(f"RIVERS_WEBHOOK={hook['id']}")
+    print(f"RIVERS_SPARE_WEBHOOK={spare_hook['id']}")
+    print(f"RIVERS_WEBHOOK_DELIVERY={delivery['id']}")
 
 
 if __name__ == "__main__":
