@@ -82,7 +82,7 @@ extension JSONValue: Codable {
         case .null: try container.encodeNil()
         case .bool(let b): try container.encode(b)
         case .number(let n):
-            if n.rounded() == n, abs(n) < 1e15 { try container.encode(Int64(n)) } else { try container.encode(n) }
+            if n.rounded() == n, abs(n) < 1e18, let whole = Int64(exactly: n) { try container.encode(whole) } else { try container.encode(n) }
         case .string(let s): try container.encode(s)
         case .array(let a): try container.encode(a)
         case .object(let o): try container.encode(o)
@@ -159,6 +159,11 @@ extension JSONValue {
         }
     }
 
+    /// Whole numbers are written without a fraction or an exponent below 1e21 (as JavaScript
+    /// writes them: `1e15` is `1000000000000000`, never `1000000000000000.0` or `1e+15`), so
+    /// that a client reading an integer reads one; others in the shortest form that reads back
+    /// the same. Numbers are IEEE doubles: a whole number beyond 2^53 keeps its nearest double's
+    /// digits (12345678901234567891 is written 12345678901234567000), as JavaScript reads it.
     public static func writeNumber(_ n: Double, to out: inout [UInt8]) {
         if n.rounded() == n, abs(n) < 1e15 {
             // Whole numbers digit by digit: no String in between.
@@ -177,10 +182,54 @@ extension JSONValue {
                 for i in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[i]) }
             }
         } else if n.isFinite {
-            out.append(contentsOf: "\(n)".utf8)
+            let text = "\(n)"
+            if n.rounded() == n, abs(n) < 1e21, let whole = wholeForm(text) {
+                out.append(contentsOf: whole)
+            } else {
+                out.append(contentsOf: text.utf8)
+            }
         } else {
             out.append(contentsOf: "null".utf8)
         }
+    }
+
+    /// A whole number's shortest text (`1234567890123456.0`, `1.2345678901234567e+19`) in integer
+    /// form (`12345678901234567000`); nil for text of another shape.
+    static func wholeForm(_ text: String) -> [UInt8]? {
+        var bytes = Array(text.utf8)
+        var result: [UInt8] = []
+        if bytes.first == UInt8(ascii: "-") {
+            result.append(UInt8(ascii: "-"))
+            bytes.removeFirst()
+        }
+        var exponent = 0
+        if let e = bytes.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            guard let value = Int(String(decoding: bytes[(e + 1)...], as: UTF8.self)), abs(value) <= 400 else { return nil }
+            exponent = value
+            bytes.removeSubrange(e...)
+        }
+        var digits: [UInt8] = []
+        var fractionDigits = 0, seenPoint = false
+        for byte in bytes {
+            if byte == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+                continue
+            }
+            guard (48...57).contains(byte) else { return nil }
+            digits.append(byte)
+            if seenPoint { fractionDigits += 1 }
+        }
+        // The value is digits × 10^(exponent − fractionDigits); a whole one's fraction is zeros.
+        var zeros = exponent - fractionDigits
+        while zeros < 0, digits.last == UInt8(ascii: "0") {
+            digits.removeLast()
+            zeros += 1
+        }
+        guard zeros >= 0, zeros <= 21, !digits.isEmpty else { return nil }
+        while digits.count > 1, digits.first == UInt8(ascii: "0") { digits.removeFirst() }
+        result.append(contentsOf: digits)
+        result.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: zeros))
+        return result
     }
 
     public static func writeString(_ s: String, to out: inout [UInt8]) {

@@ -44,7 +44,9 @@ public enum WebhookTarget {
         }
         if url.user != nil || url.password != nil { return "must not hold a user name or password (send a secret in the path or check the signature)" }
         if url.fragment != nil { return "must not have a #fragment" }
-        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        // `localhost.` is `localhost`: a name's final dot is the root's, and it resolves the same.
+        if name.hasSuffix("."), name.count > 1 { name.removeLast() }
         let loopback = isLoopbackName(name) || (IPAddress(name).map(\.isLoopback) ?? false)
         switch scheme {
         case "https": break
@@ -77,9 +79,11 @@ public struct IPAddress: Sendable, Equatable {
     /// 4 bytes (IPv4) or 16 (IPv6).
     public let bytes: [UInt8]
 
+    /// IPv4 in every form a resolver reads as an address, not only dotted quads (`127.1`,
+    /// `0177.0.0.1`, `0x7f.0.0.1`, `2130706433` are 127.0.0.1): a host so written is an address.
     public init?(_ text: String) {
         var v4 = in_addr(), v6 = in6_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
+        if inet_pton(AF_INET, text, &v4) == 1 || (!text.isEmpty && text.utf8.count <= 40 && inet_aton(text, &v4) != 0) {
             bytes = withUnsafeBytes(of: &v4) { Array($0) }
         } else if inet_pton(AF_INET6, text, &v6) == 1 {
             bytes = withUnsafeBytes(of: &v6) { Array($0) }
@@ -105,16 +109,19 @@ public struct IPAddress: Sendable, Equatable {
         return bytes == [UInt8](repeating: 0, count: 15) + [1]
     }
 
-    /// An IPv4 address inside an IPv6 one (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`,
-    /// compatible `::a.b.c.d`).
+    /// An IPv4 address inside an IPv6 one (mapped `::ffff:a.b.c.d`, translated
+    /// `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, compatible `::a.b.c.d`, 6to4
+    /// `2002:aabb:ccdd::`).
     var embeddedIPv4: IPAddress? {
         guard bytes.count == 16 else { return nil }
         let head = Array(bytes[0..<12])
-        if head == [UInt8](repeating: 0, count: 10) + [0xff, 0xff] || head == [0, 0x64, 0xff, 0x9b] + [UInt8](repeating: 0, count: 8)
-            || (head == [UInt8](repeating: 0, count: 12) && bytes[12...].contains(where: { $0 != 0 }) && bytes[12..<15] != [0, 0, 0])
+        let zeros = { (n: Int) in [UInt8](repeating: 0, count: n) }
+        if head == zeros(10) + [0xff, 0xff] || head == zeros(8) + [0xff, 0xff, 0, 0] || head == [0, 0x64, 0xff, 0x9b] + zeros(8)
+            || (head == zeros(12) && bytes[12...].contains(where: { $0 != 0 }) && bytes[12..<15] != [0, 0, 0])
         {
             return IPAddress(bytes: Array(bytes[12...]))
         }
+        if bytes[0] == 0x20 && bytes[1] == 0x02 { return IPAddress(bytes: Array(bytes[2..<6])) }
         return nil
     }
 
@@ -129,6 +136,7 @@ public struct IPAddress: Sendable, Equatable {
             case 172 where (16...31).contains(b): return false
             case 192 where b == 168: return false
             case 192 where b == 0 && (bytes[2] == 0 || bytes[2] == 2): return false
+            case 192 where b == 88 && bytes[2] == 99: return false  // 6to4 relays (deprecated)
             case 198 where b == 18 || b == 19: return false
             case 198 where b == 51 && bytes[2] == 100: return false
             case 203 where b == 0 && bytes[2] == 113: return false
@@ -139,6 +147,13 @@ public struct IPAddress: Sendable, Equatable {
         if let v4 = embeddedIPv4 { return v4.isPublic }
         if bytes.allSatisfy({ $0 == 0 }) || isLoopback { return false }
         let first = bytes[0]
+        // IANA's special-purpose IPv6 registry: none of these is a host on the internet.
+        // ::/8 is reserved (the forms above that hold IPv4 are read as it), 64:ff9b:1::/48 local NAT64 among it.
+        if first == 0 { return false }
+        if first == 0x01 && bytes[1...7].allSatisfy({ $0 == 0 }) { return false }  // 100::/64 discard
+        if first == 0x20 && bytes[1] == 0x01 && bytes[2] < 0x02 { return false }  // 2001::/23 protocol assignments (Teredo, ORCHID, ...)
+        if first == 0x3f && bytes[1] == 0xff && bytes[2] & 0xf0 == 0 { return false }  // 3fff::/20 documentation
+        if first == 0x5f && bytes[1] == 0x00 { return false }  // 5f00::/16 segment routing
         if first & 0xfe == 0xfc { return false }  // fc00::/7 unique local
         if first == 0xfe && bytes[1] & 0xc0 == 0x80 { return false }  // fe80::/10 link-local
         if first == 0xfe && bytes[1] & 0xc0 == 0xc0 { return false }  // fec0::/10 site-local (deprecated)

@@ -9,6 +9,8 @@ struct AppEventsController {
     let store: any AppEventRepository
     let hub: AppEventHub
     let helpers: APIHelpers
+    /// Asked at every heartbeat whether a person's session is still alive.
+    let callers: any CallerRepository
 
     /// Events a reconnecting stream may catch up on; past that it is told to reload.
     static let maxReplay = 500
@@ -69,7 +71,7 @@ struct AppEventsController {
 
     func stream(_ request: Request, _ context: AppContext) async throws -> Response {
         let app = context.app
-        let isAdmin = context.role == .admin || context.principal?.isInstanceAdmin == true
+        let isAdmin = context.people == .withEmails
         // A reconnect names the last event it had: digits only, else the stream starts from now.
         var after: Int?
         if let text = request.headers[Self.lastEventID] {
@@ -106,6 +108,7 @@ struct AppEventsController {
         }
         let hub = self.hub, missed = replay, tooManyMissed = tooMany
         let heartbeat = hub.bounds.heartbeat
+        let access = StreamAccess(principal: context.principal, callers: callers)
         let presence = hub.presenceEvent(appId: app.id)
         let lastReplayed = replay.last?.id ?? after ?? 0
         return Response(
@@ -118,8 +121,12 @@ struct AppEventsController {
             body: ResponseBody { writer in
                 let beat = Task {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: heartbeat)
+                        try? await Task.sleep(for: access.wait(upTo: heartbeat))
                         if Task.isCancelled { return }
+                        if let reason = await access.ended() {
+                            subscriber.end(reason, code: "access")
+                            return
+                        }
                         subscriber.send(.heartbeat)
                     }
                 }
@@ -156,6 +163,40 @@ struct AppEventsController {
                 }
                 try await writer.finish(nil)
             })
+    }
+}
+
+/// Whether a stream's caller may still read it. A removed member, a changed role, a revoked token
+/// and an archived app end streams at once, by their audit events (`AppEventHub.deliver`); what
+/// makes no event is checked here, at every heartbeat: a token's expiry (the stream ends at the
+/// moment itself) and a person's session ended by signing out (here or everywhere), by a new
+/// password, or by idleness. A check that fails (the database away) leaves the stream open.
+struct StreamAccess: Sendable {
+    let principal: Principal?
+    let callers: any CallerRepository
+
+    /// How long to wait for the next check: a heartbeat, or less when a token expires sooner.
+    func wait(upTo heartbeat: Duration, now: Date = Date()) -> Duration {
+        guard case .token(_, let token) = principal, let expiresAt = token.expiresAt else { return heartbeat }
+        let left = expiresAt.timeIntervalSince(now)
+        guard left > 0 else { return .zero }
+        let beat = Double(heartbeat.components.seconds) + Double(heartbeat.components.attoseconds) / 1e18
+        // (Converted only when below a heartbeat: a far expiry never becomes an Int.)
+        return left < beat ? .milliseconds(Int(left * 1000) + 1) : heartbeat
+    }
+
+    /// Why the stream ends now; nil while its caller may read it.
+    func ended(now: Date = Date()) async -> String? {
+        switch principal {
+        case .token(_, let token):
+            if let expiresAt = token.expiresAt, expiresAt <= now { return "this token expired" }
+            return nil
+        case .person(let session):
+            guard let alive = try? await callers.sessionIsAlive(id: session.id) else { return nil }
+            return alive ? nil : "you were signed out"
+        case nil:
+            return nil
+        }
     }
 }
 

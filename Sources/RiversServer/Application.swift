@@ -281,7 +281,7 @@ public func buildRouter(
         .register(on: routes)
     PreviewLinkController(store: store, helpers: helpers, baseURL: configuration.baseURL, availability: availability)
         .register(api: routes, open: open)
-    AppEventsController(store: store, hub: events, helpers: helpers).register(on: routes)
+    AppEventsController(store: store, hub: events, helpers: helpers, callers: store).register(on: routes)
     ReleaseController(store: store, releases: ReleaseService(storage: store), helpers: helpers, documents: documents, baseURL: configuration.baseURL)
         .register(on: routes)
     WebhookController(store: store, webhooks: WebhookService(storage: store, seal: configuration.webhookSecretSeal), helpers: helpers, allowPrivate: configuration.webhookPrivateNetworks).register(on: routes)

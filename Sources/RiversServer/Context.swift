@@ -30,6 +30,19 @@ public enum Principal: Sendable {
         }
     }
 
+    /// The expiry of what this caller makes that could outlive it (a token, a preview link): the
+    /// one asked for, else `fallback`, never later than the caller's own token's expiry, so that
+    /// a token about to expire cannot leave a lasting one behind (what a token grants goes with
+    /// it, as when it is revoked). A later one asked for is a problem at `/expires_at`.
+    func grantedExpiry(asked: Date?, fallback: Date?, problems: Problems) -> Date? {
+        guard case .token(_, let token) = self, let limit = token.expiresAt else { return asked ?? fallback }
+        if let asked, asked > limit {
+            problems.add("/expires_at", "must be no later than \(Timestamp.format(limit)), when the token that makes it expires")
+            return nil
+        }
+        return min(asked ?? fallback ?? limit, limit)
+    }
+
     var isInstanceAdmin: Bool {
         if case .person(let session) = self { return session.user.isAdmin }
         return false

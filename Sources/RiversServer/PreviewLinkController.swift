@@ -24,7 +24,7 @@ struct PreviewLinkController {
         appRoutes.on(.get, "preview-links", need: .role(.viewer)) { request, context in
             let (limit, offset) = try helpers.paging(request)
             let (links, total) = try await store.previewLinks(appId: context.app.id, limit: limit, offset: offset)
-            return JSONResponse(pageJSON(links.map(\.json), total: total, limit: limit, offset: offset))
+            return JSONResponse(pageJSON(links.map { $0.json(people: context.people) }, total: total, limit: limit, offset: offset))
         }
         // The URL is in this answer only; afterwards the link is known by its id and name.
         appRoutes.on(.post, "preview-links", need: .role(.editor)) { request, context in
@@ -33,13 +33,14 @@ struct PreviewLinkController {
             guard let r = ObjectReader(body, at: "", problems: problems) else { throw Problem.invalid(problems.errors) }
             r.rejectUnknownKeys(["name", "expires_at"])
             let name = r.string("name", nonEmpty: true, maxLength: 100)
-            let expires = r.expiry(within: Limits.maxPreviewLinkLifetime, described: "\(Int(Limits.maxPreviewLinkLifetime / 86400)) days")
-                ?? Date().addingTimeInterval(Limits.defaultPreviewLinkLifetime)
+            let asked = r.expiry(within: Limits.maxPreviewLinkLifetime, described: "\(Int(Limits.maxPreviewLinkLifetime / 86400)) days")
+            let fallback = Date().addingTimeInterval(Limits.defaultPreviewLinkLifetime)
+            let expires = context.principal?.grantedExpiry(asked: asked, fallback: fallback, problems: problems) ?? asked ?? fallback
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
             let (secret, link) = try await store.createPreviewLink(
                 appId: context.app.id, name: name ?? "Preview link", expiresAt: expires,
                 createdBy: context.principal?.displayName ?? "", grantedBy: context.principal?.grantor ?? .operator)
-            var o = link.json.objectValue ?? [:]
+            var o = link.json(people: context.people).objectValue ?? [:]
             o["url"] = .string(url(secret))
             return JSONResponse(.object(o), status: .created, headers: [.cacheControl: "no-store"])
         }
@@ -94,9 +95,9 @@ struct PreviewLinkController {
 
 extension PreviewLink {
     /// A preview link as the API lists it (never its URL: that is in the answer that made it).
-    var json: JSONValue {
+    func json(people: PeopleShown) -> JSONValue {
         [
-            "id": .string(id), "name": .string(name), "created_by": .string(createdBy),
+            "id": .string(id), "name": .string(name), "created_by": .string(people.name(createdBy)),
             "created_at": .string(Timestamp.format(createdAt)), "expires_at": .string(Timestamp.format(expiresAt)),
             "expired": .bool(expiresAt <= Date()),
             "last_used_at": lastUsedAt.map { .string(Timestamp.format($0)) } ?? .null,

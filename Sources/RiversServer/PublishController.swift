@@ -55,7 +55,7 @@ struct PublishController {
             let outcome = try await helpers.wholeApp.run(app: app.id) {
                 try await Self.measured { try await publishing.publish(appId: app.id, note: note, publishedBy: context.publisher, channel: channel) }
             }
-            return await respond(outcome, app: app, channel: channel)
+            return await respond(outcome, app: app, channel: channel, people: context.people)
         }
         // Import adds the document's screens; PUT draft.json makes the document the whole draft
         // (a version restored into the editor, or an undo of that).
@@ -68,7 +68,7 @@ struct PublishController {
             let app = context.app
             let (limit, offset) = try helpers.paging(request)
             let (versions, total) = try await store.listVersions(appId: app.id, limit: limit, offset: offset)
-            return JSONResponse(pageJSON(versions.map { $0.json(slug: app.slug, baseURL: baseURL) }, total: total, limit: limit, offset: offset))
+            return JSONResponse(pageJSON(versions.map { $0.json(slug: app.slug, baseURL: baseURL, people: context.people) }, total: total, limit: limit, offset: offset))
         }
         appRoutes.on(.get, "versions/diff", need: .role(.viewer)) { request, context in
             let app = context.app
@@ -90,7 +90,7 @@ struct PublishController {
         appRoutes.on(.get, "versions/{number}", need: .role(.viewer)) { _, context in
             let app = context.app
             let version = try await store.version(appId: app.id, number: try Self.versionNumber(context))
-            var json = version.json(slug: app.slug, baseURL: baseURL).objectValue ?? [:]
+            var json = version.json(slug: app.slug, baseURL: baseURL, people: context.people).objectValue ?? [:]
             json["document"] = try JSONValue.parse(version.document)
             return JSONResponse(.object(json))
         }
@@ -101,7 +101,7 @@ struct PublishController {
             let outcome = try await helpers.wholeApp.run(app: app.id) {
                 try await Self.measured { try await publishing.rollback(appId: app.id, to: number, publishedBy: context.publisher, note: note) }
             }
-            return await respond(outcome, app: app)
+            return await respond(outcome, app: app, people: context.people)
         }
     }
 
@@ -141,7 +141,7 @@ struct PublishController {
         }
     }
 
-    func respond(_ outcome: PublishOutcome, app: App, channel: String = ChannelName.production) async -> JSONResponse {
+    func respond(_ outcome: PublishOutcome, app: App, channel: String = ChannelName.production, people: PeopleShown) async -> JSONResponse {
         let url = channel == ChannelName.production
             ? "\(baseURL)/rivers/\(app.slug)/rivers.json" : "\(baseURL)/rivers/\(app.slug)/channels/\(channel)/rivers.json"
         switch outcome {
@@ -151,10 +151,10 @@ struct PublishController {
             // The entry as committed (channels, and the generation that orders it after any
             // reading from before this publish).
             try? await documents.refresh(slug: app.slug)
-            return JSONResponse(["changed": true, "version": version.json(slug: app.slug, baseURL: baseURL), "channel": .string(channel),
+            return JSONResponse(["changed": true, "version": version.json(slug: app.slug, baseURL: baseURL, people: people), "channel": .string(channel),
                                  "public_url": .string(url)], status: .created)
         case .unchanged(let version):
-            return JSONResponse(["changed": false, "version": version.json(slug: app.slug, baseURL: baseURL), "channel": .string(channel),
+            return JSONResponse(["changed": false, "version": version.json(slug: app.slug, baseURL: baseURL, people: people), "channel": .string(channel),
                                  "public_url": .string(url),
                                  "detail": .string("\(channel) serves version \(version.number) already, with this same content; no version was added")])
         }

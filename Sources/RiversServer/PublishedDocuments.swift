@@ -963,14 +963,22 @@ struct PublicDocumentController {
         guard let header else { return false }
         // What browsers and app clients send ("gzip", "gzip, deflate, br"): no weights to read.
         if header == "gzip" || header == "gzip, deflate, br" || header == "gzip, deflate" { return true }
+        // RFC 9110, 12.5.3: gzip's own member decides (x-gzip is the same coding), else `*`'s;
+        // a weight of zero (`q=0`, `Q=0.000`) refuses. Neither named: not acceptable.
+        var wildcard: Bool?
         for member in members(header) {
             let parts = member.split(separator: ";")
-            guard let coding = parts.first.map({ $0.filter { $0 != " " } }), coding.lowercased() == "gzip" || coding == "*" else { continue }
-            // gzip;q=0 refuses it.
-            if parts.dropFirst().contains(where: { $0.filter { $0 != " " } == "q=0" || $0.filter { $0 != " " } == "q=0.0" }) { return false }
-            return true
+            guard let coding = parts.first.map({ $0.filter { $0 != " " && $0 != "\t" }.lowercased() }) else { continue }
+            let refused = parts.dropFirst().contains { parameter in
+                let p = parameter.filter { $0 != " " && $0 != "\t" }.lowercased()
+                guard p.hasPrefix("q=") else { return false }
+                let weight = p.dropFirst(2)
+                return weight.first == "0" && weight.filter({ $0 == "." }).count <= 1 && weight.allSatisfy { $0 == "0" || $0 == "." }
+            }
+            if coding == "gzip" || coding == "x-gzip" { return !refused }
+            if coding == "*", wildcard == nil { wildcard = !refused }
         }
-        return false
+        return wildcard ?? false
     }
 
     /// `acceptsGzip` of a value as received: the common values compared as bytes (no string made).

@@ -31,7 +31,7 @@ struct ReleaseController {
             let name = try Self.channelName(context)
             let (channel, history) = try await store.channel(appId: context.app.id, name: name, historyLimit: 50)
             var o = json(channel, slug: context.app.slug).objectValue ?? [:]
-            o["history"] = .array(history.map(Self.json))
+            o["history"] = .array(history.map { Self.json($0, people: context.people) })
             return JSONResponse(.object(o), headers: [.eTag: ETag.make(channel.revision)])
         }
         // Points a channel at a version, making the channel when it is new.
@@ -111,7 +111,7 @@ struct ReleaseController {
         appRoutes.on(.get, "schedules", need: .role(.viewer)) { request, context in
             let (limit, offset) = try helpers.paging(request)
             let (list, total) = try await store.schedules(appId: context.app.id, limit: limit, offset: offset)
-            return JSONResponse(pageJSON(list.map(Self.json), total: total, limit: limit, offset: offset))
+            return JSONResponse(pageJSON(list.map { Self.json($0, people: context.people) }, total: total, limit: limit, offset: offset))
         }
         appRoutes.on(.post, "schedules", need: .role(.admin)) { request, context in
             let problems = Problems()
@@ -137,7 +137,7 @@ struct ReleaseController {
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
             let schedule = try await releases.createSchedule(
                 appId: context.app.id, channel: channel!, version: version!, dueAt: at!, createdBy: context.publisher)
-            return JSONResponse(Self.json(schedule), status: .created)
+            return JSONResponse(Self.json(schedule, people: context.people), status: .created)
         }
         appRoutes.on(.delete, "schedules/{id}", need: .role(.admin)) { _, context in
             _ = try await releases.cancelSchedule(appId: context.app.id, id: try context.pathParameter("id"))
@@ -159,10 +159,10 @@ struct ReleaseController {
         ]
     }
 
-    static func json(_ move: ChannelMove) -> JSONValue {
+    static func json(_ move: ChannelMove, people: PeopleShown) -> JSONValue {
         [
             "version": .number(Double(move.version)), "previous_version": move.previousVersion.map { .number(Double($0)) } ?? .null,
-            "moved_by": .string(move.movedBy), "note": .string(move.note), "at": .string(Timestamp.format(move.at)),
+            "moved_by": .string(people.name(move.movedBy)), "note": .string(move.note), "at": .string(Timestamp.format(move.at)),
         ]
     }
 
@@ -173,12 +173,12 @@ struct ReleaseController {
         ]
     }
 
-    static func json(_ s: Schedule) -> JSONValue {
+    static func json(_ s: Schedule, people: PeopleShown) -> JSONValue {
         let state = s.cancelledAt != nil ? "cancelled" : s.firedAt != nil ? "fired" : "pending"
         return [
             "id": .string(s.id), "channel": .string(s.channel), "version": .number(Double(s.version)),
             "at": .string(Timestamp.format(s.dueAt)), "state": .string(state), "late": .bool(s.late),
-            "created_by": .string(s.createdBy), "created_at": .string(Timestamp.format(s.createdAt)),
+            "created_by": .string(people.name(s.createdBy)), "created_at": .string(Timestamp.format(s.createdAt)),
             "fired_at": s.firedAt.map { .string(Timestamp.format($0)) } ?? .null,
             "cancelled_at": s.cancelledAt.map { .string(Timestamp.format($0)) } ?? .null,
         ]

@@ -103,13 +103,27 @@ extension Page where Item == StoredPlugin {
     var json: JSONValue { pageJSON(items.map(\.json), total: total, limit: limit, offset: offset) }
 }
 
+/// How an answer names the people who did something: as stored, with their emails, to the app's
+/// admins (who see its members' emails); to everyone else as the live stream names them, without
+/// the email (`AppEvent.publicName`). Tokens and the schedule are named as they are.
+enum PeopleShown: Sendable {
+    case withEmails, namesOnly
+
+    func name(_ stored: String) -> String { self == .withEmails ? stored : AppEvent.publicName(stored) }
+}
+
+extension AppContext {
+    /// The app's admins and instance admins see people's emails; other members and tokens do not.
+    var people: PeopleShown { role == .admin || principal?.isInstanceAdmin == true ? .withEmails : .namesOnly }
+}
+
 extension PublishedVersion {
     /// What the API shows of a version (without its bytes), with its public URL.
-    func json(slug: String, baseURL: String) -> JSONValue {
+    func json(slug: String, baseURL: String, people: PeopleShown) -> JSONValue {
         [
             "number": .number(Double(number)), "sha256": .string(sha256),
             "size": .number(Double(size)), "gzip_size": .number(Double(gzipSize)),
-            "published_by": .string(publishedBy), "note": .string(note),
+            "published_by": .string(people.name(publishedBy)), "note": .string(note),
             "rollback_of": rollbackOf.map { .number(Double($0)) } ?? .null,
             "created_at": .string(Timestamp.format(createdAt)),
             "url": .string("\(baseURL)/rivers/\(slug)/v\(number)/rivers.json"),

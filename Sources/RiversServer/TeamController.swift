@@ -198,7 +198,8 @@ struct TeamController {
             let (r, problems) = try await helpers.reader(request, keys: ["name", "role", "expires_at"])
             let name = r.string("name", required: true, nonEmpty: true, maxLength: 100)
             let role = r.role()
-            let expires = r.expiry(within: 5 * 366 * 24 * 3600, described: "5 years")
+            let asked = r.expiry(within: 5 * 366 * 24 * 3600, described: "5 years")
+            let expires = context.principal?.grantedExpiry(asked: asked, fallback: nil, problems: problems) ?? asked
             guard problems.isEmpty, let name, let role else { throw Problem.invalid(problems.errors, count: problems.count) }
             let (token, info) = try await team.createToken(
                 appId: context.app.id, name: name, role: role, expiresAt: expires, createdBy: context.principal?.displayName ?? "",

@@ -26,7 +26,7 @@ struct WebhookController {
         let appRoutes = routes.appScoped()
         appRoutes.on(.get, "webhooks", need: .role(.viewer)) { _, context in
             let hooks = try await store.webhooks(appId: context.app.id)
-            return JSONResponse(pageJSON(hooks.map(Self.json), total: hooks.count, limit: Limits.maxWebhooksPerApp, offset: 0))
+            return JSONResponse(pageJSON(hooks.map { Self.json($0, people: context.people) }, total: hooks.count, limit: Limits.maxWebhooksPerApp, offset: 0))
         }
         // The secret is in this answer only.
         appRoutes.on(.post, "webhooks", need: .role(.admin)) { request, context in
@@ -39,13 +39,13 @@ struct WebhookController {
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
             let (hook, secret) = try await webhooks.create(
                 appId: context.app.id, url: url!, description: description, events: events, createdBy: context.publisher)
-            var o = Self.json(hook).objectValue ?? [:]
+            var o = Self.json(hook, people: context.people).objectValue ?? [:]
             o["secret"] = .string(secret)
             return JSONResponse(.object(o), status: .created, headers: [.cacheControl: "no-store", .eTag: ETag.make(hook.revision)])
         }
         appRoutes.on(.get, "webhooks/{id}", need: .role(.viewer)) { _, context in
             let hook = try await store.webhook(appId: context.app.id, id: try context.pathParameter("id"))
-            return JSONResponse(Self.json(hook), headers: [.eTag: ETag.make(hook.revision)])
+            return JSONResponse(Self.json(hook, people: context.people), headers: [.eTag: ETag.make(hook.revision)])
         }
         appRoutes.on(.patch, "webhooks/{id}", need: .role(.admin)) { request, context in
             let problems = Problems()
@@ -57,7 +57,7 @@ struct WebhookController {
             if !problems.isEmpty { throw Problem.invalid(problems.errors, count: problems.count) }
             let hook = try await webhooks.update(
                 appId: context.app.id, id: try context.pathParameter("id"), change: change, precondition: try helpers.precondition(request))
-            return JSONResponse(Self.json(hook), headers: [.eTag: ETag.make(hook.revision)])
+            return JSONResponse(Self.json(hook, people: context.people), headers: [.eTag: ETag.make(hook.revision)])
         }
         appRoutes.on(.delete, "webhooks/{id}", need: .role(.admin)) { _, context in
             try await webhooks.delete(appId: context.app.id, id: try context.pathParameter("id"))
@@ -65,7 +65,7 @@ struct WebhookController {
         }
         appRoutes.on(.post, "webhooks/{id}/rotate-secret", need: .role(.admin)) { _, context in
             let (hook, secret) = try await webhooks.rotateSecret(appId: context.app.id, id: try context.pathParameter("id"))
-            var o = Self.json(hook).objectValue ?? [:]
+            var o = Self.json(hook, people: context.people).objectValue ?? [:]
             o["secret"] = .string(secret)
             return JSONResponse(.object(o), headers: [.cacheControl: "no-store", .eTag: ETag.make(hook.revision)])
         }
@@ -124,11 +124,11 @@ struct WebhookController {
         return events
     }
 
-    static func json(_ hook: Webhook) -> JSONValue {
+    static func json(_ hook: Webhook, people: PeopleShown) -> JSONValue {
         [
             "id": .string(hook.id), "url": .string(hook.url), "description": .string(hook.description),
             "events": .array(hook.events.map(JSONValue.string)), "enabled": .bool(hook.enabled), "revision": .number(Double(hook.revision)),
-            "created_by": .string(hook.createdBy), "created_at": .string(Timestamp.format(hook.createdAt)),
+            "created_by": .string(people.name(hook.createdBy)), "created_at": .string(Timestamp.format(hook.createdAt)),
             "updated_at": .string(Timestamp.format(hook.updatedAt)),
             "previous_secret_until": hook.previousSecretUntil.map { .string(Timestamp.format($0)) } ?? .null,
         ]

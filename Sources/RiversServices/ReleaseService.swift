@@ -46,6 +46,9 @@ public struct ReleaseService: Sendable {
     ) async throws -> (channel: Channel, created: Bool) {
         if let existing {
             try precondition.check(existing.revision)
+            // Already there: nothing moves (no history entry, no new revision, no webhook), so a
+            // repeated promotion leaves the next rollback's target as it was.
+            if existing.version == version { return (existing, false) }
         } else {
             if precondition != .none { throw StoreError.preconditionFailed(current: 0) }
             try AppCaps.refuseAtCap(try await tx.channelNames().count, limit: Limits.maxChannelsPerApp, "channels")

@@ -276,6 +276,16 @@ extension Store {
         return nil
     }
 
+    public func sessionIsAlive(id: String) async throws -> Bool {
+        guard let id = UUIDText.normalize(id) else { return false }
+        let idle = Self.sessionIdleLifetime
+        for try await alive in try await client.query(
+            "SELECT EXISTS (SELECT 1 FROM sessions WHERE id = \(id)::uuid AND last_seen_at > now() - make_interval(secs => \(idle)))",
+            logger: logger
+        ).decode(Bool.self) { return alive }
+        return false
+    }
+
     public func sessions(userId: String) async throws -> [SessionSummary] {
         let idle = Self.sessionIdleLifetime
         let rows = try await client.query(

@@ -31,7 +31,9 @@ public protocol ReleaseTransaction: AnyObject {
     func versionExists(_ number: Int) async throws -> Bool
     /// The number and hash of the newest version.
     func newestVersion() async throws -> (number: Int, sha256: String)?
-    /// The latest move of channel `name`, or nil when it never moved (does not exist).
+    /// The latest move of channel `name` that changed its version (its first, which made it,
+    /// counts), or nil when it never moved (does not exist). Moves to the version a channel
+    /// already served are no longer written; some written before are skipped here.
     func latestMove(of name: String) async throws -> ChannelMove?
     /// Points `name` at `version` (making the row when there is none; its revision goes up
     /// otherwise) with an entry in its history; production's move is the app's current version

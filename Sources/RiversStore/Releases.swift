@@ -238,7 +238,7 @@ extension PostgresContentTransaction: ReleaseTransaction {
         try await Store.moves(from: connection.query(
             """
             SELECT \(unescaped: Store.moveColumns) FROM channel_moves
-            WHERE app_id = \(appId)::uuid AND channel = \(name) ORDER BY id DESC LIMIT 1
+            WHERE app_id = \(appId)::uuid AND channel = \(name) AND previous_version IS DISTINCT FROM version ORDER BY id DESC LIMIT 1
             """, logger: logger)).first
     }
 

@@ -20,6 +20,10 @@ public protocol CallerRepository: Sendable {
     func tokenOwner(_ token: String) async throws -> (app: App, token: TokenInfo)?
     /// The signed-in person of a session cookie's secret; nil for an unknown or ended session.
     func session(secret: String) async throws -> SignedInSession?
+    /// Whether session `id` is still alive (not signed out, not ended by a new password, used
+    /// within its idle lifetime); its use is not recorded. An open live stream asks at every
+    /// heartbeat: ending a session ends its streams too.
+    func sessionIsAlive(id: String) async throws -> Bool
     /// An app by id or slug and a person's role in it (nil role: not a member); nil for no app.
     func appAndRole(_ idOrSlug: String, userId: String) async throws -> (app: App, role: Role?)?
 }

@@ -64,6 +64,23 @@ struct ModelTests {
         #expect(v.serializedString() == #"{"a":{"y":"q\"\n","z":2.5},"b":1,"c":[true,null]}"#)
     }
 
+    @Test("whole numbers are written without a fraction or an exponent below 1e21, as JavaScript writes them")
+    func wholeNumbersStayWhole() throws {
+        let cases: [(String, String)] = [
+            ("0", "0"), ("-0", "0"), ("42", "42"), ("999999999999999", "999999999999999"), ("1000000000000000", "1000000000000000"),
+            ("1234567890123456", "1234567890123456"), ("-1234567890123456", "-1234567890123456"), ("9007199254740993", "9007199254740992"),
+            ("12345678901234567891", "12345678901234567000"), ("-9223372036854775809", "-9223372036854776000"),
+            ("1e20", "100000000000000000000"), ("1e21", "1e+21"), ("1.5e300", "1.5e+300"), ("0.5", "0.5"), ("-2.25", "-2.25"),
+            ("1e-7", "1e-07"), ("123456789012345.5", "123456789012345.5"),
+        ]
+        for (text, written) in cases {
+            let value = try JSONValue.parse(Array(text.utf8))
+            #expect(String(decoding: value.serialized(), as: UTF8.self) == written, "\(text)")
+            // What is written reads back as the same number.
+            #expect(try JSONValue.parse(value.serialized()) == value, "\(text)")
+        }
+    }
+
     @Test("JSON merge patch (RFC 7386)")
     func mergePatch() {
         let target: JSONValue = ["a": "b", "c": ["d": "e", "f": "g"]]

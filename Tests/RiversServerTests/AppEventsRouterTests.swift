@@ -30,7 +30,7 @@ struct AppEventsRouterTests {
         let (router, routes, _) = apiRouterAlone(callers: callers)
         let hub = AppEventHub(bounds: bounds)
         let events = InMemoryAppEvents()
-        AppEventsController(store: events, hub: hub, helpers: APIHelpers(bodyLimit: 64 * 1024)).register(on: routes)
+        AppEventsController(store: events, hub: hub, helpers: APIHelpers(bodyLimit: 64 * 1024), callers: callers).register(on: routes)
         func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
         return Fixture(
             application: Application(router: router, logger: testLogger), app: app,

@@ -249,6 +249,54 @@ struct AppEventsTests {
         }
     }
 
+    @Test("a stream ends when its session does (signed out, here or everywhere) and when its token expires, not only at the next request")
+    func endedCredentialsEndStreams() async throws {
+        var bounds = AppEventHub.Bounds()
+        bounds.heartbeat = .milliseconds(300)
+        try await withEventsAPI(bounds: bounds) { e in
+            let user = try await e.api.store.createUser(email: "ev-\(UUIDText.random().prefix(8))@example.com", name: "Ada", isAdmin: false)
+            try await TeamService(storage: e.api.store).setRole(appId: e.api.app.id, userId: user.id, role: .editor)
+            func personStream(_ secret: String) async throws -> EventReader {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(e.port)/api/v1/apps/\(e.api.app.slug)/events")
+                request.headers.add(name: "Cookie", value: "\(SessionCookies.name)=\(secret)")
+                return EventReader(response: try await e.http.execute(request, timeout: .seconds(60)))
+            }
+            let (first, firstSession) = try await e.api.store.createSession(userId: user.id, userAgent: "test", address: "")
+            let (second, _) = try await e.api.store.createSession(userId: user.id, userAgent: "test", address: "")
+            let (third, thirdSession) = try await e.api.store.createSession(userId: user.id, userAgent: "test", address: "")
+            let streams = [try await personStream(first), try await personStream(second), try await personStream(third)]
+            #expect(streams.allSatisfy { $0.status == 200 })
+            let expiring = try await TeamService(storage: e.api.store).createToken(
+                appId: e.api.app.id, name: "contractor", role: .viewer, expiresAt: Date().addingTimeInterval(2), createdBy: "test")
+            let tokenStream = try await e.open(token: expiring.token)
+            #expect(tokenStream.status == 200)
+            let adminStream = try await e.open()
+
+            // Signing out ends that session's stream, told why; the other two go on.
+            func cookie(_ secret: String, _ csrf: String) -> HTTPFields { [.cookie: "\(SessionCookies.name)=\(secret)", SessionCookies.csrfHeader: csrf] }
+            #expect(try await e.api.request(.delete, "/api/v1/session", headers: cookie(first, firstSession.csrfToken), authorized: false).status == .noContent)
+            let end = try await streams[0].wait(for: "the end after signing out") { $0.name == "reload" }
+            #expect(end.data["code"] == "access" && end.data["reason"] == "you were signed out")
+            try await streams[0].waitForEnd()
+            #expect(!streams[1].isEnded && !streams[2].isEnded)
+            // Signing out everywhere ends every other stream of the person.
+            #expect(try await e.api.request(.delete, "/api/v1/sessions", headers: cookie(third, thirdSession.csrfToken), authorized: false).status == .noContent)
+            for stream in streams.dropFirst() {
+                let end = try await stream.wait(for: "the end after signing out everywhere") { $0.name == "reload" }
+                #expect(end.data["reason"] == "you were signed out")
+                try await stream.waitForEnd()
+            }
+            // The token's stream ends when the token expires, at that moment (not a heartbeat later).
+            let expired = try await tokenStream.wait(for: "the end at the expiry") { $0.name == "reload" }
+            #expect(expired.data["code"] == "access" && expired.data["reason"] == "this token expired")
+            #expect(Date() >= expiring.info.expiresAt!)
+            try await tokenStream.waitForEnd()
+            #expect(try await e.open(token: expiring.token).status == 401)
+            #expect(!adminStream.isEnded)
+            adminStream.cancel()
+        }
+    }
+
     @Test("streams are bounded per caller; a heartbeat keeps them open")
     func bounded() async throws {
         var bounds = AppEventHub.Bounds()

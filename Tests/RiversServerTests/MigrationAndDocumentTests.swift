@@ -82,6 +82,45 @@ struct MigrationAndDocumentTests {
         #expect(parsed.normalizeValues(["size": 22], section: "styles").values == ["size": "22"])
     }
 
+    @Test("migration 22: tokens and preview links made by a token that expires expire with it at the latest, along chains")
+    func grantsEndWithTheirToken() async throws {
+        let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_migrate")
+        let migrations = try TestDatabase.migrations
+        try await #require(Migrator(client: client, migrations: migrations.filter { $0.version < 22 }, logger: testLogger).migrate().count == 21)
+        let appId = UUIDText.random()
+        let (maker, child, grandchild, sooner, own) = (UUIDText.random(), UUIDText.random(), UUIDText.random(), UUIDText.random(), UUIDText.random())
+        let (link, ownLink) = (UUIDText.random(), UUIDText.random())
+        func token(_ id: String, expires: String, by: String?) -> PostgresQuery {
+            """
+            INSERT INTO api_tokens (id, app_id, token_hash, name, expires_at, granted_by_token)
+            VALUES (\(id)::uuid, \(appId)::uuid, decode(md5(\(id)), 'hex'), 't', \(unescaped: expires), \(by)::uuid)
+            """
+        }
+        let statements: [PostgresQuery] = [
+            "INSERT INTO apps (id, slug, name) VALUES (\(appId)::uuid, 'migrate-grants', 'M')",
+            token(maker, expires: "now() + interval '1 hour'", by: nil),
+            token(child, expires: "NULL", by: maker),
+            token(grandchild, expires: "now() + interval '10 days'", by: child),
+            token(sooner, expires: "now() + interval '1 minute'", by: maker),
+            token(own, expires: "NULL", by: nil),
+            """
+            INSERT INTO preview_links (id, app_id, secret_hash, name, expires_at, granted_by_token)
+            VALUES (\(link)::uuid, \(appId)::uuid, decode(md5(\(link)), 'hex'), 'l', now() + interval '7 days', \(maker)::uuid),
+                   (\(ownLink)::uuid, \(appId)::uuid, decode(md5(\(ownLink)), 'hex'), 'l', now() + interval '7 days', \(own)::uuid)
+            """,
+        ]
+        for statement in statements { try await client.query(statement, logger: testLogger) }
+        try await #require(Migrator(client: client, migrations: migrations.filter { $0.version <= 22 }, logger: testLogger).migrate().map(\.version) == [22])
+        var expiry: [String: Date?] = [:]
+        for try await (id, at) in try await client.query(
+            "SELECT id::text, expires_at FROM api_tokens UNION ALL SELECT id::text, expires_at FROM preview_links", logger: testLogger
+        ).decode((String, Date?).self) { expiry[id] = at }
+        let limit = try #require(expiry[maker] ?? nil)
+        #expect(expiry[child] == limit && expiry[grandchild] == limit && expiry[link] == limit)
+        #expect((expiry[sooner] ?? nil).map { $0 < limit } == true, "an earlier expiry stays")
+        #expect(expiry[own] == .some(nil) && (expiry[ownLink] ?? nil).map { $0 > limit } == true, "what a token without expiry made is left alone")
+    }
+
     @Test("migration 10: switches, numbers and tag_selects become what their plugins read")
     func pluginValuesByReader() async throws {
         let (client, _) = try await TestDatabase.freshDatabase(prefix: "rivers_migrate")

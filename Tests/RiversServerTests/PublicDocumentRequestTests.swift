@@ -107,6 +107,18 @@ struct PublicDocumentRequestTests {
         #expect(read.ifNoneMatch == etag)
     }
 
+    @Test("Accept-Encoding: gzip's own member decides, else *'s; any weight of zero refuses (RFC 9110)")
+    func gzipIsAcceptedAsTheFieldSays() {
+        let accepted = ["gzip", "GZIP", "x-gzip", "deflate, gzip", "gzip;q=0.5", "gzip; q=1", "gzip;q=0.001", "*", "br, *;q=0.1", "gzip, *;q=0", "*;q=0, gzip"]
+        let refused = [
+            "", "br", "identity", "deflate, br", "gzip;q=0", "gzip;q=0.0", "gzip;q=0.000", "gzip;Q=0", "gzip ; q = 0", "*, gzip;q=0",
+            "gzip;q=0, *", "*;q=0", "gzipx", "br;q=1, identity",
+        ]
+        for header in accepted { #expect(PublicDocumentController.acceptsGzip(header), "\(header)") }
+        for header in refused { #expect(!PublicDocumentController.acceptsGzip(header), "\(header)") }
+        #expect(!PublicDocumentController.acceptsGzip(nil as String?))
+    }
+
     @Test("the answer decided from a head's bytes is the one the routes decide from its fields, for every kind of value")
     func answersFromBytesAreTheRoutesAnswers() throws {
         let document = ServedDocument(PublishedVersion(
@@ -116,7 +128,9 @@ struct PublicDocumentRequestTests {
             nil, document.etag, document.gzipETag, "W/\(document.gzipETag)", "*", "\"other\"", "\"other\", \(document.etag)",
             "\(document.etag.dropLast())\"", "", "W/\"other\"",
         ]
-        let encodings = [nil, "gzip", "gzip, deflate, br", "gzip, deflate", "br", "GZIP", "gzip;q=0", "deflate, gzip", "*", "", "identity"]
+        let encodings = [
+            nil, "gzip", "gzip, deflate, br", "gzip, deflate", "br", "GZIP", "gzip;q=0", "gzip;Q=0.000", "*, gzip;q=0", "deflate, gzip", "*", "", "identity",
+        ]
         var notModified = 0, gzipped = 0
         for tag in tags {
             for encoding in encodings {

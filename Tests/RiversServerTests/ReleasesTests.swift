@@ -72,6 +72,10 @@ struct ReleasesTests {
             #expect(promoted.status == .ok && promoted["version"] == 3, "\(promoted.text)")
             #expect(try await api.request(.put, "channels/production", json: ["version": 1], headers: [.ifMatch: revision]).status == .preconditionFailed)
             #expect(version(try await api.request(.get, "/rivers/\(slug)/rivers.json", authorized: false)) == "3")
+            // Promoted again to the version it serves (a retry): nothing moves, so the rollback
+            // below still goes back to 2.
+            let again = try await api.request(.put, "channels/production", json: ["version": 3], headers: [.ifMatch: try #require(promoted.etag)])
+            #expect(again.status == .ok && again["version"] == 3 && again.etag == promoted.etag, "\(again.text)")
             // Publishing the same content again changes nothing; a version that does not exist is a 422 at its field.
             #expect(try await api.request(.post, "publish", json: [:])["changed"] == false)
             let missing = try await api.request(.put, "channels/production", json: ["version": 99])
@@ -98,6 +102,36 @@ struct ReleasesTests {
             #expect(try await api.request(.put, "release-rules", json: ["rules": []]).status == .ok)
             #expect(try await api.request(.delete, "channels/staging").status == .noContent)
             #expect(try await api.request(.get, "/rivers/\(slug)/channels/staging/rivers.json", authorized: false).status == .notFound)
+        }
+    }
+
+    @Test("who published, moved, scheduled or made a link is named with the email to admins only, as the live stream names people")
+    func peopleAreNamedWithoutEmailsToNonAdmins() async throws {
+        try await withAPI { api in
+            try await api.create("families", phoneFamily)
+            try await api.create("screens", screenBody("Home", components: [component("list", source: "feed-1")], extra: ["home": true]))
+            let email = "grace-\(UUIDText.random().prefix(8))@example.com"
+            let user = try await api.store.createUser(email: email, name: "Grace Hopper", isAdmin: false)
+            try await TeamService(storage: api.store).setRole(appId: api.app.id, userId: user.id, role: .admin)
+            let (secret, session) = try await api.store.createSession(userId: user.id, userAgent: "test", address: "")
+            let grace: HTTPFields = [.cookie: "\(SessionCookies.name)=\(secret)", SessionCookies.csrfHeader: session.csrfToken]
+            #expect(try await api.request(.post, "publish", json: [:], headers: grace, authorized: false).status == .created)
+            #expect(try await api.request(.put, "channels/qa", json: ["version": 1], headers: grace, authorized: false).status == .created)
+            #expect(try await api.request(.post, "preview-links", json: [:], headers: grace, authorized: false).status == .created)
+            let at = Timestamp.format(Date().addingTimeInterval(3600))
+            #expect(try await api.request(.post, "schedules", json: ["channel": "qa", "version": 1, "at": .string(at)], headers: grace, authorized: false).status == .created)
+            let viewer = try await TeamService(storage: api.store).createToken(appId: api.app.id, name: "viewer", role: .viewer, createdBy: "test").token
+            for (token, shown) in [(viewer, "Grace Hopper"), (api.token, "Grace Hopper <\(email)>")] {
+                let versions = try await api.request(.get, "versions", token: token)
+                #expect(versions.json.at("items", 0)?["published_by"]?.stringValue == shown, "\(versions.text)")
+                let qa = try await api.request(.get, "channels/qa", token: token)
+                #expect(qa.json.at("history", 0)?["moved_by"]?.stringValue == shown, "\(qa.text)")
+                let links = try await api.request(.get, "preview-links", token: token)
+                #expect(links.json.at("items", 0)?["created_by"]?.stringValue == shown, "\(links.text)")
+                let schedules = try await api.request(.get, "schedules", token: token)
+                #expect(schedules.json.at("items", 0)?["created_by"]?.stringValue == shown, "\(schedules.text)")
+                #expect(!versions.text.contains(email) || token == api.token)
+            }
         }
     }
 

@@ -163,6 +163,29 @@ struct TeamRouterTests {
         }
     }
 
+    @Test func whatATokenMakesExpiresWithItAtTheLatest() async throws {
+        let f = try await Self.setUp()
+        try await f.application.test(.router) { client in
+            let made = try await Self.call(
+                client, .post, "apps/team/tokens", headers: f.annSession,
+                json: ["name": "contractor", "role": "admin", "expires_at": .string(Timestamp.format(Date().addingTimeInterval(3600)))])
+            let limit = try #require(made.json["expires_at"]?.stringValue, "\(made.json)")
+            let bearer: HTTPFields = [.authorization: "Bearer \(try #require(made.json["token"]?.stringValue))"]
+            // Without an expiry of its own, a token it makes expires with it; a later one is refused at its field.
+            let child = try await Self.call(client, .post, "apps/team/tokens", headers: bearer, json: ["name": "child", "role": "viewer"])
+            #expect(child.status == .created && child.json["expires_at"]?.stringValue == limit, "\(child.json)")
+            let later = Timestamp.format(Date().addingTimeInterval(7200))
+            let refused = try await Self.call(client, .post, "apps/team/tokens", headers: bearer, json: ["name": "later", "role": "viewer", "expires_at": .string(later)])
+            #expect(refused.status == .unprocessableContent && refused.pointers == ["/expires_at"], "\(refused.json)")
+            let sooner = Timestamp.format(Date().addingTimeInterval(600))
+            let kept = try await Self.call(client, .post, "apps/team/tokens", headers: bearer, json: ["name": "sooner", "role": "viewer", "expires_at": .string(sooner)])
+            #expect(kept.status == .created && kept.json["expires_at"]?.stringValue.flatMap(Timestamp.parse).map { $0 < Date().addingTimeInterval(700) } == true, "\(kept.json)")
+            // A person's tokens are not capped.
+            let person = try await Self.call(client, .post, "apps/team/tokens", headers: f.annSession, json: ["name": "ci", "role": "viewer"])
+            #expect(person.status == .created && person.json["expires_at"] == .null, "\(person.json)")
+        }
+    }
+
     @Test func anAppIsRenamedArchivedAndRestored() async throws {
         let f = try await Self.setUp()
         try await f.application.test(.router) { client in

@@ -111,12 +111,24 @@ struct WebhooksTests {
             "https://192.168.1.1/", "https://172.20.0.1/", "https://100.64.0.1/", "https://0.0.0.0/", "https://[::ffff:10.0.0.1]/",
             "https://[fd00::1]/", "https://[fe80::1]/", "https://user:pass@hooks.example.com/", "ftp://hooks.example.com/",
             "https://db.internal/x", "https://printer.local/x", "https://intranet/x", "not a url",
+            // IPv4 as resolvers also read it, and a name's final dot.
+            "https://127.1/", "https://0177.0.0.1/", "https://0x7f.0.0.1/", "https://2130706433/", "https://127.000.000.001/",
+            "https://localhost./", "https://10.1/", "https://192.88.99.1/",
+            // IPv4 inside IPv6 (6to4, translated), and the special-purpose IPv6 ranges.
+            "https://[2002:7f00:1::]/", "https://[2002:a00:1::1]/", "https://[::ffff:0:7f00:1]/", "https://[64:ff9b:1::7f00:1]/",
+            "https://[100::1]/", "https://[2001::1]/", "https://[2001:10::1]/", "https://[2001:db8::1]/", "https://[3fff::1]/",
+            "https://[5f00::1]/", "https://[::ff:1:2]/",
         ] {
             #expect(WebhookTarget.problem(url, allowPrivate: false) != nil, "\(url) must be refused")
         }
         #expect(WebhookTarget.problem("https://hooks.example.com/rivers?k=1", allowPrivate: false) == nil)
         #expect(WebhookTarget.problem("https://93.184.216.34/x", allowPrivate: false) == nil)
         #expect(WebhookTarget.problem("https://[2606:2800:220:1::1]/x", allowPrivate: false) == nil)
+        // Public IPv4 inside IPv6 stays public; a numeric-looking name part is still a name.
+        #expect(WebhookTarget.problem("https://[64:ff9b::5db8:d822]/x", allowPrivate: false) == nil)
+        #expect(WebhookTarget.problem("https://[2002:5db8:d822::1]/x", allowPrivate: false) == nil)
+        #expect(WebhookTarget.problem("https://hooks.example.com./x", allowPrivate: false) == nil)
+        #expect(WebhookTarget.problem("https://1.example.com/x", allowPrivate: false) == nil)
         // Allowed private networks (development): http to loopback only.
         #expect(WebhookTarget.problem("http://127.0.0.1:9000/hook", allowPrivate: true) == nil)
         #expect(WebhookTarget.problem("http://localhost:9000/hook", allowPrivate: true) == nil)

@@ -42,13 +42,20 @@ struct ReleaseServiceTests {
         #expect(try await refused { try await releases.rollbackChannel(appId: appId, name: "beta", precondition: .none, movedBy: "ann", note: "") } != nil)
         let (moved, again) = try await releases.moveChannel(appId: appId, name: "beta", version: 2, precondition: .oneOf([1]), movedBy: "ann", note: "")
         #expect(!again && moved.version == 2 && moved.revision == 2)
+        // Promoted again to the version it serves (a retried request): nothing moves.
+        let (same, _) = try await releases.moveChannel(appId: appId, name: "beta", version: 2, precondition: .oneOf([2]), movedBy: "ann", note: "again")
+        #expect(same.version == 2 && same.revision == 2)
+        // Such a move written before they were skipped is passed over by a rollback.
+        _ = try await storage.withReleases(appId: appId) { tx in
+            try await tx.writeChannel("beta", to: 2, previous: 2, movedBy: "older server", note: "", cause: .promote, withNewVersion: false)
+        }
         await #expect(throws: StoreError.self) {
             try await releases.moveChannel(appId: appId, name: "beta", version: 1, precondition: .oneOf([1]), movedBy: "ann", note: "")
         }
         let back = try await releases.rollbackChannel(appId: appId, name: "beta", precondition: .none, movedBy: "ann", note: "")
-        #expect(back.version == 1 && back.revision == 3)
+        #expect(back.version == 1 && back.revision == 4)
         let moves = storage.channelMoves(appId: appId).filter { $0.channel == "beta" }
-        #expect(moves.map(\.move.version) == [1, 2, 1] && moves.map(\.move.previousVersion) == [nil, 1, 2])
+        #expect(moves.map(\.move.version) == [1, 2, 2, 1] && moves.map(\.move.previousVersion) == [nil, 1, 2, 2])
         #expect(moves.last?.move.note == "rollback to version 1" && moves.last?.cause == .rollback)
         // Production moves the app's main URL; its history begins with the publishes.
         let production = try await releases.rollbackChannel(appId: appId, name: ChannelName.production, precondition: .none, movedBy: "ann", note: "")
@@ -97,18 +104,23 @@ struct ReleaseServiceTests {
         let future = try await releases.createSchedule(appId: appId, channel: ChannelName.production, version: 1, dueAt: Date().addingTimeInterval(3600), createdBy: "ann")
         #expect(try await releases.fireDueSchedule() == nil, "nothing is due")
 
-        let due = try await releases.createSchedule(appId: appId, channel: ChannelName.production, version: 1, dueAt: Date().addingTimeInterval(-1), createdBy: "ann")
-        let late = try await releases.createSchedule(appId: appId, channel: ChannelName.production, version: 2, dueAt: Date().addingTimeInterval(-3600), createdBy: "ann")
+        let due = try await releases.createSchedule(appId: appId, channel: ChannelName.production, version: 2, dueAt: Date().addingTimeInterval(-1), createdBy: "ann")
+        let late = try await releases.createSchedule(appId: appId, channel: ChannelName.production, version: 1, dueAt: Date().addingTimeInterval(-3600), createdBy: "ann")
         // The earliest first; each once.
         let first = try #require(try await releases.fireDueSchedule())
         #expect(first.schedule.id == late.id && first.schedule.late && first.appId == appId && first.slug == appId)
         let second = try #require(try await releases.fireDueSchedule())
         #expect(second.schedule.id == due.id && !second.schedule.late && second.schedule.firedAt != nil)
         #expect(try await releases.fireDueSchedule() == nil)
-        #expect(storage.channel(appId: appId, name: ChannelName.production) == 1)
+        #expect(storage.channel(appId: appId, name: ChannelName.production) == 2)
         let lastMove = try #require(storage.channelMoves(appId: appId).last)
-        #expect(lastMove.cause == .schedule && lastMove.move.movedBy == "schedule" && lastMove.move.previousVersion == 2)
+        #expect(lastMove.cause == .schedule && lastMove.move.movedBy == "schedule" && lastMove.move.previousVersion == 1)
         #expect(storage.channelMoves(appId: appId).dropLast().last?.move.note.contains("fired late") == true)
+        // One for the version the channel serves already fires, and moves nothing.
+        let moves = storage.channelMoves(appId: appId).count
+        let already = try await releases.createSchedule(appId: appId, channel: ChannelName.production, version: 2, dueAt: Date().addingTimeInterval(-1), createdBy: "ann")
+        #expect(try await releases.fireDueSchedule()?.schedule.id == already.id)
+        #expect(storage.channelMoves(appId: appId).count == moves)
 
         // A fired schedule cannot be cancelled; a cancelled one stays cancelled.
         #expect(try await refused { try await releases.cancelSchedule(appId: appId, id: due.id) } != nil)
@@ -117,7 +129,7 @@ struct ReleaseServiceTests {
         #expect(try await releases.cancelSchedule(appId: appId, id: future.id).cancelledAt == cancelled.cancelledAt)
         await #expect(throws: StoreError.self) { try await releases.cancelSchedule(appId: appId, id: "not-a-uuid") }
         let listed = try await storage.schedules(appId: appId, limit: 10, offset: 0)
-        #expect(listed.total == 3 && listed.schedules.allSatisfy { $0.firedAt != nil || $0.cancelledAt != nil })
+        #expect(listed.total == 4 && listed.schedules.allSatisfy { $0.firedAt != nil || $0.cancelledAt != nil })
     }
 
     @Test func anAppKeepsItsLatestFinishedSchedulesOnly() async throws {

@@ -108,9 +108,12 @@ def test_schedules_fire_once_across_processes_also_when_one_is_killed_as_they_fa
                         f"Cache-Control {through[0].header('cache-control')!r}; nginx logged {logged}")
     if "channel-qa" not in (through[0].header("surrogate-key") or ""):
         problems.append(f"no Surrogate-Key naming the channel through nginx: {through[0].headers}")
+    # A schedule moves its channel only when the channel serves another version: round 1 moves
+    # beta, qa and staging (three of its six find theirs there already), round 2 production and
+    # qa at least once (its four alternate, in whatever order they fire); never more than 11.
     moves = [e for e in audit(base, kind="channel") if e["actor"] == "schedule"]
-    if len(moves) < 11:
-        problems.append(f"{len(moves)} channel moves by schedules in the audit log, expected 11")
+    if not 5 <= len(moves) <= 11:
+        problems.append(f"{len(moves)} channel moves by schedules in the audit log, expected 5 to 11")
     assert not problems, "\n".join(problems)
 
 

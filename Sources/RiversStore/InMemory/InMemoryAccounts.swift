@@ -138,6 +138,11 @@ public final class InMemoryAccounts: SignInRepository, TeamStorage {
         }
     }
 
+    /// Whether the session `id` is alive, without recording a use (`Store.sessionIsAlive`).
+    public func sessionIsAlive(id: String) -> Bool {
+        state.withLockedValue { state in state.sessions.values.contains { $0.id == id && $0.isAlive(at: Date()) } }
+    }
+
     /// Ages every session by `seconds` (as time passing without their use would).
     public func age(sessionsBy seconds: TimeInterval) {
         state.withLockedValue { state in

@@ -681,7 +681,9 @@ public final class InMemoryContent: ContentStorage, VersionStorage, ReleaseStora
 
         func versionExists(_ number: Int) async throws -> Bool { state.versions.contains { $0.number == number } }
 
-        func latestMove(of name: String) async throws -> ChannelMove? { state.channelMoves.last { $0.channel == name }?.move }
+        func latestMove(of name: String) async throws -> ChannelMove? {
+            state.channelMoves.last { $0.channel == name && $0.move.previousVersion != $0.move.version }?.move
+        }
 
         func writeChannel(
             _ name: String, to version: Int, previous: Int?, movedBy: String, note: String, cause: ChannelMoveCause, withNewVersion: Bool

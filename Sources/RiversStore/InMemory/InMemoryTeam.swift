@@ -35,6 +35,8 @@ public final class InMemoryTeam: TeamRepository, CallerRepository {
 
     public func session(secret: String) async throws -> SignedInSession? { people.session(secret: secret) }
 
+    public func sessionIsAlive(id: String) async throws -> Bool { people.sessionIsAlive(id: id) }
+
     public func appAndRole(_ idOrSlug: String, userId: String) async throws -> (app: App, role: Role?)? {
         let id = UUIDText.normalize(idOrSlug)
         guard let entry = allApps.values.first(where: { entry in !entry.archived && (id.map { entry.app.id == $0 } ?? (entry.app.slug == idOrSlug)) })
