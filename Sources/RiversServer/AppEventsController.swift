@@ -110,7 +110,10 @@ struct AppEventsController {
         let heartbeat = hub.bounds.heartbeat
         let access = StreamAccess(principal: context.principal, callers: callers)
         let presence = hub.presenceEvent(appId: app.id)
-        let lastReplayed = replay.last?.id ?? after ?? 0
+        // Live events the replay sent already are skipped: those up to its last. Nothing replayed,
+        // nothing is skipped (a Last-Event-ID beyond every event, from another database or a
+        // client's bug, would otherwise silence the stream).
+        let lastReplayed = replay.last?.id ?? 0
         return Response(
             status: .ok,
             headers: [

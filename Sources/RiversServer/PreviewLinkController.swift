@@ -54,6 +54,9 @@ struct PreviewLinkController {
                 try await draft(secret: try context.pathParameter("secret"), request: request)
             }
         }
+        open.on(.options, "preview/{secret}/rivers.json", need: .anyone) { _, context in
+            try PublicDocumentController.preflight((try context.pathParameter("secret")).utf8.count <= 200)
+        }
     }
 
     /// The draft a secret opens: 200 with the document (304 when the client has it), 409 with the

@@ -489,12 +489,22 @@ public final class PublishedDocuments: Sendable {
     }
 
     /// What a slug answers instead of a document: 410 for an archived app, 301 for a former slug
-    /// (the loaded index knows both; nil otherwise).
+    /// (the loaded index knows both; nil otherwise). A rename announces the two slugs it changes,
+    /// so an older former slug's entry may name an earlier slug of the app until the next full
+    /// reload: the app's chain is followed here, so that a client gets one 301 to where the app is
+    /// now, and a rename back to an old slug never makes a loop.
     func redirect(slug: String) -> PublicRedirect? {
         state.withLockedValue { state in
             guard state.loaded, let entry = state.index[slug] else { return nil }
             if entry.gone { return .gone }
-            return entry.movedTo.map(PublicRedirect.moved)
+            guard let first = entry.movedTo else { return nil }
+            var target = first, seen: Set<String> = [slug]
+            while seen.count <= 8, let next = state.index[target], next.appId == entry.appId, let further = next.movedTo, seen.insert(target).inserted {
+                target = further
+            }
+            if target == slug { return .moved(first) }
+            if let last = state.index[target], last.appId == entry.appId, last.gone { return .gone }
+            return .moved(target)
         }
     }
 
@@ -879,8 +889,8 @@ struct PublicDocumentController {
             Self.onOpenToEveryOrigin(routes, method, "rivers/{slug}/{version}/rivers.json") { request, context in
                 let slug = try context.pathParameter("slug")
                 let text = try context.pathParameter("version")
-                guard text.hasPrefix("v"), let number = Int(text.dropFirst()), number > 0 else {
-                    throw Problem.notFound("versions are addressed as v1, v2, … (got \(text))")
+                guard let number = PublicDocumentPath.versionNumber(text) else {
+                    throw Problem.notFound("versions are addressed as v1, v2, … (got \(text.prefix(40)))")
                 }
                 if let answer = try Self.redirect(documents.redirect(slug: slug), path: "v\(number)/rivers.json") { return answer }
                 guard documents.canServe(slug: slug, number: number) || availability.isReady else { throw Problem.databaseUnavailable }
@@ -890,6 +900,41 @@ struct PublicDocumentController {
                 return Self.respond(document, request: request, current: false)
             }
         }
+        // A browser's CORS preflight, for each of these paths whose segments are of the shapes
+        // its GET reads (any other is the GET's 404).
+        Self.onOpenToEveryOrigin(routes, .options, "rivers/{slug}/rivers.json") { _, context in
+            try Self.preflight(try Self.isSlug(context.pathParameter("slug")))
+        }
+        Self.onOpenToEveryOrigin(routes, .options, "rivers/{slug}/channels/{channel}/rivers.json") { _, context in
+            try Self.preflight(try Self.isSlug(context.pathParameter("slug")) && ChannelName.problem(try context.pathParameter("channel")) == nil)
+        }
+        Self.onOpenToEveryOrigin(routes, .options, "rivers/{slug}/{version}/{app_version}/rivers.json") { _, context in
+            try Self.preflight(
+                try Self.isSlug(context.pathParameter("slug")) && AppStore(rawValue: try context.pathParameter("version")) != nil
+                    && (try context.pathParameter("app_version")).utf8.count <= 64)
+        }
+        Self.onOpenToEveryOrigin(routes, .options, "rivers/{slug}/{version}/rivers.json") { _, context in
+            try Self.preflight(try Self.isSlug(context.pathParameter("slug")) && PublicDocumentPath.versionNumber(try context.pathParameter("version")) != nil)
+        }
+    }
+
+    /// Whether `slug` is of a slug's shape (lowercase letters, digits and `-`, 1 to 63).
+    static func isSlug(_ slug: String) -> Bool {
+        (1...63).contains(slug.utf8.count) && slug.utf8.first != UInt8(ascii: "-")
+            && slug.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "-") }
+    }
+
+    /// The answer to a browser's CORS preflight (`OPTIONS`), asked before a request that sets a
+    /// field of its own, such as a web app's (a TV's browser app) own `If-None-Match`: any origin
+    /// may send `GET` or `HEAD` with it; browsers keep the answer a day. A path that cannot name a
+    /// document (`shaped` false) is a 404, as its GET would be.
+    static func preflight(_ shaped: Bool) throws -> Response {
+        guard shaped else { throw Problem.notFound("nothing is published at this address") }
+        return Response(status: .noContent, headers: [
+            .accessControlAllowOrigin: "*", .accessControlAllowMethods: "GET, HEAD",
+            .accessControlAllowHeaders: "If-None-Match, Cache-Control", .accessControlMaxAge: "86400",
+            .cacheControl: "public, max-age=86400",
+        ])
     }
 
 
@@ -1081,6 +1126,16 @@ enum PublicDocumentPath {
     /// `/rivers/{slug}/rivers.json` (number nil) or `/rivers/{slug}/v{n}/rivers.json`, with or
     /// without a query (ignored); nil for any other path, or one that needs decoding (the routes
     /// handle those). Byte by byte: this runs on every app start.
+    /// A version's path segment: `v` and a number written as one, without a sign or a leading
+    /// zero (`v01` would be a second URL, cached apart, for `v1`); at most 9 digits.
+    static func versionNumber(_ text: String) -> Int? {
+        let digits = text.utf8.dropFirst()
+        guard text.utf8.first == UInt8(ascii: "v"), (1...9).contains(digits.count), digits.first != UInt8(ascii: "0"),
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        return Int(text.dropFirst())
+    }
+
     static func parse(_ target: String) -> (slug: String, number: Int?)? {
         var target = target
         return target.withUTF8 { parse($0) }
@@ -1100,7 +1155,9 @@ enum PublicDocumentPath {
             return (String(decoding: UnsafeBufferPointer(rebasing: middle), as: UTF8.self), nil)
         }
         let slug = middle[..<cut], version = middle[(cut + 1)...]
-        guard !slug.isEmpty, version.count > 1, version.count <= 10, version.first == UInt8(ascii: "v") else { return nil }
+        guard !slug.isEmpty, version.count > 1, version.count <= 10, version.first == UInt8(ascii: "v"),
+            version.dropFirst().first != UInt8(ascii: "0")
+        else { return nil }
         var number = 0
         for byte in version.dropFirst() {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }

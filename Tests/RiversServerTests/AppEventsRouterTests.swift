@@ -81,7 +81,11 @@ struct AppEventsRouterTests {
             since[AppEventsController.lastEventID] = String(missed.id)
             let viewer = Self.open(client, since)
             let admin = Self.open(client, f.admin)
-            try await Self.waitForStreams(f.hub, 2)
+            // A Last-Event-ID beyond every event (another database's, a client's bug) replays nothing and misses nothing.
+            var ahead = f.viewer
+            ahead[AppEventsController.lastEventID] = "999999999"
+            let beyond = Self.open(client, ahead)
+            try await Self.waitForStreams(f.hub, 3)
             // Live: a family saved, a token made (an access event: admins only), an event of another app.
             let family = f.events.add(appId: f.app.id, kind: "family", resourceId: "FAMILY_1", action: "create", revisionAfter: 1)
             let token = f.events.add(appId: f.app.id, kind: "token", resourceId: "t1", action: "create")
@@ -101,6 +105,7 @@ struct AppEventsRouterTests {
             let adminRead = ReadEvent.all(try await admin.value.text)
             #expect(adminRead.compactMap(\.id) == [family.id, token.id], "admins see access events; a new stream replays nothing")
             #expect(adminRead.first { $0.id == token.id }?.name == "access")
+            #expect(ReadEvent.all(try await beyond.value.text).compactMap(\.id) == [family.id])
         }
     }
 

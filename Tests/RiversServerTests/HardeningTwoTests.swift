@@ -117,12 +117,24 @@ struct HardeningTwoTests {
                 #expect(documents.cached(slug: first, number: nil) == nil)
                 #expect(try await documents.document(slug: second, number: nil)?.number == 1)
             }
-            // Renamed back: the second slug redirects to the first.
+            // Renamed again: a notification names the two slugs that change, so the first slug's
+            // entry still says "second" where only notifications are heard; its 301 goes straight
+            // to the third all the same (one hop, not a chain).
+            let third = "again-\(UUIDText.random().prefix(6))"
+            #expect(try await api.request(.patch, "/api/v1/apps/\(api.app.id)", json: ["slug": .string(third)]).status == .ok)
+            for slug in [second, third] { try await notified.refresh(slug: slug) }
+            try await reloaded.reloadAll()
+            for documents in [notified, reloaded] {
+                #expect(documents.redirect(slug: first) == .moved(third))
+                #expect(documents.redirect(slug: second) == .moved(third))
+            }
+            // Renamed back: the others redirect to the first, and no entry left behind makes a loop.
             #expect(try await api.request(.patch, "/api/v1/apps/\(api.app.id)", json: ["slug": .string(first)]).status == .ok)
-            for slug in [second, first] { try await notified.refresh(slug: slug) }
+            for slug in [third, first] { try await notified.refresh(slug: slug) }
             try await reloaded.reloadAll()
             for documents in [notified, reloaded] {
                 #expect(documents.redirect(slug: second) == .moved(first))
+                #expect(documents.redirect(slug: third) == .moved(first))
                 #expect(documents.redirect(slug: first) == nil)
                 #expect(try await documents.document(slug: first, number: nil)?.number == 1)
             }

@@ -229,7 +229,7 @@ struct MigrationAndDocumentTests {
             #expect(response["openapi"]?.stringValue?.hasPrefix("3.1") == true)
             var documented: Set<String> = []
             for (path, item) in response["paths"]?.objectValue ?? [:] {
-                for method in (item.objectValue ?? [:]).keys where ["get", "put", "post", "patch", "delete", "head"].contains(method) {
+                for method in (item.objectValue ?? [:]).keys where ["get", "put", "post", "patch", "delete", "head", "options"].contains(method) {
                     documented.insert("\(method.uppercased()) /\(path.drop(while: { $0 == "/" }))")
                 }
             }

@@ -107,6 +107,18 @@ struct PublicDocumentRequestTests {
         #expect(read.ifNoneMatch == etag)
     }
 
+    @Test("a version's segment is v and a number as written once: no leading zero or sign, at most 9 digits")
+    func versionSegmentsHaveOneSpelling() {
+        for (text, number) in [("v1", 1), ("v12", 12), ("v999999999", 999_999_999)] {
+            #expect(PublicDocumentPath.versionNumber(text) == number)
+            #expect(PublicDocumentPath.parse("/rivers/a/\(text)/rivers.json")?.number == number)
+        }
+        for text in ["v01", "v0", "v+1", "v-1", "v", "v1x", "1", "v1234567890", "V1", "v１"] {
+            #expect(PublicDocumentPath.versionNumber(text) == nil, "\(text)")
+            #expect(PublicDocumentPath.parse("/rivers/a/\(text)/rivers.json") == nil, "\(text)")
+        }
+    }
+
     @Test("Accept-Encoding: gzip's own member decides, else *'s; any weight of zero refuses (RFC 9110)")
     func gzipIsAcceptedAsTheFieldSays() {
         let accepted = ["gzip", "GZIP", "x-gzip", "deflate, gzip", "gzip;q=0.5", "gzip; q=1", "gzip;q=0.001", "*", "br, *;q=0.1", "gzip, *;q=0", "*;q=0, gzip"]

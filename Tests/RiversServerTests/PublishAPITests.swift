@@ -196,6 +196,21 @@ struct PublishAPITests {
         }
     }
 
+    @Test("a browser's CORS preflight of every public document URL is answered on a live server")
+    func preflights() async throws {
+        try await withAPI { api in
+            let slug = api.app.slug
+            for path in [
+                "/rivers/\(slug)/rivers.json", "/rivers/\(slug)/v1/rivers.json", "/rivers/\(slug)/channels/staging/rivers.json",
+                "/rivers/\(slug)/apple_store/5.0/rivers.json", "/preview/rvp_00/rivers.json",
+            ] {
+                let answer = try await api.request(.options, path, headers: [.accessControlRequestMethod: "GET"], authorized: false)
+                #expect(answer.status == .noContent && answer.headers[.accessControlAllowOrigin] == "*", "\(path): \(answer.status)")
+            }
+            #expect(try await api.request(.options, "/rivers/\(slug)/v0/rivers.json", authorized: false).status == .notFound)
+        }
+    }
+
     @Test("a slug no app has is answered 404 from memory, as the routes answer it")
     func unknownSlugsAreAnsweredFromMemory() async throws {
         try await withAPI(loadIndex: true) { api in

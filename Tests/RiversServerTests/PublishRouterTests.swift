@@ -163,6 +163,27 @@ struct PublishRouterTests {
         return String(url[try #require(url.range(of: "/preview/")).lowerBound...])
     }
 
+    @Test func aBrowsersPreflightIsAnsweredForEveryPublicDocumentPathOfTheRightShape() async throws {
+        let f = try await Self.setUp()
+        try await f.application.test(.router) { client in
+            for path in [
+                "/rivers/fast/rivers.json", "/rivers/fast/v2/rivers.json", "/rivers/fast/channels/staging/rivers.json",
+                "/rivers/fast/google_play/5.2.1/rivers.json", "/preview/rvp_0123/rivers.json",
+            ] {
+                let answer = try await Self.open(client, path, method: .options, headers: [.origin: "https://tv.example.com", .accessControlRequestMethod: "GET"])
+                #expect(answer.status == .noContent && answer.headers[.accessControlAllowOrigin] == "*", "\(path): \(answer.status)")
+                #expect(answer.headers[.accessControlAllowMethods] == "GET, HEAD" && answer.headers[.accessControlAllowHeaders]?.contains("If-None-Match") == true)
+                #expect(answer.headers[.accessControlMaxAge] == "86400")
+            }
+            // A path no document can have is the GET's 404, readable from any origin.
+            for path in ["/rivers/Fast/rivers.json", "/rivers/fast/v01/rivers.json", "/rivers/fast/channels/Bad%20Name/rivers.json", "/rivers/fast/some_store/1/rivers.json"] {
+                let answer = try await Self.open(client, path, method: .options)
+                #expect(answer.status == .notFound && answer.headers[.accessControlAllowOrigin] == "*" && answer.headers[.contentType] == "application/problem+json", "\(path): \(answer.status)")
+                #expect(try await Self.open(client, path).status == .notFound, "\(path)")
+            }
+        }
+    }
+
     @Test func aPreviewLinkServesTheDraftUntilItIsRevokedOrExpires() async throws {
         let f = try await Self.setUp()
         try await f.application.test(.router) { client in
