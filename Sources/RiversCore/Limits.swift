@@ -71,6 +71,9 @@ public enum Limits {
     public static let maxSessionsPerAccount = 50
     /// Channels of one app (production included), release rules, schedules not yet fired.
     public static let maxChannelsPerApp = 20
+    /// Former slugs that still redirect to one app (each for 90 days after the change): past it,
+    /// a change to a new slug is refused.
+    public static let maxFormerSlugsPerApp = 20
     public static let maxReleaseRulesPerApp = 100
     public static let maxPendingSchedulesPerApp = 100
     /// Schedules that fired or were cancelled kept per app (the latest by due time): making one

@@ -51,6 +51,15 @@ public struct AppService: Sendable {
             try await tx.updateApp(app)
             if app.slug != oldSlug {
                 try await Self.refuseTaken(app.slug, by: appId, in: tx)
+                // Each slug change holds the old slug for 90 days (it redirects, and no other app
+                // may take it): bounded, so that no team can take a namespace's worth of slugs
+                // from the others by renaming. Going back to one of them holds none more.
+                let former = try await tx.redirectingSlugs(appId: appId, limit: Limits.maxFormerSlugsPerApp)
+                if !former.contains(app.slug), former.count >= Limits.maxFormerSlugsPerApp {
+                    throw StoreError.conflict(
+                        "this app changed its slug \(Limits.maxFormerSlugsPerApp) times within 90 days, and each former slug still redirects to it: go back to one of them, or wait until the oldest stops redirecting",
+                        usedBy: [])
+                }
                 if try await tx.hasPublished(appId: appId) { try await tx.reserve(app.slug, for: appId) }
                 try await tx.dropRedirect(of: app.slug)
                 try await tx.redirect(oldSlug, to: appId, forSeconds: Store.slugRedirectLifetime)

@@ -1066,6 +1066,14 @@ final class PostgresAppTransaction: AppTransaction {
         try await Store.reserveSlug(slug, appId: appId, on: connection, logger: logger)
     }
 
+    func redirectingSlugs(appId: String, limit: Int) async throws -> Set<String> {
+        var slugs: Set<String> = []
+        for try await slug in try await connection.query(
+            "SELECT old_slug FROM slug_redirects WHERE app_id = \(appId)::uuid AND expires_at > now() LIMIT \(limit)", logger: logger
+        ).decode(String.self) { slugs.insert(slug) }
+        return slugs
+    }
+
     /// A statement that may meet the apps' unique slug: a conflict then (the transaction, aborted,
     /// rolls back as the error leaves it).
     private func slugTaken<T>(_ slug: String, _ statement: () async throws -> T) async throws -> T {

@@ -32,6 +32,8 @@ public protocol AppTransaction: AnyObject {
     /// Whether an app other than `appId` published documents under `slug` once.
     func isReserved(_ slug: String, otherThan appId: String?) async throws -> Bool
     func hasPublished(appId: String) async throws -> Bool
+    /// The former slugs of `appId` that still redirect to it, at most `limit` of them.
+    func redirectingSlugs(appId: String, limit: Int) async throws -> Set<String>
     /// Records that `appId`'s documents are public under `slug`, for good.
     func reserve(_ slug: String, for appId: String) async throws
     /// A new app; a conflict when its slug is taken.

@@ -141,6 +141,21 @@ struct HardeningTwoTests {
         }
     }
 
+    @Test("an app has at most 20 former slugs redirecting to it: a 21st change is a 409 unless it goes back to one")
+    func slugChangesAreBounded() async throws {
+        try await withAPI { api in
+            let base = "b\(UUIDText.random().prefix(6))"
+            for i in 1...Limits.maxFormerSlugsPerApp {
+                let changed = try await api.request(.patch, "/api/v1/apps/\(api.app.id)", json: ["slug": .string("\(base)-\(i)")])
+                #expect(changed.status == .ok, "\(i): \(changed.text)")
+            }
+            let refused = try await api.request(.patch, "/api/v1/apps/\(api.app.id)", json: ["slug": .string("\(base)-new")])
+            #expect(refused.status == .conflict && refused.headers[.contentType] == "application/problem+json", "\(refused.text)")
+            #expect(try await api.request(.patch, "/api/v1/apps/\(api.app.id)", json: ["slug": .string("\(base)-3")]).status == .ok)
+            #expect(try await api.request(.get, "/api/v1/apps/\(base)-3").status == .ok)
+        }
+    }
+
     // MARK: 2. What a member granted
 
     struct Person {

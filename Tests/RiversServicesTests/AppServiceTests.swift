@@ -50,6 +50,20 @@ struct AppServiceTests {
         #expect(await refusal { _ = try await apps.update(appId: news.id, name: nil, slug: "-bad") } == "invalid /slug")
     }
 
+    @Test func anAppChangesItsSlugABoundedNumberOfTimesWithinTheRedirectsLifetime() async throws {
+        let app = try await apps.create(slug: "s0", name: "S")
+        let max = Limits.maxFormerSlugsPerApp
+        for i in 1...max { _ = try await apps.update(appId: app.id, name: nil, slug: "s\(i)") }
+        // Every former slug redirects to it: no new one, but any of them back, and the name still.
+        #expect(await refusal { _ = try await apps.update(appId: app.id, name: nil, slug: "another") }?.contains("\(max) times within 90 days") == true)
+        #expect(storage.redirect(of: "another") == nil)
+        _ = try await apps.update(appId: app.id, name: nil, slug: "s3")
+        #expect(try await apps.update(appId: app.id, name: "Renamed", slug: nil).name == "Renamed")
+        // Once they stop redirecting, it may change again.
+        storage.age(redirectsBy: Store.slugRedirectLifetime + 1)
+        #expect(try await apps.update(appId: app.id, name: nil, slug: "another").slug == "another")
+    }
+
     @Test func archivingCancelsSchedulesAndOnlyAnArchivedAppIsPurged() async throws {
         let app = try await apps.create(slug: "shop", name: "Shop")
         storage.addPendingSchedules(appId: app.id, count: 3)

@@ -75,6 +75,11 @@ public final class InMemoryApps: AppStorage {
             }?.app
         }
 
+        func redirectingSlugs(appId: String, limit: Int) async throws -> Set<String> {
+            let now = Date()
+            return Set(state.redirects.filter { $0.value.appId == appId && $0.value.until > now }.keys.prefix(limit))
+        }
+
         func redirectUntil(_ slug: String, otherThan appId: String?) async throws -> Date? {
             guard let r = state.redirects[slug], r.until > Date(), r.appId != appId else { return nil }
             return r.until
