@@ -39,7 +39,15 @@ public struct ImportService: Sendable {
             for family in imported.families {
                 if let existing = try await tx.familyToCheck(id: family.id) {
                     var merged = existing
-                    let missing = family.cellStyles.filter { existing.cellStyle($0.id) == nil }
+                    let known = Set(existing.cellStyles.map(\.id))
+                    let missing = family.cellStyles.filter { !known.contains($0.id) }
+                    if existing.cellStyles.count + missing.count > Limits.maxCellStylesPerFamily {
+                        // Where the first screen naming the family is in the document.
+                        let first = imported.screens.firstIndex { $0.family == family.id } ?? 0
+                        throw StoreError.invalid([FieldError(
+                            imported.single ? "" : "/\(first)",
+                            "family \(family.id) holds \(existing.cellStyles.count) cell styles, and the screens name \(missing.count) more: a family holds at most \(Limits.maxCellStylesPerFamily)")])
+                    }
                     if !missing.isEmpty {
                         merged.cellStyles += missing
                         _ = try await tx.update(merged)

@@ -33,10 +33,12 @@ def test_a_promotion_reaches_the_purge_receiver_after_refused_tries(cluster):
 
     receiver = start("whsec_" + base64.b64encode(os.urandom(32)).decode())
     try:
-        number = F.ok(F.call("GET", f"{base}{F.API}/versions?limit=1"), "listing versions")["items"][0]["number"]
+        # Two versions to move between (a move to the version a channel serves moves nothing).
+        F.ok(F.call("PATCH", f"{base}{F.API}/screens/{cluster.home}", {"name": f"Home {F.uid(5)}"}), "renaming the home screen")
+        number = F.ok(F.call("POST", f"{base}{F.API}/publish", {"note": "purge"}), "publishing")["version"]["number"]
         channel = f"purge{F.uid(4).lower()}"
         # Two promotions (made, then moved), each through another process, while the receiver refuses them.
-        F.ok(F.call("PUT", f"{cluster.rivers[0].url}{F.API}/channels/{channel}", {"version": number}), "making a channel")
+        F.ok(F.call("PUT", f"{cluster.rivers[0].url}{F.API}/channels/{channel}", {"version": number - 1}), "making a channel")
         F.ok(F.call("PUT", f"{cluster.rivers[2].url}{F.API}/channels/{channel}", {"version": number, "note": "again"}), "moving it")
         time.sleep(2.5)
         receiver.terminate()

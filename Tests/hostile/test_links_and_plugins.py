@@ -1,5 +1,7 @@
 """Values that end up in URLs and links: plugin identifiers (they are path segments of the API)
 and the web links of nav items (apps open them: a `javascript:` link is script injection)."""
+import uuid
+
 import pytest
 
 from conftest import API, call, expect_problem, head_lines, raw_http, uid
@@ -79,3 +81,67 @@ def test_web_and_deep_links_are_accepted(family, source):
     a = call("POST", "screens", nav_screen(family, source))
     assert a.status == 201, f"a good link was refused: {a}"
     assert a.json["navigations"][0]["nav_items"][0]["data"]["source"] == source
+
+
+# MARK: 13. Work a plugin or an import costs, bounded by its size
+
+
+def nested_group(depth, fields):
+    """`fields` inside groups nested `depth` deep."""
+    for _ in range(depth):
+        fields = [{"group": True, "label": "g", "fields": fields}]
+    return fields
+
+
+def test_a_manifest_of_thousands_of_conditions_and_nested_fields_is_read_in_time(manifest):
+    """A manifest under the size cap whose 1,300 conditions each name a field of a section with
+    1,500 fields nested 28 deep took seconds to register and 9 s on each read (each condition looked
+    at every field): every one is now answered within seconds, and a condition naming no field is
+    still refused at its place."""
+    identifier = f"deep{uid().lower()}"
+    fields = nested_group(28, [{"key": f"k{i}", "type": "switch"} for i in range(1500)])
+    fields.append({"key": "top", "type": "switch",
+                   "conditional_fields": [{"key": "general/top", "condition_value": 1}] * 1300})
+    body = dict(manifest, identifier=identifier, general={"fields": fields})
+    made = call("POST", "plugins", body, timeout=30)
+    assert made.status == 201 and made.elapsed < 5, f"registering: {made}"
+    for path in (f"plugins/{identifier}", "plugins?limit=100"):
+        read = call("GET", path, timeout=30)
+        assert read.status == 200 and read.elapsed < 5, f"reading: {read}"
+    wrong = dict(body, identifier=f"{identifier}x")
+    wrong["general"] = {"fields": fields[:-1] + [dict(fields[-1], conditional_fields=[{"key": "general/nope", "condition_value": 1}])]}
+    refused = call("POST", "plugins", wrong, timeout=30)
+    expect_problem(refused, 422, within=5)
+    assert any(e["pointer"].startswith("/general/fields/1/conditional_fields/0") for e in refused.json["errors"]), refused
+
+
+def test_a_multi_select_of_thousands_of_options_checks_each_item_at_once(family, manifest):
+    """A multi_select whose options come from a condition (3,000 of them) cost each item of a
+    value a pass over every option twice over: 40 items took 55 s. Now each item is a lookup; a
+    wrong item's message names 20 options and how many more."""
+    identifier = f"opts{uid().lower()}"
+    fields = [{"key": "x", "type": "switch"},
+              {"key": "m", "type": "multi_select",
+               "conditional_fields": [{"key": "general/x", "condition_value": True, "options": list(range(3000))}]}]
+    assert call("POST", "plugins", dict(manifest, identifier=identifier, general={"fields": fields}), timeout=30).status == 201
+    fine = call("POST", "screens", {"name": f"Options {uid()}", "type": identifier, "family": family, "general": {"m": list(range(40))}}, timeout=30)
+    assert fine.status == 201 and fine.elapsed < 3, f"{fine}"
+    wrong = call("POST", "screens", {"name": f"Options {uid()}", "type": identifier, "family": family, "general": {"m": [-1] * 3000}}, timeout=30)
+    expect_problem(wrong, 422, field="/general/m/0", within=5)
+    message = next(e["message"] for e in wrong.json["errors"] if e["pointer"] == "/general/m/0")
+    assert "and 2980 more" in message and len(message) < 400, message
+
+
+def test_an_import_cannot_grow_a_family_past_its_cell_style_cap(family):
+    """An import added the cell styles its screens name to their family without the family's cap
+    (200): a family of 221 styles that no preview, publish or change of the family could read.
+    Now that is a 422 at the screen, and nothing is written."""
+    before = call("GET", f"families/{family}").json["cell_styles"]
+    components = [{"component_type": "grid", "styles": {"family": family, "cell_styles": [f"E{c}_{s}" for s in range(20)]}} for c in range(11)]
+    screen = {"id": str(uuid.uuid4()), "name": "Styles", "type": "general_content", "ui_components": components}
+    expect_problem(call("POST", "import", [screen], timeout=30), 422, field="/0", within=5)
+    assert call("GET", f"families/{family}").json["cell_styles"] == before
+    # A family the document makes is held to the same cap.
+    new = f"NEW_{uid()}"
+    components = [{"component_type": "grid", "styles": {"family": new, "cell_styles": [f"S{c}_{s}" for s in range(20)]}} for c in range(11)]
+    expect_problem(call("POST", "import", [dict(screen, ui_components=components)], timeout=30), 422, field="/0", within=5)

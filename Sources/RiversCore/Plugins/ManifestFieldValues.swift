@@ -105,7 +105,8 @@ extension ManifestField {
             return (value, nil)
         case .choice:
             if case .array(let items) = value, items.count <= 1 {
-                let one = items.first.map { matchingOption($0) ?? $0 } ?? .string("")
+                let options = OptionIndex(allOptions)
+                let one = items.first.map { options.match($0) ?? $0 } ?? .string("")
                 return (one, "\(value.serializedString()) was written as \(PluginJSON.describe(one)): a \(type.rawValue) holds one value")
             }
         case .choices, .asTyped:
@@ -127,25 +128,26 @@ extension ManifestField {
                 return (.string(out), "\"\(s)\" was read as \"\(out)\"")
             }
         case .single:
-            if let match = matchingOption(value), match != value {
+            if let match = OptionIndex(allOptions).match(value), match != value {
                 return (match, "\(PluginJSON.describe(value)) was read as the option value \(PluginJSON.describe(match))")
             }
         case .multiple:
+            let options = OptionIndex(allOptions)
             switch value {
             case .array(let items):
                 var changed = false
                 let out = items.map { item -> JSONValue in
-                    if let m = matchingOption(item), m != item { changed = true; return m }
+                    if let m = options.match(item), m != item { changed = true; return m }
                     return item
                 }
                 if changed {
                     return (.array(out), "\(value.serializedString()) was read as \(JSONValue.array(out).serializedString())")
                 }
             case .string(let s) where !s.isEmpty:
-                let one = matchingOption(value) ?? value
+                let one = options.match(value) ?? value
                 return (.array([one]), "the single value \"\(s)\" was read as \(JSONValue.array([one]).serializedString())")
             case .number, .bool:
-                let one = matchingOption(value) ?? value
+                let one = options.match(value) ?? value
                 return (.array([one]), "the single value \(PluginJSON.describe(value)) was read as \(JSONValue.array([one]).serializedString())")
             default: break
             }
@@ -155,22 +157,58 @@ extension ManifestField {
         return (value, nil)
     }
 
-    /// The option value a loose value stands for: itself, the same text (`5` for `"5"`), or a unique
-    /// case-insensitive match (`"Color"` for `"color"`). With no options, a number becomes a string.
-    private func matchingOption(_ value: JSONValue) -> JSONValue? {
-        let candidates = allOptions.map(\.value)
-        if candidates.isEmpty {
-            if case .number(let n) = value { return .string(PluginJSON.numberText(n)) }
+    /// A field's option values, indexed once for every value of a check (a `multi_select` value
+    /// may hold thousands of items, and a manifest thousands of options: each item costs a
+    /// lookup, not a pass over the options).
+    struct OptionIndex {
+        let values: [JSONValue]
+        let set: Set<JSONValue>
+        /// Values by their plain text, and by it lowercased (the first two of each are enough to
+        /// tell one match from several).
+        let byText: [String: [JSONValue]]
+        let byFoldedText: [String: [JSONValue]]
+
+        init(_ options: [ManifestOption]) {
+            values = options.map(\.value)
+            set = Set(values)
+            var byText: [String: [JSONValue]] = [:], byFoldedText: [String: [JSONValue]] = [:]
+            for value in values {
+                guard let text = PluginColor.plainText(value) else { continue }
+                if byText[text, default: []].count < 2 { byText[text, default: []].append(value) }
+                if byFoldedText[text.lowercased(), default: []].count < 2 { byFoldedText[text.lowercased(), default: []].append(value) }
+            }
+            self.byText = byText
+            self.byFoldedText = byFoldedText
+        }
+
+        /// The option value a loose value stands for: itself, the same text (`5` for `"5"`), or a
+        /// unique case-insensitive match (`"Color"` for `"color"`). With no options, a number
+        /// becomes a string.
+        func match(_ value: JSONValue) -> JSONValue? {
+            if values.isEmpty {
+                if case .number(let n) = value { return .string(PluginJSON.numberText(n)) }
+                return nil
+            }
+            if set.contains(value) { return value }
+            guard let text = PluginColor.plainText(value) else { return nil }
+            if let same = byText[text], same.count == 1 { return same[0] }
+            if let folded = byFoldedText[text.lowercased()], folded.count == 1 { return folded[0] }
             return nil
         }
-        if candidates.contains(value) { return value }
-        let text = PluginColor.plainText(value)
-        guard let text else { return nil }
-        let sameText = candidates.filter { PluginColor.plainText($0) == text }
-        if sameText.count == 1 { return sameText[0] }
-        let folded = candidates.filter { PluginColor.plainText($0)?.lowercased() == text.lowercased() }
-        if folded.count == 1 { return folded[0] }
-        return nil
+
+        /// Why `value` is not one of the options (none when it is, or when there are none and it
+        /// is a string or a number). The message names the first 20 options only.
+        func problems(_ value: JSONValue, pointer: String) -> [FieldError] {
+            if values.isEmpty {
+                switch value {
+                case .string, .number: return []
+                default: return [FieldError(pointer, "expected a string, got \(PluginJSON.got(value))")]
+                }
+            }
+            if set.contains(value) { return [] }
+            let shown = values.prefix(20).map(PluginJSON.describe) + (values.count > 20 ? ["and \(values.count - 20) more"] : [])
+            return [FieldError(pointer, "\(PluginJSON.describe(value)) is not one of the options: \(shown.joined(separator: ", "))")]
+        }
     }
 
     /// Problems with a (normalised) value for this field, located under `pointer`.
@@ -200,10 +238,11 @@ extension ManifestField {
             if case .array(let items) = value {
                 return [FieldError(pointer, "a \(type.rawValue) holds one value, not an array of \(items.count)")]
             }
-            return checkOption(value, pointer: pointer)
+            return OptionIndex(allOptions).problems(value, pointer: pointer)
         case .multiple:
             guard case .array(let items) = value else { return wrong("an array of option values") }
-            return items.enumerated().flatMap { i, item in checkOption(item, pointer: JSONPointer.join(pointer, i)) }
+            let options = OptionIndex(allOptions)
+            return items.enumerated().flatMap { i, item in options.problems(item, pointer: JSONPointer.join(pointer, i)) }
         case .hexColor:
             guard let s = value.stringValue else { return wrong("a colour string like \"#AARRGGBB\"") }
             return PluginColor.isHex(s) ? [] : [FieldError(pointer, "\"\(s)\" is not a colour: expected \"#AARRGGBB\" or \"#RRGGBB\"")]
@@ -222,19 +261,6 @@ extension ManifestField {
         case .any:
             return []
         }
-    }
-
-    private func checkOption(_ value: JSONValue, pointer: String) -> [FieldError] {
-        let values = allOptions.map(\.value)
-        if values.isEmpty {
-            switch value {
-            case .string, .number: return []
-            default: return [FieldError(pointer, "expected a string, got \(PluginJSON.got(value))")]
-            }
-        }
-        if values.contains(value) { return [] }
-        let list = values.map(PluginJSON.describe).listed(limit: 20)
-        return [FieldError(pointer, "\(PluginJSON.describe(value)) is not one of the options: \(list)")]
     }
 
     /// The value a screen starts from: `initialValue`, or for a `text_style` field an object built

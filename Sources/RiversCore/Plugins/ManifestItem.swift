@@ -155,9 +155,11 @@ public struct ManifestField: Sendable, Hashable {
 
     /// `options` plus every conditional option set, without repeating a value.
     public var allOptions: [ManifestOption] {
+        guard conditions.contains(where: { $0.options != nil }) else { return options }
         var out = options
+        var seen = Set(options.map(\.value))
         for condition in conditions {
-            for option in condition.options ?? [] where !out.contains(where: { $0.value == option.value }) {
+            for option in condition.options ?? [] where seen.insert(option.value).inserted {
                 out.append(option)
             }
         }

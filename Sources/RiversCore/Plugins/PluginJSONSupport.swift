@@ -38,6 +38,45 @@ enum PluginJSON {
         }
     }
 
+    /// `value` with every edit made, in order (a later edit of a node wins over an earlier one of
+    /// it or below it), each container on the edits' paths copied once. Paths that do not exist
+    /// are left out, as `setting(_:at:in:)` leaves them.
+    static func setting(_ edits: [(path: [Token], value: JSONValue)], in value: JSONValue) -> JSONValue {
+        applying(edits.map { ($0.path[...], $0.value) }[...], to: value)
+    }
+
+    private static func applying(_ edits: ArraySlice<(path: ArraySlice<Token>, value: JSONValue)>, to value: JSONValue) -> JSONValue {
+        var start = value, rest = edits
+        if let whole = edits.lastIndex(where: { $0.path.isEmpty }) {
+            start = edits[whole].value
+            rest = edits[(whole + 1)...]
+        }
+        guard !rest.isEmpty else { return start }
+        var order: [Token] = []
+        var below: [Token: [(path: ArraySlice<Token>, value: JSONValue)]] = [:]
+        for edit in rest {
+            guard let first = edit.path.first else { continue }
+            if below[first] == nil { order.append(first) }
+            below[first, default: []].append((edit.path.dropFirst(), edit.value))
+        }
+        switch start {
+        case .object(var o):
+            for token in order {
+                guard case .key(let k) = token, let child = o[k], let inner = below[token] else { continue }
+                o[k] = applying(inner[...], to: child)
+            }
+            return .object(o)
+        case .array(var a):
+            for token in order {
+                guard case .index(let i) = token, a.indices.contains(i), let inner = below[token] else { continue }
+                a[i] = applying(inner[...], to: a[i])
+            }
+            return .array(a)
+        default:
+            return start
+        }
+    }
+
     /// How a value is quoted in a message: `"abc"`, `12`, `true`, `[…]`.
     static func describe(_ value: JSONValue) -> String {
         switch value {

@@ -203,19 +203,19 @@ struct PluginManifestParser {
             log.error([.key("custom_configuration_fields")], "must be an array of fields, got \(other.typeName)")
         }
 
-        // Conditions must point at a field that exists.
+        // Conditions must point at a field that exists (each section's keys gathered once: a
+        // manifest may hold thousands of conditions and of fields).
+        let keys = sections.mapValues { Set($0.allFields.map(\.key)) }
         for ref in references {
             let full = "\(ref.section)/\(ref.key)"
-            let exists = sections[ref.section]?.allFields.contains { $0.key == ref.key } ?? false
+            let exists = keys[ref.section]?.contains(ref.key) ?? false
             if !exists && !PluginManifest.implicitConditionKeys.contains(full) {
                 log.error(ref.path, "\"\(full)\" does not name a field of this manifest")
             }
         }
 
-        var raw = json
-        for edit in edits {
-            raw = PluginJSON.setting(edit.value, at: edit.path[...], in: raw)
-        }
+        // Every edit in one pass (one by one, each copied the arrays on its path again).
+        let raw = PluginJSON.setting(edits, in: json)
 
         guard let identifier, let name, let type, let manifestVersion, let description, let authorName,
             let authorEmail, let minZappSDK

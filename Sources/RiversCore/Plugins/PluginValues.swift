@@ -25,6 +25,8 @@ extension PluginManifest {
             return [FieldError(pointerPrefix, "\"\(section)\" must be an object, got \(values.typeName)")]
         }
         var errors: [FieldError] = []
+        // A condition names a field by key: looked up in an index, not by a pass over the section.
+        let byKey = fieldIndex(section)
         for field in fields(in: section) {
             let pointer = JSONPointer.join(pointerPrefix, field.key)
             let value = object[field.key]
@@ -34,7 +36,7 @@ extension PluginManifest {
                     errors += checkNested(field, nested, pointer: pointer)
                 }
             }
-            if field.mandatory && PluginJSON.isEmpty(value) && conditionsHold(field, section: section, values: object) {
+            if field.mandatory && PluginJSON.isEmpty(value) && conditionsHold(field, section: section, values: object, fields: byKey) {
                 errors.append(FieldError(pointer, "\"\(field.key)\" is mandatory"))
             }
         }
@@ -70,12 +72,23 @@ extension PluginManifest {
         }
     }
 
+    /// A section's fields by key (the first of a key, as `field(section:key:)` finds it).
+    func fieldIndex(_ section: String) -> [String: ManifestField] {
+        var byKey: [String: ManifestField] = [:]
+        for field in fields(in: section) where byKey[field.key] == nil { byKey[field.key] = field }
+        return byKey
+    }
+
     /// Whether a field's conditions hold (true when it has none).
     func conditionsHold(_ field: ManifestField, section: String, values: [String: JSONValue]) -> Bool {
+        conditionsHold(field, section: section, values: values, fields: fieldIndex(section))
+    }
+
+    func conditionsHold(_ field: ManifestField, section: String, values: [String: JSONValue], fields: [String: ManifestField]) -> Bool {
         guard !field.conditions.isEmpty else { return true }
         let results = field.conditions.map { condition -> Bool in
             guard condition.section == section else { return true }
-            let actual = values[condition.key] ?? self.field(section: section, key: condition.key)?.startingValue
+            let actual = values[condition.key] ?? fields[condition.key]?.startingValue
             return Self.matches(actual, condition.value)
         }
         return field.matchAllConditions ? results.allSatisfy { $0 } : results.contains(true)

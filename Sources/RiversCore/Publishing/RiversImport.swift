@@ -89,6 +89,10 @@ public enum RiversImport {
         var screenIds: [String: String] = [:]
         var familyOrder: [String] = []
         var cellStylesByFamily: [String: [String]] = [:]
+        // The same, as sets (a document may name thousands of styles), and where each family is
+        // first named (its problems are reported there).
+        var seenStyles: [String: Set<String>] = [:]
+        var familyPointer: [String: String] = [:]
         for (index, item) in items.enumerated() {
             let pointer = single ? "" : JSONPointer.join("", index)
             // Ids are compared as written, so a screen with other problems still claims its id.
@@ -105,14 +109,21 @@ public enum RiversImport {
             if cellStylesByFamily[screen.family] == nil {
                 familyOrder.append(screen.family)
                 cellStylesByFamily[screen.family] = []
+                familyPointer[screen.family] = pointer
             }
             screen.uiComponents.walk(at: "") { component, _ in
                 let bodyStyles = (component.styles["cell_body_styles"]?.arrayValue ?? []).compactMap(\.stringValue)
-                for style in component.cellStyles + bodyStyles where !cellStylesByFamily[screen.family]!.contains(style) {
+                for style in component.cellStyles + bodyStyles where seenStyles[screen.family, default: []].insert(style).inserted {
                     cellStylesByFamily[screen.family]!.append(style)
                 }
             }
             screens.append(screen)
+        }
+        // A family the document makes holds what any family may.
+        for id in familyOrder where (cellStylesByFamily[id]?.count ?? 0) > Limits.maxCellStylesPerFamily {
+            problems.add(
+                familyPointer[id] ?? "",
+                "the screens name \(cellStylesByFamily[id]!.count) cell styles of family \(id): a family holds at most \(Limits.maxCellStylesPerFamily)")
         }
         if !problems.isEmpty { throw problems.failure }
         let families = familyOrder.map { id in
