@@ -47,3 +47,30 @@ struct PluginJSONEditTests {
         }
     }
 }
+
+/// The publish check finds the screens on a cycle of parents in one pass; it asked each screen's
+/// whole chain before (quadratic in a long chain). Both must name the same screens.
+@Suite("Cycles of parents in one pass")
+struct ParentCycleTests {
+    @Test("the screens on a cycle are those whose own chain comes back to them, over many generated apps")
+    func onePassAgreesWithEachChain() {
+        var steps = PluginJSONEditTests.Steps(state: 7)
+        for _ in 0..<500 {
+            let count = 1 + steps.next(30)
+            let ids = (0..<count).map { "s\($0)" }
+            var parents: [String: String?] = [:]
+            for id in ids {
+                let pick = steps.next(count + 3)
+                // No parent, a missing one, or another screen of the app (itself included).
+                parents[id] = pick == count ? .some(nil) : pick == count + 1 ? .some("gone") : .some(ids[pick % count])
+            }
+            let eachChain = Set(ids.filter { PublishCheck.cycle(from: $0, parents: parents) != nil })
+            #expect(PublishCheck.screensOnCycles(parents) == eachChain, "\(parents)")
+        }
+        // A chain of 500 has none; a ring of 500 is all of it.
+        let chain = Dictionary(uniqueKeysWithValues: (0..<500).map { ("c\($0)", $0 == 0 ? String?.none : "c\($0 - 1)") })
+        #expect(PublishCheck.screensOnCycles(chain).isEmpty)
+        let ring = Dictionary(uniqueKeysWithValues: (0..<500).map { ("r\($0)", String?.some("r\(($0 + 1) % 500)")) })
+        #expect(PublishCheck.screensOnCycles(ring).count == 500)
+    }
+}

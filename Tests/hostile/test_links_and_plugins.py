@@ -145,3 +145,26 @@ def test_an_import_cannot_grow_a_family_past_its_cell_style_cap(family):
     new = f"NEW_{uid()}"
     components = [{"component_type": "grid", "styles": {"family": new, "cell_styles": [f"S{c}_{s}" for s in range(20)]}} for c in range(11)]
     expect_problem(call("POST", "import", [dict(screen, ui_components=components)], timeout=30), 422, field="/0", within=5)
+
+
+def test_a_condition_of_thousands_of_values_against_a_value_of_thousands_is_checked_at_once(family, manifest):
+    """A mandatory field shown when another's value is one of 10,000 listed compared every pair of
+    the two lists (20,000 items took 10 s): each side is a set now."""
+    identifier = f"cond{uid().lower()}"
+    fields = [{"key": "b", "type": "text_input"},
+              {"key": "a", "type": "text_input", "mandatory": True,
+               "conditional_fields": [{"key": "general/b", "condition_value": [f"w{i}" for i in range(10000)]}]}]
+    assert call("POST", "plugins", dict(manifest, identifier=identifier, general={"fields": fields}), timeout=30).status == 201
+    screen = {"name": f"Cond {uid()}", "type": identifier, "family": family, "general": {"b": [f"h{i}" for i in range(20000)]}}
+    expect_problem(call("POST", "screens", screen, timeout=30), 422, field="/general/b", within=3)
+
+
+def test_an_import_of_more_screens_than_an_app_may_hold_is_refused_before_any_work(family):
+    """A 1 MiB document of thousands of screens, each the parent of the next, was checked and
+    written screen by screen (seconds, quadratic in the chain) before the 500-screen cap refused
+    it; the cap is now the first thing checked, and nothing is written."""
+    before = call("GET", "screens?limit=1").json["total"]
+    ids = [str(uuid.uuid4()) for _ in range(2000)]
+    document = [{"id": ids[i], "name": "s", "type": "general_content", "data": {"parent": ids[i - 1]} if i else {}} for i in range(2000)]
+    expect_problem(call("POST", "import", document, timeout=30), 409, within=2)
+    assert call("GET", "screens?limit=1").json["total"] == before

@@ -67,14 +67,24 @@ public struct ManifestOption: Sendable, Hashable, Codable {
 public struct ManifestCondition: Sendable, Hashable {
     public var section: String
     public var key: String
-    public var value: JSONValue
+    public var value: JSONValue { didSet { wanted = Self.texts(value) } }
     public var options: [ManifestOption]?
+    /// The plain texts of `value` (or of its elements): what a field's value is compared with,
+    /// made once (a condition may list thousands).
+    public private(set) var wanted: Set<String>
 
     public init(section: String, key: String, value: JSONValue, options: [ManifestOption]? = nil) {
         self.section = section
         self.key = key
         self.value = value
         self.options = options
+        self.wanted = Self.texts(value)
+    }
+
+    /// The plain texts of a value, or of its elements when it is an array (`true` is "true").
+    public static func texts(_ value: JSONValue?) -> Set<String> {
+        guard let value else { return [] }
+        return Set((value.arrayValue ?? [value]).compactMap(PluginColor.plainText))
     }
 }
 

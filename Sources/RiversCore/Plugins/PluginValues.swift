@@ -25,8 +25,10 @@ extension PluginManifest {
             return [FieldError(pointerPrefix, "\"\(section)\" must be an object, got \(values.typeName)")]
         }
         var errors: [FieldError] = []
-        // A condition names a field by key: looked up in an index, not by a pass over the section.
+        // A condition names a field by key: looked up in an index, not by a pass over the section;
+        // each key's value made into texts once for every condition that compares it.
         let byKey = fieldIndex(section)
+        var texts: [String: Set<String>] = [:]
         for field in fields(in: section) {
             let pointer = JSONPointer.join(pointerPrefix, field.key)
             let value = object[field.key]
@@ -36,7 +38,7 @@ extension PluginManifest {
                     errors += checkNested(field, nested, pointer: pointer)
                 }
             }
-            if field.mandatory && PluginJSON.isEmpty(value) && conditionsHold(field, section: section, values: object, fields: byKey) {
+            if field.mandatory && PluginJSON.isEmpty(value) && conditionsHold(field, section: section, values: object, fields: byKey, texts: &texts) {
                 errors.append(FieldError(pointer, "\"\(field.key)\" is mandatory"))
             }
         }
@@ -81,26 +83,33 @@ extension PluginManifest {
 
     /// Whether a field's conditions hold (true when it has none).
     func conditionsHold(_ field: ManifestField, section: String, values: [String: JSONValue]) -> Bool {
-        conditionsHold(field, section: section, values: values, fields: fieldIndex(section))
+        var texts: [String: Set<String>] = [:]
+        return conditionsHold(field, section: section, values: values, fields: fieldIndex(section), texts: &texts)
     }
 
-    func conditionsHold(_ field: ManifestField, section: String, values: [String: JSONValue], fields: [String: ManifestField]) -> Bool {
+    /// A condition holds when the value of the field it names (or, when that is an array, one of
+    /// its elements) equals its value (or one of its elements), scalars compared by their text so
+    /// `true` matches `"true"`. `texts` keeps each key's texts for the next condition naming it.
+    func conditionsHold(
+        _ field: ManifestField, section: String, values: [String: JSONValue], fields: [String: ManifestField], texts: inout [String: Set<String>]
+    ) -> Bool {
         guard !field.conditions.isEmpty else { return true }
-        let results = field.conditions.map { condition -> Bool in
-            guard condition.section == section else { return true }
-            let actual = values[condition.key] ?? fields[condition.key]?.startingValue
-            return Self.matches(actual, condition.value)
+        var held = 0
+        for condition in field.conditions {
+            guard condition.section == section else {
+                held += 1
+                continue
+            }
+            let have: Set<String>
+            if let known = texts[condition.key] {
+                have = known
+            } else {
+                have = ManifestCondition.texts(values[condition.key] ?? fields[condition.key]?.startingValue)
+                texts[condition.key] = have
+            }
+            if !have.isDisjoint(with: condition.wanted) { held += 1 }
         }
-        return field.matchAllConditions ? results.allSatisfy { $0 } : results.contains(true)
-    }
-
-    /// `actual` (or, when it is an array, one of its elements) equals `expected` (or one of its
-    /// elements), comparing scalars by their text so `true` matches `"true"`.
-    static func matches(_ actual: JSONValue?, _ expected: JSONValue) -> Bool {
-        guard let actual else { return false }
-        let wanted = (expected.arrayValue ?? [expected]).compactMap(PluginColor.plainText)
-        let have = (actual.arrayValue ?? [actual]).compactMap(PluginColor.plainText)
-        return have.contains { wanted.contains($0) }
+        return field.matchAllConditions ? held == field.conditions.count : held > 0
     }
 
     private func checkNested(_ field: ManifestField, _ nested: [String: JSONValue], pointer: String) -> [FieldError] {

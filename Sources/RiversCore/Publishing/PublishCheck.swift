@@ -30,6 +30,9 @@ public enum PublishCheck {
         func exists(_ id: String) -> Bool {
             parents[UUIDText.normalize(id) ?? id] != nil
         }
+        // Found in one pass: following each screen's chain of parents to its root was quadratic
+        // in a long chain's length.
+        let onCycles = screensOnCycles(parents)
         func describe(_ id: String) -> String {
             if let name = names[id] { return "\(id) (\(name))" }
             return id
@@ -98,7 +101,7 @@ public enum PublishCheck {
             if let parent = screen.parent, !parent.isEmpty {
                 if !exists(parent) {
                     errors.append(FieldError(JSONPointer.join(p, "parent"), "no screen \(parent) in this app"))
-                } else if let cycle = cycle(from: screen.id, parents: parents) {
+                } else if onCycles.contains(screen.id), let cycle = cycle(from: screen.id, parents: parents) {
                     errors.append(FieldError(JSONPointer.join(p, "parent"), "is on a cycle of parents: \(cycle.map(describe).listed(separator: " → "))"))
                 }
             }
@@ -157,6 +160,26 @@ public enum PublishCheck {
 
     static func base(_ screen: Screen) -> String {
         JSONPointer.join("/screens", screen.id)
+    }
+
+    /// The screens on a cycle of parents. Each screen has one parent at most, so one walk from
+    /// every screen not yet seen finds them all, each screen visited once.
+    static func screensOnCycles(_ parents: [String: String?]) -> Set<String> {
+        enum Mark { case onPath, done }
+        var marks: [String: Mark] = [:]
+        var found: Set<String> = []
+        for start in parents.keys where marks[start] == nil {
+            var path: [String] = []
+            var current: String? = start
+            while let c = current, parents[c] != nil, marks[c] == nil {
+                marks[c] = .onPath
+                path.append(c)
+                current = (parents[c] ?? nil).map { UUIDText.normalize($0) ?? $0 }
+            }
+            if let c = current, marks[c] == .onPath, let first = path.firstIndex(of: c) { found.formUnion(path[first...]) }
+            for id in path { marks[id] = .done }
+        }
+        return found
     }
 
     /// The cycle through `id` (`[id, parent, …, id]`) when following parents from `id` comes back to
