@@ -210,6 +210,10 @@ func apiRoutes(
     cookies: SessionCookies, routeLog: RouteLog, availability: DatabaseAvailability
 ) -> RouteRegistrar<RiversContext> {
     var api = router.group("api/v1")
+        // Errors made problems here already (as the router's own middleware does), so that the
+        // security policy goes on them too.
+        .add(middleware: AnswerSecurityMiddleware())
+        .add(middleware: ProblemMiddleware(bodyLimit: configuration.maxBodyBytes, routes: routeLog))
         .add(middleware: DatabaseAvailabilityMiddleware(availability: availability))
         .add(middleware: AuthMiddleware(store: callers, sessions: cookies, proxyHops: configuration.trustedProxyHops))
         .add(middleware: AppAccessMiddleware(store: callers))

@@ -148,7 +148,9 @@ struct OperationsTests {
             releases: ReleaseService(storage: Broken()), documents: PublishedDocuments(store: InMemoryPublishedVersions()), logger: logger,
             interval: .milliseconds(20))
         let polling = Task { await runner.poll() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Generous: with the whole suite on two cores the loop's task waits its turn for seconds
+        // (two lines in 10 s were seen); the wait ends as soon as five are there.
+        let deadline = ContinuousClock.now + .seconds(30)
         while lines.withLockedValue({ $0.count }) < 5, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         polling.cancel()
         await polling.value

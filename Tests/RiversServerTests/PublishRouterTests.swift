@@ -174,8 +174,10 @@ struct PublishRouterTests {
                 #expect(answer.status == .noContent && answer.headers[.accessControlAllowOrigin] == "*", "\(path): \(answer.status)")
                 #expect(answer.headers[.accessControlAllowMethods] == "GET, HEAD" && answer.headers[.accessControlAllowHeaders]?.contains("If-None-Match") == true)
                 #expect(answer.headers[.accessControlMaxAge] == "86400")
-                #expect(answer.headers[.contentSecurityPolicy] == AnswerSecurity.policy)
             }
+            // The API's answers (not the published documents) may not run or frame anything opened as a page, problems too.
+            #expect(try await Self.call(client, .get, "problems", headers: f.viewer).headers[.contentSecurityPolicy] == AnswerSecurityMiddleware.policy)
+            #expect(try await Self.call(client, .get, "screens/nope", headers: f.viewer).headers[.contentSecurityPolicy] == AnswerSecurityMiddleware.policy)
             // A path no document can have is the GET's 404, readable from any origin.
             for path in ["/rivers/Fast/rivers.json", "/rivers/fast/v01/rivers.json", "/rivers/fast/channels/Bad%20Name/rivers.json", "/rivers/fast/some_store/1/rivers.json"] {
                 let answer = try await Self.open(client, path, method: .options)
