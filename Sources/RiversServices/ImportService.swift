@@ -36,9 +36,10 @@ public struct ImportService: Sendable {
             // The app's screen cap, before any screen is checked or written: a 1 MiB document
             // holds thousands of screens, and each costs checks and an insert (refused at the end,
             // that was seconds of work an editor could repeat at will).
-            if try await tx.count(.screens) + imported.screens.count > Limits.maxScreensPerApp {
+            let existingScreens = try await tx.count(.screens)
+            if existingScreens + imported.screens.count > Limits.maxScreensPerApp {
                 throw StoreError.conflict(
-                    "the document holds \(imported.screens.count) screens and the app has \(try await tx.count(.screens)): an app holds at most \(Limits.maxScreensPerApp)",
+                    "the document holds \(imported.screens.count) screens and the app has \(existingScreens): an app holds at most \(Limits.maxScreensPerApp)",
                     usedBy: [])
             }
             // Families: new ones are created; existing ones gain the cell styles the screens name.
